@@ -1,0 +1,229 @@
+//! The agent preset (SPEC 2): templates, recipes, character, and the settings that ride along.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::{Role, FORMAT_VERSION};
+
+/// Everything that defines one agent. The canonical form is templates + recipes; a preset that
+/// arrives with only `presetMessages` is converted on load (SPEC 2.1, [`super::simple`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentPreset {
+    #[serde(default = "default_format_version")]
+    pub format_version: u32,
+    pub id: String,
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub message_templates: Vec<MessageTemplate>,
+    #[serde(default)]
+    pub context_recipes: Vec<ContextRecipe>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preset_messages: Option<Vec<PresetMessage>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub character: Option<Character>,
+    /// Kept as raw JSON until the lorebook processor gives it a type (SPEC 6).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lorebook: Option<serde_json::Value>,
+    /// Kept as raw JSON until the regex processor gives it a type (SPEC 5.2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub regex_rules: Option<Vec<serde_json::Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub processors: Option<Vec<ProcessorConfig>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variables: Option<BTreeMap<String, String>>,
+}
+
+pub(crate) fn default_format_version() -> u32 {
+    FORMAT_VERSION
+}
+
+/// What a template is: an ordinary message, or a slot (SPEC 1).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TemplateType {
+    #[default]
+    Message,
+    ChatHistory,
+    UserProfile,
+    Placeholder,
+}
+
+impl TemplateType {
+    pub fn is_slot(self) -> bool {
+        !matches!(self, TemplateType::Message)
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TemplateType::Message => "message",
+            TemplateType::ChatHistory => "chat_history",
+            TemplateType::UserProfile => "user_profile",
+            TemplateType::Placeholder => "placeholder",
+        }
+    }
+}
+
+/// One reusable message or slot ("积木").
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MessageTemplate {
+    pub id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    pub role: Role,
+    #[serde(default, rename = "type", skip_serializing_if = "is_default_type")]
+    pub kind: TemplateType,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_injection_strategy: Option<InjectionStrategy>,
+}
+
+fn is_default_type(t: &TemplateType) -> bool {
+    *t == TemplateType::Message
+}
+
+/// An ordered list of steps, chosen per model by `modelFilter` (SPEC 3.1).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContextRecipe {
+    pub id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    pub model_filter: Vec<String>,
+    pub steps: Vec<RecipeStep>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RecipeStep {
+    pub message_id: String,
+    pub enabled: bool,
+    /// Absent = inherit the template's default; `{}` = list order (SPEC 3.2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub injection_strategy: Option<InjectionStrategy>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overrides: Option<StepOverrides>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StepOverrides {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<Role>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AnchorPosition {
+    Before,
+    #[default]
+    After,
+}
+
+impl AnchorPosition {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AnchorPosition::Before => "before",
+            AnchorPosition::After => "after",
+        }
+    }
+}
+
+/// Where a message goes (SPEC 2, 3.3). All fields absent = list order.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InjectionStrategy {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub anchor_target: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub anchor_position: Option<AnchorPosition>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order: Option<i32>,
+}
+
+pub const DEFAULT_ORDER: i32 = 100;
+
+impl InjectionStrategy {
+    pub fn order(&self) -> i32 {
+        self.order.unwrap_or(DEFAULT_ORDER)
+    }
+    pub fn position(&self) -> AnchorPosition {
+        self.anchor_position.unwrap_or_default()
+    }
+    /// True when the strategy places nothing anywhere but in list order.
+    pub fn is_list(&self) -> bool {
+        self.depth.is_none() && self.anchor_target.is_none()
+    }
+}
+
+/// Values for `{{char}}`, `{{description}}` and friends (SPEC 4).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Character {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub personality: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scenario: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub greeting: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub example_dialogue: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system_prompt: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub post_history_instructions: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub creator_notes: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tags: Option<Vec<String>>,
+}
+
+/// The seed's linear `ChatMessageNode`, accepted on input only (SPEC 2.1).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PresetMessage {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    pub role: Role,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub kind: Option<TemplateType>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_enabled: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub injection_strategy: Option<InjectionStrategy>,
+}
+
+/// Agent-level settings of one processor (SPEC 5.9). For one processor id, the preset's config
+/// replaces the model profile's whole.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProcessorConfig {
+    pub id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enabled: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority: Option<i32>,
+    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+    pub settings: serde_json::Map<String, serde_json::Value>,
+}
+
+impl AgentPreset {
+    pub fn template(&self, id: &str) -> Option<&MessageTemplate> {
+        self.message_templates.iter().find(|t| t.id == id)
+    }
+}

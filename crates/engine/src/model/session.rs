@@ -1,0 +1,101 @@
+//! The chat session (SPEC 2): the stored history a build reads and never writes.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use super::{preset::default_format_version, Role};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Session {
+    #[serde(default = "default_format_version")]
+    pub format_version: u32,
+    pub id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_profile: Option<UserProfile>,
+    /// `{{summary}}`: a stored summary of older turns (seed 001).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+    #[serde(default)]
+    pub messages: Vec<ChatMessage>,
+}
+
+impl Session {
+    /// An empty session, for previews that have no chat yet.
+    pub fn empty(id: impl Into<String>) -> Self {
+        Session {
+            format_version: default_format_version(),
+            id: id.into(),
+            title: None,
+            user_profile: None,
+            summary: None,
+            messages: Vec::new(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UserProfile {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+}
+
+/// One stored chat message. `content` is shared (`Arc<str>`) so that a build over a long session
+/// references the text instead of copying it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChatMessage {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    pub role: Role,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    pub content: Arc<str>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attachments: Vec<Attachment>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_at: Option<String>,
+}
+
+impl ChatMessage {
+    pub fn new(role: Role, content: &str) -> Self {
+        ChatMessage {
+            id: None,
+            role,
+            name: None,
+            content: Arc::from(content),
+            attachments: Vec::new(),
+            created_at: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AttachmentKind {
+    Image,
+    Audio,
+    Video,
+    Document,
+    Text,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Attachment {
+    pub id: String,
+    pub kind: AttachmentKind,
+    pub mime: String,
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_base64: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transcript: Option<String>,
+}
