@@ -3,5 +3,6 @@
 
 mod error;
 pub mod model;
+pub mod regex_rule;
 
 pub use error::EngineError;

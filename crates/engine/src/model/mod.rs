@@ -1,6 +1,7 @@
 //! The data model of SPEC 2: JSON, camelCase, `formatVersion: 1`.
 
 mod anchors;
+mod lorebook;
 mod preset;
 mod session;
 mod simple;
@@ -9,6 +10,7 @@ mod validate;
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
 pub use anchors::available_anchors;
+pub use lorebook::*;
 pub use preset::*;
 pub use session::*;
 pub use simple::{canonicalize, SIMPLE_RECIPE_ID};

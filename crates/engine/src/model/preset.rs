@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Role, FORMAT_VERSION};
+use super::{Lorebook, RegexRule, Role, FORMAT_VERSION};
 
 /// Everything that defines one agent. The canonical form is templates + recipes; a preset that
 /// arrives with only `presetMessages` is converted on load (SPEC 2.1, [`super::simple`]).
@@ -25,12 +25,10 @@ pub struct AgentPreset {
     pub preset_messages: Option<Vec<PresetMessage>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub character: Option<Character>,
-    /// Kept as raw JSON until the lorebook processor gives it a type (SPEC 6).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lorebook: Option<serde_json::Value>,
-    /// Kept as raw JSON until the regex processor gives it a type (SPEC 5.2).
+    pub lorebook: Option<Lorebook>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub regex_rules: Option<Vec<serde_json::Value>>,
+    pub regex_rules: Option<Vec<RegexRule>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub processors: Option<Vec<ProcessorConfig>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -57,6 +57,14 @@ pub fn validate_preset(preset: &AgentPreset) -> Result<(), EngineError> {
             }
         }
     }
+    for (i, rule) in preset.regex_rules.iter().flatten().enumerate() {
+        if let Err(e) = crate::regex_rule::compile(rule) {
+            return Err(EngineError::invalid(
+                format!("regexRules[{i}].pattern"),
+                format!("rule \"{}\": {e}", rule.id),
+            ));
+        }
+    }
     Ok(())
 }
 
