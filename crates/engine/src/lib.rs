@@ -2,7 +2,16 @@
 //! processor pipeline. Pure Rust: no Tauri, no SQLite, no dialogs (STYLE.md).
 
 mod error;
+pub mod history;
+pub mod macros;
 pub mod model;
+pub mod pattern;
+pub mod pipeline;
+pub mod processors;
+pub mod profiles;
+pub mod recipe;
 pub mod regex_rule;
+pub mod tokens;
 
 pub use error::EngineError;
+pub use pipeline::{build, BuildOptions, BuildRequest, BuildResult, Pipeline};

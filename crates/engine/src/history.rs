@@ -1,0 +1,152 @@
+//! The history that processors see (SPEC 5, seed 002): messages in intermediate form with
+//! per-role indices, so that the n most recent messages of a role, a range of a role's messages
+//! and a role's count come without scanning the whole history.
+
+use std::ops::Range;
+
+use crate::model::Role;
+use crate::pipeline::PipelineMessage;
+
+#[derive(Debug, Clone, Default)]
+pub struct History {
+    items: Vec<PipelineMessage>,
+    /// For each role (by `Role::index`), the positions of its messages, ascending.
+    by_role: [Vec<u32>; 4],
+}
+
+impl History {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn with_capacity(n: usize) -> Self {
+        History {
+            items: Vec::with_capacity(n),
+            by_role: Default::default(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    pub fn get(&self, index: usize) -> Option<&PipelineMessage> {
+        self.items.get(index)
+    }
+
+    pub fn iter(&self) -> std::slice::Iter<'_, PipelineMessage> {
+        self.items.iter()
+    }
+
+    pub fn as_slice(&self) -> &[PipelineMessage] {
+        &self.items
+    }
+
+    pub fn last(&self) -> Option<&PipelineMessage> {
+        self.items.last()
+    }
+
+    pub fn push(&mut self, message: PipelineMessage) {
+        self.by_role[message.role.index()].push(self.items.len() as u32);
+        self.items.push(message);
+    }
+
+    /// Inserts at `index` (clamped to the end); later positions shift by one in every index.
+    pub fn insert(&mut self, index: usize, message: PipelineMessage) {
+        let index = index.min(self.items.len());
+        for positions in &mut self.by_role {
+            let from = positions.partition_point(|&p| (p as usize) < index);
+            for p in &mut positions[from..] {
+                *p += 1;
+            }
+        }
+        let role = &mut self.by_role[message.role.index()];
+        let at = role.partition_point(|&p| (p as usize) < index);
+        role.insert(at, index as u32);
+        self.items.insert(index, message);
+    }
+
+    /// Removes and returns the message at `index`, or `None` past the end.
+    pub fn remove(&mut self, index: usize) -> Option<PipelineMessage> {
+        if index >= self.items.len() {
+            return None;
+        }
+        let message = self.items.remove(index);
+        let role = &mut self.by_role[message.role.index()];
+        if let Ok(at) = role.binary_search(&(index as u32)) {
+            role.remove(at);
+        }
+        for positions in &mut self.by_role {
+            let from = positions.partition_point(|&p| (p as usize) <= index);
+            for p in &mut positions[from..] {
+                *p -= 1;
+            }
+        }
+        Some(message)
+    }
+
+    /// Keeps the messages for which `keep` is true, rebuilding the indices once.
+    pub fn retain(&mut self, mut keep: impl FnMut(&PipelineMessage) -> bool) {
+        self.items.retain(|m| keep(m));
+        self.reindex();
+    }
+
+    /// Replaces the content of message `index` (roles stay, so the indices stay right).
+    pub fn set_content(&mut self, index: usize, content: impl Into<std::sync::Arc<str>>) {
+        if let Some(m) = self.items.get_mut(index) {
+            m.set_content(content);
+        }
+    }
+
+    /// Positions of the `n` most recent messages of `role`, oldest first.
+    pub fn recent_by_role(&self, role: Role, n: usize) -> &[u32] {
+        let positions = &self.by_role[role.index()];
+        &positions[positions.len().saturating_sub(n)..]
+    }
+
+    /// Positions of the `range`-th messages of `role` (0 = its oldest), clamped.
+    pub fn range_by_role(&self, role: Role, range: Range<usize>) -> &[u32] {
+        let positions = &self.by_role[role.index()];
+        let end = range.end.min(positions.len());
+        let start = range.start.min(end);
+        &positions[start..end]
+    }
+
+    pub fn count_by_role(&self, role: Role) -> usize {
+        self.by_role[role.index()].len()
+    }
+
+    /// The newest message of `role`.
+    pub fn last_of_role(&self, role: Role) -> Option<&PipelineMessage> {
+        self.by_role[role.index()]
+            .last()
+            .map(|&p| &self.items[p as usize])
+    }
+
+    pub fn into_vec(self) -> Vec<PipelineMessage> {
+        self.items
+    }
+
+    fn reindex(&mut self) {
+        for positions in &mut self.by_role {
+            positions.clear();
+        }
+        for (i, m) in self.items.iter().enumerate() {
+            self.by_role[m.role.index()].push(i as u32);
+        }
+    }
+}
+
+impl FromIterator<PipelineMessage> for History {
+    fn from_iter<I: IntoIterator<Item = PipelineMessage>>(iter: I) -> Self {
+        let mut history = History::new();
+        for m in iter {
+            history.push(m);
+        }
+        history
+    }
+}

@@ -1,0 +1,201 @@
+//! Processor descriptors, config fields, and the settings merge of SPEC 5.9: the pipeline's
+//! defaults, then the model profile's config, then the preset's; for one processor id the
+//! preset's config replaces the model's whole (seed 004, 4.3).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::model::{AgentPreset, ProcessorConfig};
+use crate::profiles::ModelProfile;
+
+/// What a processor is, for the registry and for the UI's generated settings form.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProcessorDescriptor {
+    pub id: &'static str,
+    pub name: &'static str,
+    pub description: &'static str,
+    /// Lower runs first.
+    pub priority: i32,
+    /// Core processors cannot be disabled or removed.
+    pub is_core: bool,
+    pub default_enabled: bool,
+    pub config_fields: Vec<ConfigField>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FieldType {
+    Text,
+    Number,
+    Boolean,
+    Select,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConfigField {
+    pub key: &'static str,
+    pub label: &'static str,
+    #[serde(rename = "type")]
+    pub field_type: FieldType,
+    pub default: Value,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub options: Vec<&'static str>,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    pub description: &'static str,
+}
+
+impl ConfigField {
+    pub fn boolean(key: &'static str, label: &'static str, default: bool) -> Self {
+        Self::new(key, label, FieldType::Boolean, Value::Bool(default))
+    }
+    pub fn number(key: &'static str, label: &'static str, default: f64) -> Self {
+        Self::new(key, label, FieldType::Number, Value::from(default))
+    }
+    pub fn text(key: &'static str, label: &'static str, default: &str) -> Self {
+        Self::new(key, label, FieldType::Text, Value::from(default))
+    }
+    pub fn select(
+        key: &'static str,
+        label: &'static str,
+        options: &[&'static str],
+        default: &'static str,
+    ) -> Self {
+        ConfigField {
+            options: options.to_vec(),
+            ..Self::new(key, label, FieldType::Select, Value::from(default))
+        }
+    }
+    fn new(key: &'static str, label: &'static str, field_type: FieldType, default: Value) -> Self {
+        ConfigField {
+            key,
+            label,
+            field_type,
+            default,
+            options: Vec::new(),
+            description: "",
+        }
+    }
+    pub fn describe(mut self, description: &'static str) -> Self {
+        self.description = description;
+        self
+    }
+}
+
+/// Where a resolved setting came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum SettingOrigin {
+    Default,
+    Model,
+    Preset,
+}
+
+/// The settings one processor runs with in one build.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResolvedConfig {
+    pub id: String,
+    pub enabled: bool,
+    pub priority: i32,
+    /// Where `enabled` and `priority` came from.
+    pub origin: SettingOrigin,
+    pub values: Map<String, Value>,
+    /// Where each value came from.
+    pub origins: BTreeMap<String, SettingOrigin>,
+    /// Settings that were refused (wrong type, unknown key, disabling a core processor).
+    pub notes: Vec<String>,
+}
+
+impl ResolvedConfig {
+    pub fn merge(d: &ProcessorDescriptor, profile: &ModelProfile, preset: &AgentPreset) -> Self {
+        let find = |configs: &[ProcessorConfig]| -> Option<ProcessorConfig> {
+            configs.iter().find(|c| c.id == d.id).cloned()
+        };
+        let (chosen, origin) = match preset.processors.as_deref().and_then(find) {
+            Some(c) => (Some(c), SettingOrigin::Preset),
+            None => match find(&profile.processors) {
+                Some(c) => (Some(c), SettingOrigin::Model),
+                None => (None, SettingOrigin::Default),
+            },
+        };
+        let mut resolved = ResolvedConfig {
+            id: d.id.to_string(),
+            enabled: d.default_enabled,
+            priority: d.priority,
+            origin,
+            values: Map::new(),
+            origins: BTreeMap::new(),
+            notes: Vec::new(),
+        };
+        for field in &d.config_fields {
+            resolved
+                .values
+                .insert(field.key.to_string(), field.default.clone());
+            resolved
+                .origins
+                .insert(field.key.to_string(), SettingOrigin::Default);
+        }
+        let Some(chosen) = chosen else {
+            return resolved;
+        };
+        if let Some(enabled) = chosen.enabled {
+            if d.is_core && !enabled {
+                resolved
+                    .notes
+                    .push("a core processor cannot be disabled; it stays on".into());
+            } else {
+                resolved.enabled = enabled;
+            }
+        }
+        if let Some(priority) = chosen.priority {
+            resolved.priority = priority;
+        }
+        for (key, value) in chosen.settings {
+            match d.config_fields.iter().find(|f| f.key == key) {
+                None => resolved
+                    .notes
+                    .push(format!("unknown setting \"{key}\" ignored")),
+                Some(field) if !fits(field, &value) => resolved.notes.push(format!(
+                    "setting \"{key}\" = {value} is not a valid {:?}; the default is used",
+                    field.field_type
+                )),
+                Some(_) => {
+                    resolved.origins.insert(key.clone(), origin);
+                    resolved.values.insert(key, value);
+                }
+            }
+        }
+        resolved
+    }
+
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.values.get(key)
+    }
+
+    pub fn bool(&self, key: &str) -> bool {
+        self.get(key).and_then(Value::as_bool).unwrap_or(false)
+    }
+
+    pub fn number(&self, key: &str) -> Option<f64> {
+        self.get(key).and_then(Value::as_f64)
+    }
+
+    pub fn str(&self, key: &str) -> &str {
+        self.get(key).and_then(Value::as_str).unwrap_or("")
+    }
+}
+
+fn fits(field: &ConfigField, value: &Value) -> bool {
+    match field.field_type {
+        FieldType::Boolean => value.is_boolean(),
+        FieldType::Number => value.is_number(),
+        FieldType::Text => value.is_string(),
+        FieldType::Select => value
+            .as_str()
+            .is_some_and(|s| field.options.contains(&s)),
+    }
+}

@@ -1,0 +1,184 @@
+//! The pipeline context: read-only inputs, the history and message list in intermediate form, a
+//! shared blackboard, and the logs every processor writes.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, FixedOffset};
+use serde::{Deserialize, Serialize};
+
+use super::{BuildRequest, DroppedItem, PipelineMessage, Source};
+use crate::history::History;
+use crate::model::{AgentPreset, InjectionStrategy, Role, Session};
+use crate::profiles::ModelProfile;
+use crate::tokens::{TokenCache, TokenizerChoice};
+
+/// Options of one build.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BuildOptions {
+    /// The text the user is about to send: appended as the newest user message for this build,
+    /// unless the session already ends with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ephemeral: Option<Ephemeral>,
+    /// Overrides the model profile's context window.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_window: Option<u32>,
+    /// Overrides the model profile's reserved reply tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reserve: Option<u32>,
+    /// What the time macros read; fixed per build so a preview does not flicker.
+    pub timestamp: DateTime<FixedOffset>,
+}
+
+impl BuildOptions {
+    pub fn at(timestamp: DateTime<FixedOffset>) -> Self {
+        BuildOptions {
+            input: None,
+            ephemeral: None,
+            context_window: None,
+            reserve: None,
+            timestamp,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EphemeralKind {
+    Document,
+    Quote,
+    Custom,
+}
+
+/// One-turn content for this build only (SPEC 5.5).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Ephemeral {
+    pub kind: EphemeralKind,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    pub content: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogLevel {
+    Info,
+    Warning,
+    Error,
+}
+
+/// One line a processor wrote.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LogEntry {
+    pub processor: String,
+    pub level: LogLevel,
+    pub message: String,
+}
+
+/// A message that a processor wants placed like a recipe step (the lorebook's activated
+/// entries): the assembler places candidates by their strategy.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InjectionCandidate {
+    pub role: Role,
+    pub content: String,
+    pub strategy: InjectionStrategy,
+    pub source: Source,
+}
+
+/// Shared state between processors of one build.
+#[derive(Debug, Clone, Default)]
+pub struct Blackboard {
+    /// Messages to place by strategy, read by the injection assembler.
+    pub injections: Vec<InjectionCandidate>,
+    /// Free-form values processors leave for later ones (and for the preview).
+    pub values: BTreeMap<String, serde_json::Value>,
+}
+
+/// What the pipeline works on during one build.
+pub struct PipelineContext<'a> {
+    pub preset: &'a AgentPreset,
+    pub session: &'a Session,
+    pub model: &'a str,
+    pub options: &'a BuildOptions,
+    pub profile: ModelProfile,
+    pub tokenizer: TokenizerChoice,
+    pub tokens: &'a TokenCache,
+    /// The session history in intermediate form, filled by `session-loader`, consumed by the
+    /// injection assembler.
+    pub history: History,
+    /// The assembled message list, from the injection assembler on.
+    pub messages: Vec<PipelineMessage>,
+    pub blackboard: Blackboard,
+    /// The recipe the assembler chose.
+    pub recipe: Option<String>,
+    /// Macro variables after the build ({{setvar}}), seeded from the preset.
+    pub variables: BTreeMap<String, String>,
+    pub logs: Vec<LogEntry>,
+    pub dropped: Vec<DroppedItem>,
+    /// Set by the token limiter when the fixed part alone does not fit.
+    pub over_budget: Option<u32>,
+}
+
+impl<'a> PipelineContext<'a> {
+    pub(super) fn new(request: &BuildRequest<'a>, profile: &ModelProfile) -> Self {
+        PipelineContext {
+            preset: request.preset,
+            session: request.session,
+            model: request.model,
+            options: request.options,
+            tokenizer: profile.tokenizer_choice(),
+            profile: profile.clone(),
+            tokens: request.tokens,
+            history: History::new(),
+            messages: Vec::new(),
+            blackboard: Blackboard::default(),
+            recipe: None,
+            variables: request.preset.variables.clone().unwrap_or_default(),
+            logs: Vec::new(),
+            dropped: Vec::new(),
+            over_budget: None,
+        }
+    }
+
+    pub fn log(&mut self, processor: &str, level: LogLevel, message: impl Into<String>) {
+        self.logs.push(LogEntry {
+            processor: processor.to_string(),
+            level,
+            message: message.into(),
+        });
+    }
+
+    pub fn info(&mut self, processor: &str, message: impl Into<String>) {
+        self.log(processor, LogLevel::Info, message);
+    }
+
+    pub fn warn(&mut self, processor: &str, message: impl Into<String>) {
+        self.log(processor, LogLevel::Warning, message);
+    }
+
+    /// Budget = context window − reserved reply tokens (SPEC 5.6).
+    pub fn budget(&self) -> u32 {
+        self.profile
+            .context_window
+            .saturating_sub(self.profile.reserved_reply)
+    }
+
+    /// Tokens of one message: content plus the format's per-message and per-name overhead,
+    /// counted through the shared cache and remembered on the message.
+    pub fn count_message(&self, message: &mut PipelineMessage) -> u32 {
+        if let Some(n) = message.tokens() {
+            return n;
+        }
+        let overhead = self.profile.overhead();
+        let mut n = self.tokens.count(self.tokenizer.kind, message.content()) + overhead.per_message;
+        if let Some(name) = &message.name {
+            n += overhead.per_name + self.tokens.count(self.tokenizer.kind, name);
+        }
+        message.set_tokens(n);
+        n
+    }
+}

@@ -1,0 +1,154 @@
+//! The processor pipeline of SPEC 5 (seed 004): one ordered list of processors runs every build.
+//! A processor declares what it is (a [`ProcessorDescriptor`]) and executes over a
+//! [`PipelineContext`]; the [`Pipeline`] orders them by priority, resolves each one's settings
+//! (defaults, then the model profile's, then the preset's) and runs the enabled ones.
+
+mod config;
+mod context;
+mod message;
+mod result;
+
+use std::collections::HashSet;
+
+pub use config::*;
+pub use context::*;
+pub use message::*;
+pub use result::*;
+
+use crate::model::{AgentPreset, Session};
+use crate::profiles::ModelProfile;
+use crate::tokens::TokenCache;
+use crate::EngineError;
+
+/// One step of the pipeline. Implementations are stateless: everything a build needs is in the
+/// context, everything it settles goes back into it.
+pub trait Processor: Send + Sync {
+    fn descriptor(&self) -> ProcessorDescriptor;
+    fn execute(
+        &self,
+        ctx: &mut PipelineContext<'_>,
+        config: &ResolvedConfig,
+    ) -> Result<(), EngineError>;
+}
+
+/// The registry: processors in priority order (lower runs first, ties in registration order).
+pub struct Pipeline {
+    processors: Vec<Box<dyn Processor>>,
+}
+
+impl Default for Pipeline {
+    fn default() -> Self {
+        Self::builtin()
+    }
+}
+
+impl Pipeline {
+    /// An empty pipeline, for tests and embedders that pick their own processors.
+    pub fn empty() -> Self {
+        Pipeline {
+            processors: Vec::new(),
+        }
+    }
+
+    /// Every built-in processor.
+    pub fn builtin() -> Self {
+        let mut pipeline = Pipeline::empty();
+        for p in crate::processors::builtin() {
+            pipeline.register(p);
+        }
+        pipeline
+    }
+
+    /// Adds a processor (plugins use priority 900). A second processor with an id already
+    /// registered replaces the first.
+    pub fn register(&mut self, processor: Box<dyn Processor>) {
+        let id = processor.descriptor().id;
+        self.processors.retain(|p| p.descriptor().id != id);
+        self.processors.push(processor);
+    }
+
+    /// Descriptors in default priority order, for the UI's pipeline panel.
+    pub fn descriptors(&self) -> Vec<ProcessorDescriptor> {
+        let mut d: Vec<_> = self.processors.iter().map(|p| p.descriptor()).collect();
+        d.sort_by_key(|d| d.priority);
+        d
+    }
+
+    /// The settings each processor would run with for this preset and model profile, in the
+    /// order they would run.
+    pub fn resolve(&self, preset: &AgentPreset, profile: &ModelProfile) -> Vec<ResolvedConfig> {
+        let mut resolved: Vec<ResolvedConfig> = self
+            .processors
+            .iter()
+            .map(|p| ResolvedConfig::merge(&p.descriptor(), profile, preset))
+            .collect();
+        // Stable: equal priorities keep registration order.
+        resolved.sort_by_key(|c| c.priority);
+        resolved
+    }
+
+    /// Runs one build.
+    pub fn run(&self, request: &BuildRequest<'_>) -> Result<BuildResult, EngineError> {
+        let profile = request.profile();
+        let mut ctx = PipelineContext::new(request, &profile);
+        let configs = self.resolve(request.preset, &profile);
+        let known: HashSet<&str> = self.processors.iter().map(|p| p.descriptor().id).collect();
+        for config in request.preset.processors.iter().flatten() {
+            if !known.contains(config.id.as_str()) {
+                ctx.warn(
+                    "pipeline",
+                    format!("preset settings name unknown processor \"{}\"", config.id),
+                );
+            }
+        }
+        for config in &configs {
+            for note in &config.notes {
+                ctx.warn(&config.id, note.clone());
+            }
+            if !config.enabled {
+                continue;
+            }
+            let processor = self
+                .processors
+                .iter()
+                .find(|p| p.descriptor().id == config.id)
+                .ok_or_else(|| EngineError::Processor {
+                    processor: config.id.clone(),
+                    message: "not registered".into(),
+                })?;
+            processor.execute(&mut ctx, config)?;
+        }
+        Ok(ctx.finish())
+    }
+}
+
+/// Everything one build reads.
+pub struct BuildRequest<'a> {
+    pub preset: &'a AgentPreset,
+    pub session: &'a Session,
+    pub model: &'a str,
+    pub options: &'a BuildOptions,
+    /// Shared count cache; the app keeps one for the life of the process.
+    pub tokens: &'a TokenCache,
+    /// User profiles, searched before the built-in ones.
+    pub profiles: &'a [ModelProfile],
+}
+
+impl BuildRequest<'_> {
+    /// The model profile that applies, with the build's overrides of window and reserve.
+    pub fn profile(&self) -> ModelProfile {
+        let mut profile = crate::profiles::profile_for_model(self.model, self.profiles);
+        if let Some(window) = self.options.context_window {
+            profile.context_window = window;
+        }
+        if let Some(reserve) = self.options.reserve {
+            profile.reserved_reply = reserve;
+        }
+        profile
+    }
+}
+
+/// Runs the built-in pipeline once.
+pub fn build(request: &BuildRequest<'_>) -> Result<BuildResult, EngineError> {
+    Pipeline::builtin().run(request)
+}

@@ -1,0 +1,158 @@
+//! What a build returns: the final messages with tokens and provenance, the budget, what was
+//! dropped or cut and why, warnings and logs.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::{LogEntry, LogLevel, PipelineContext, Source};
+use crate::model::Role;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BuiltMessage {
+    pub role: Role,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    pub content: String,
+    /// Content tokens plus the format's per-message overhead.
+    pub tokens: u32,
+    pub source: Source,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attachments: Vec<super::AttachmentRef>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TokenSummary {
+    /// Every message plus the reply priming of the format.
+    pub total: u32,
+    pub budget: u32,
+    /// False when the model's tokenizer is estimated.
+    pub exact: bool,
+    pub tokenizer: String,
+    pub context_window: u32,
+    pub reserved_reply: u32,
+    /// How far the fixed part alone exceeds the budget, when it does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub over_budget: Option<u32>,
+    /// Totals by source kind (`template`, `history`, ...), for the preview's token bar.
+    pub by_source: BTreeMap<String, u32>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum DropAction {
+    Dropped,
+    Truncated,
+}
+
+/// A message (or a run of consecutive history messages) that a processor removed or cut.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DroppedItem {
+    pub processor: String,
+    pub action: DropAction,
+    /// The (first) message's source.
+    pub source: Source,
+    /// How many messages this item covers: a run of history dropped for one reason is one item.
+    pub count: u32,
+    /// For a run of history: the stored index of its last message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_history_index: Option<u32>,
+    /// Tokens removed, where every covered message was counted (the limiter stops counting
+    /// history at the first message that no longer fits).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<u32>,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BuildResult {
+    /// The recipe that applied.
+    pub recipe: Option<String>,
+    pub model: String,
+    /// The model profile that applied.
+    pub profile: String,
+    pub messages: Vec<BuiltMessage>,
+    pub tokens: TokenSummary,
+    pub dropped: Vec<DroppedItem>,
+    /// Warnings and errors among the logs.
+    pub warnings: Vec<LogEntry>,
+    pub logs: Vec<LogEntry>,
+    /// Macro variables after the build.
+    pub variables: BTreeMap<String, String>,
+}
+
+impl PipelineContext<'_> {
+    /// Counts what is not counted yet, resolves stored message ids and packs the result.
+    pub(super) fn finish(mut self) -> BuildResult {
+        let mut messages = std::mem::take(&mut self.messages);
+        let mut by_source: BTreeMap<String, u32> = BTreeMap::new();
+        let mut total = self.profile.overhead().reply;
+        let mut built = Vec::with_capacity(messages.len());
+        for mut m in messages.drain(..) {
+            let tokens = self.count_message(&mut m);
+            total += tokens;
+            *by_source.entry(m.source.kind.as_str().into()).or_default() += tokens;
+            let mut source = m.source.clone();
+            if let Some(i) = source.history_index {
+                source.message_id = self
+                    .session
+                    .messages
+                    .get(i as usize)
+                    .and_then(|s| s.id.clone());
+            }
+            built.push(BuiltMessage {
+                role: m.role,
+                name: m.name.clone(),
+                content: m.content().to_string(),
+                tokens,
+                source,
+                truncated: m.truncated,
+                attachments: m.attachments.clone(),
+            });
+        }
+        let budget = self.budget();
+        if self.over_budget.is_none() && total > budget {
+            // The limiter did not run (or could not cut enough): still say so.
+            self.over_budget = Some(total - budget);
+        }
+        if let Some(over) = self.over_budget {
+            self.log(
+                "token-limiter",
+                LogLevel::Error,
+                format!("over budget by {over} tokens ({total} of {budget})"),
+            );
+        }
+        let warnings = self
+            .logs
+            .iter()
+            .filter(|l| l.level >= LogLevel::Warning)
+            .cloned()
+            .collect();
+        BuildResult {
+            recipe: self.recipe,
+            model: self.model.to_string(),
+            profile: self.profile.id.clone(),
+            messages: built,
+            tokens: TokenSummary {
+                total,
+                budget,
+                exact: self.tokenizer.exact,
+                tokenizer: self.tokenizer.label(),
+                context_window: self.profile.context_window,
+                reserved_reply: self.profile.reserved_reply,
+                over_budget: self.over_budget,
+                by_source,
+            },
+            dropped: self.dropped,
+            warnings,
+            logs: self.logs,
+            variables: self.variables,
+        }
+    }
+}

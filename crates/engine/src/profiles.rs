@@ -1,0 +1,332 @@
+//! Model profiles (SPEC 5.9): what a build needs to know about a model: its provider format,
+//! context window, reserved reply tokens, tokenizer, capabilities and default processor configs.
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::ProcessorConfig;
+use crate::pattern::best_match;
+use crate::tokens::{tokenizer_for_model, MessageOverhead, TokenizerChoice, TokenizerKind};
+
+/// The request format of a provider (SPEC 5.7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ProviderFormat {
+    OpenaiChat,
+    AnthropicMessages,
+    Gemini,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Capabilities {
+    pub vision: bool,
+    pub audio: bool,
+    pub documents: bool,
+    /// Whether the API takes system messages in the message list.
+    pub system_role: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelProfile {
+    pub id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Model ids this profile covers (`claude-*`).
+    pub patterns: Vec<String>,
+    pub provider_format: ProviderFormat,
+    pub context_window: u32,
+    pub reserved_reply: u32,
+    /// The tokenizer that counts; `None` picks one from the model id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokenizer: Option<TokenizerKind>,
+    /// Whether `tokenizer` is the model's own (exact) or an estimate.
+    #[serde(default)]
+    pub tokenizer_exact: bool,
+    pub capabilities: Capabilities,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub processors: Vec<ProcessorConfig>,
+    #[serde(default)]
+    pub builtin: bool,
+}
+
+impl ModelProfile {
+    pub fn tokenizer_choice(&self) -> TokenizerChoice {
+        match self.tokenizer {
+            Some(kind) => TokenizerChoice {
+                kind,
+                exact: self.tokenizer_exact,
+            },
+            None => {
+                let patterns = self.patterns.first().map(String::as_str).unwrap_or("");
+                tokenizer_for_model(patterns)
+            }
+        }
+    }
+
+    /// Per-message overhead of the profile's format. OpenAI documents its own; for the others,
+    /// whose wrappers are not published, the same figures serve as the estimate.
+    pub fn overhead(&self) -> MessageOverhead {
+        MessageOverhead::OPENAI_CHAT
+    }
+}
+
+fn enable(ids: &[&str]) -> Vec<ProcessorConfig> {
+    ids.iter()
+        .map(|id| ProcessorConfig {
+            id: (*id).to_string(),
+            enabled: Some(true),
+            priority: None,
+            settings: Default::default(),
+        })
+        .collect()
+}
+
+#[allow(clippy::too_many_arguments)]
+fn profile(
+    id: &str,
+    name: &str,
+    patterns: &[&str],
+    format: ProviderFormat,
+    window: u32,
+    reserve: u32,
+    tokenizer: TokenizerChoice,
+    capabilities: Capabilities,
+) -> ModelProfile {
+    ModelProfile {
+        id: id.into(),
+        name: Some(name.into()),
+        patterns: patterns.iter().map(|p| p.to_string()).collect(),
+        provider_format: format,
+        context_window: window,
+        reserved_reply: reserve,
+        tokenizer: Some(tokenizer.kind),
+        tokenizer_exact: tokenizer.exact,
+        capabilities,
+        processors: Vec::new(),
+        builtin: true,
+    }
+}
+
+/// The built-in profiles. Windows are the providers' published context lengths; the reserve is
+/// a default reply allowance, overridable per build.
+pub fn builtin_profiles() -> Vec<ModelProfile> {
+    use ProviderFormat::*;
+    let o200k = TokenizerChoice {
+        kind: TokenizerKind::O200kBase,
+        exact: true,
+    };
+    let cl100k = TokenizerChoice {
+        kind: TokenizerKind::Cl100kBase,
+        exact: true,
+    };
+    let estimate = TokenizerChoice {
+        kind: TokenizerKind::O200kBase,
+        exact: false,
+    };
+    let caps = |vision, audio, documents, system_role| Capabilities {
+        vision,
+        audio,
+        documents,
+        system_role,
+    };
+    let mut anthropic = profile(
+        "anthropic-claude",
+        "Anthropic Claude",
+        &["claude-*", "anthropic/*"],
+        AnthropicMessages,
+        200_000,
+        8_192,
+        estimate,
+        caps(true, false, true, false),
+    );
+    // One top-level system text and alternating user/assistant turns (SPEC 5).
+    anthropic.processors = enable(&[
+        "convert-system-to-user",
+        "merge-consecutive-roles",
+        "ensure-alternation",
+    ]);
+    let gemini = profile(
+        "google-gemini",
+        "Google Gemini",
+        &["gemini-*", "google/*"],
+        Gemini,
+        1_048_576,
+        8_192,
+        estimate,
+        caps(true, true, true, false),
+    );
+    vec![
+        profile(
+            "openai-gpt-4o",
+            "OpenAI GPT-4o",
+            &["gpt-4o*", "chatgpt-4o*"],
+            OpenaiChat,
+            128_000,
+            4_096,
+            o200k,
+            caps(true, true, true, true),
+        ),
+        profile(
+            "openai-gpt-4.1",
+            "OpenAI GPT-4.1",
+            &["gpt-4.1*"],
+            OpenaiChat,
+            1_047_576,
+            8_192,
+            o200k,
+            caps(true, false, true, true),
+        ),
+        profile(
+            "openai-gpt-5",
+            "OpenAI GPT-5",
+            &["gpt-5*"],
+            OpenaiChat,
+            400_000,
+            16_384,
+            o200k,
+            caps(true, false, true, true),
+        ),
+        profile(
+            "openai-reasoning",
+            "OpenAI o-series",
+            &["o1*", "o3*", "o4*"],
+            OpenaiChat,
+            200_000,
+            16_384,
+            o200k,
+            caps(true, false, true, true),
+        ),
+        profile(
+            "openai-gpt-4",
+            "OpenAI GPT-4 and GPT-4 Turbo",
+            &["gpt-4-turbo*", "gpt-4-1106*", "gpt-4-0125*"],
+            OpenaiChat,
+            128_000,
+            4_096,
+            cl100k,
+            caps(true, false, false, true),
+        ),
+        profile(
+            "openai-gpt-4-8k",
+            "OpenAI GPT-4 (8k)",
+            &["gpt-4", "gpt-4-0613", "gpt-4-0314"],
+            OpenaiChat,
+            8_192,
+            1_024,
+            cl100k,
+            caps(false, false, false, true),
+        ),
+        profile(
+            "openai-gpt-3.5",
+            "OpenAI GPT-3.5 Turbo",
+            &["gpt-3.5*"],
+            OpenaiChat,
+            16_385,
+            1_024,
+            cl100k,
+            caps(false, false, false, true),
+        ),
+        anthropic,
+        gemini,
+        profile(
+            "deepseek",
+            "DeepSeek",
+            &["deepseek-*", "deepseek/*"],
+            OpenaiChat,
+            128_000,
+            8_192,
+            estimate,
+            caps(false, false, false, true),
+        ),
+        profile(
+            "qwen",
+            "Qwen",
+            &["qwen*", "qwq*", "qwen/*"],
+            OpenaiChat,
+            131_072,
+            8_192,
+            estimate,
+            caps(true, false, false, true),
+        ),
+        profile(
+            "meta-llama",
+            "Meta Llama",
+            &["llama*", "meta-llama/*", "*llama-3*", "*llama-4*"],
+            OpenaiChat,
+            131_072,
+            4_096,
+            estimate,
+            caps(false, false, false, true),
+        ),
+        profile(
+            "mistral",
+            "Mistral",
+            &["mistral-*", "ministral-*", "codestral-*", "magistral-*", "mistralai/*"],
+            OpenaiChat,
+            131_072,
+            4_096,
+            estimate,
+            caps(false, false, false, true),
+        ),
+        profile(
+            "generic",
+            "Any other model",
+            &["*"],
+            OpenaiChat,
+            32_768,
+            4_096,
+            estimate,
+            caps(false, false, false, true),
+        ),
+    ]
+}
+
+/// The profile for a model id: the best-matching user profile, else the best-matching built-in
+/// one (`generic` matches everything). An exact match beats a wildcard, a more specific wildcard
+/// beats a less specific one.
+pub fn profile_for_model(model_id: &str, user_profiles: &[ModelProfile]) -> ModelProfile {
+    if let Some(i) = best_match(user_profiles.iter().map(|p| p.patterns.as_slice()), model_id) {
+        return user_profiles[i].clone();
+    }
+    let builtin = builtin_profiles();
+    let i = best_match(builtin.iter().map(|p| p.patterns.as_slice()), model_id)
+        .unwrap_or(builtin.len() - 1);
+    let mut profile = builtin[i].clone();
+    // The family profile's tokenizer is right for the family; refine exactness per id.
+    let by_id = tokenizer_for_model(model_id);
+    if by_id.exact {
+        profile.tokenizer = Some(by_id.kind);
+        profile.tokenizer_exact = true;
+    }
+    profile
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn families_find_their_profiles() {
+        let id = |m: &str| profile_for_model(m, &[]).id;
+        assert_eq!(id("gpt-4o"), "openai-gpt-4o");
+        assert_eq!(id("gpt-4o-mini"), "openai-gpt-4o");
+        assert_eq!(id("claude-3-5-sonnet"), "anthropic-claude");
+        assert_eq!(id("gemini-2.5-pro"), "google-gemini");
+        assert_eq!(id("deepseek-chat"), "deepseek");
+        assert_eq!(id("qwen2.5-72b-instruct"), "qwen");
+        assert_eq!(id("llama-3.3-70b"), "meta-llama");
+        assert_eq!(id("mistral-large-latest"), "mistral");
+        assert_eq!(id("gpt-4"), "openai-gpt-4-8k");
+        assert_eq!(id("some-local-model"), "generic");
+    }
+
+    #[test]
+    fn user_profiles_come_first() {
+        let mut mine = profile_for_model("gpt-4o", &[]);
+        mine.id = "my-gpt".into();
+        mine.context_window = 1000;
+        assert_eq!(profile_for_model("gpt-4o", &[mine.clone()]).id, "my-gpt");
+        assert_eq!(profile_for_model("claude-x", &[mine]).id, "anthropic-claude");
+    }
+}

@@ -1,0 +1,256 @@
+//! SPEC 5.8: token counting. OpenAI families are counted exactly with their real vocabularies
+//! (bpe-openai, initialised once); every other model gets a labelled estimate. Counts are cached
+//! per (tokenizer, content hash), so a live preview recounts only what changed.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::RwLock;
+
+use serde::{Deserialize, Serialize};
+
+/// A vocabulary this build embeds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TokenizerKind {
+    O200kBase,
+    Cl100kBase,
+}
+
+impl TokenizerKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TokenizerKind::O200kBase => "o200k_base",
+            TokenizerKind::Cl100kBase => "cl100k_base",
+        }
+    }
+
+    fn bpe(self) -> &'static bpe_openai::Tokenizer {
+        match self {
+            TokenizerKind::O200kBase => bpe_openai::o200k_base(),
+            TokenizerKind::Cl100kBase => bpe_openai::cl100k_base(),
+        }
+    }
+
+    /// Number of tokens in `text`.
+    pub fn count(self, text: &str) -> usize {
+        self.bpe().count(text)
+    }
+
+    /// The longest tail of `text` that is at most `max_tokens` tokens, cut at a token boundary
+    /// that is also a character boundary (used by `truncateOverflowing`).
+    pub fn keep_last_tokens(self, text: &str, max_tokens: usize) -> String {
+        if max_tokens == 0 {
+            return String::new();
+        }
+        let bpe = self.bpe();
+        let tokens = bpe.encode(text);
+        if tokens.len() <= max_tokens {
+            return text.to_string();
+        }
+        // A token may end inside a multi-byte character; step forward until the tail decodes.
+        let mut start = tokens.len() - max_tokens;
+        while start < tokens.len() {
+            if let Some(tail) = bpe.decode(&tokens[start..]) {
+                return tail;
+            }
+            start += 1;
+        }
+        String::new()
+    }
+}
+
+/// Which tokenizer counts for a model, and whether the count is exact.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TokenizerChoice {
+    pub kind: TokenizerKind,
+    /// False when `kind` only approximates the model's own tokenizer.
+    pub exact: bool,
+}
+
+impl TokenizerChoice {
+    /// A human label: `o200k_base` or `estimate (o200k_base)`.
+    pub fn label(&self) -> String {
+        if self.exact {
+            self.kind.as_str().to_string()
+        } else {
+            format!("estimate ({})", self.kind.as_str())
+        }
+    }
+}
+
+/// Picks the tokenizer for a model id. OpenAI's current families (gpt-4o, gpt-4.1, gpt-5, o1,
+/// o3, o4, chatgpt-4o) use o200k_base; gpt-4, gpt-3.5 and the text-embedding-3 models use
+/// cl100k_base. Everything else is estimated with o200k_base, whose counts sit close to other
+/// modern vocabularies for mixed text.
+pub fn tokenizer_for_model(model_id: &str) -> TokenizerChoice {
+    let id = model_id.to_ascii_lowercase();
+    let id = id.rsplit('/').next().unwrap_or(&id);
+    let o200k = ["gpt-4o", "gpt-4.1", "gpt-4.5", "gpt-5", "chatgpt-4o", "o1", "o3", "o4", "gpt-oss"];
+    let cl100k = ["gpt-4", "gpt-3.5", "text-embedding-3", "text-embedding-ada-002"];
+    let is_family = |prefix: &&str| {
+        id.strip_prefix(prefix)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with(['-', '.', ':']))
+    };
+    if o200k.iter().any(is_family) {
+        TokenizerChoice {
+            kind: TokenizerKind::O200kBase,
+            exact: true,
+        }
+    } else if cl100k.iter().any(is_family) {
+        TokenizerChoice {
+            kind: TokenizerKind::Cl100kBase,
+            exact: true,
+        }
+    } else {
+        TokenizerChoice {
+            kind: TokenizerKind::O200kBase,
+            exact: false,
+        }
+    }
+}
+
+/// Tokens a provider format adds around the content (SPEC 5.8).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MessageOverhead {
+    pub per_message: u32,
+    pub per_name: u32,
+    /// Added once to every request: the priming of the reply.
+    pub reply: u32,
+}
+
+impl MessageOverhead {
+    /// OpenAI Chat Completions: 3 per message, 1 per name, 3 for the reply.
+    pub const OPENAI_CHAT: MessageOverhead = MessageOverhead {
+        per_message: 3,
+        per_name: 1,
+        reply: 3,
+    };
+}
+
+/// Counting with a shared cache keyed by (tokenizer, content hash). Thread-safe: the app shares
+/// one cache between the preview builds it runs.
+#[derive(Debug, Default)]
+pub struct TokenCache {
+    counts: RwLock<HashMap<(TokenizerKind, u64, usize), u32>>,
+    hits: AtomicU64,
+    misses: AtomicU64,
+}
+
+impl TokenCache {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Tokens in `text`, from the cache when this content was counted before.
+    pub fn count(&self, kind: TokenizerKind, text: &str) -> u32 {
+        if text.is_empty() {
+            return 0;
+        }
+        let key = (kind, xxhash_rust::xxh3::xxh3_64(text.as_bytes()), text.len());
+        if let Some(&n) = self.counts.read().unwrap_or_else(|e| e.into_inner()).get(&key) {
+            self.hits.fetch_add(1, Ordering::Relaxed);
+            return n;
+        }
+        self.misses.fetch_add(1, Ordering::Relaxed);
+        let n = u32::try_from(kind.count(text)).unwrap_or(u32::MAX);
+        self.counts
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key, n);
+        n
+    }
+
+    /// How many counts were served from the cache, and how many were computed.
+    pub fn stats(&self) -> (u64, u64) {
+        (
+            self.hits.load(Ordering::Relaxed),
+            self.misses.load(Ordering::Relaxed),
+        )
+    }
+
+    pub fn len(&self) -> usize {
+        self.counts.read().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn clear(&self) {
+        self.counts.write().unwrap_or_else(|e| e.into_inner()).clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SAMPLES: &[&str] = &[
+        "The quick brown fox jumps over the lazy dog. It's 2026, isn't it?",
+        "你好，世界！这是一个用于测试分词器的中文句子，包含标点符号。长长的中文文本没有空格也要数对。",
+        "fn main() {\n    let v: Vec<u32> = (0..10).map(|x| x * 2).collect();\n    println!(\"{v:?}\");\n}\n",
+        "Emoji 🎉🚀👩‍👩‍👧‍👦 and flags 🇨🇳🇺🇸, combined: café naïve ﬁ",
+        "   leading spaces\n\n\n\ttabs and\r\nwindows lines   ",
+        "",
+    ];
+
+    #[test]
+    fn counts_match_tiktoken_on_english_chinese_code_and_emoji() {
+        let o200k = tiktoken_rs::o200k_base_singleton();
+        let cl100k = tiktoken_rs::cl100k_base_singleton();
+        for text in SAMPLES {
+            assert_eq!(
+                TokenizerKind::O200kBase.count(text),
+                o200k.encode_ordinary(text).len(),
+                "o200k on {text:?}"
+            );
+            assert_eq!(
+                TokenizerKind::Cl100kBase.count(text),
+                cl100k.encode_ordinary(text).len(),
+                "cl100k on {text:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn model_ids_map_to_their_tokenizers() {
+        let exact = |kind| TokenizerChoice { kind, exact: true };
+        assert_eq!(tokenizer_for_model("gpt-4o"), exact(TokenizerKind::O200kBase));
+        assert_eq!(tokenizer_for_model("GPT-4o-mini"), exact(TokenizerKind::O200kBase));
+        assert_eq!(tokenizer_for_model("openai/gpt-4.1"), exact(TokenizerKind::O200kBase));
+        assert_eq!(tokenizer_for_model("o3-mini"), exact(TokenizerKind::O200kBase));
+        assert_eq!(tokenizer_for_model("gpt-4-turbo"), exact(TokenizerKind::Cl100kBase));
+        assert_eq!(tokenizer_for_model("gpt-3.5-turbo"), exact(TokenizerKind::Cl100kBase));
+        let claude = tokenizer_for_model("claude-3-5-sonnet");
+        assert!(!claude.exact);
+        assert_eq!(claude.label(), "estimate (o200k_base)");
+        // A prefix alone is no family: "o1x" is not o1.
+        assert!(!tokenizer_for_model("o1x").exact);
+    }
+
+    #[test]
+    fn cache_recounts_only_changed_content() {
+        let cache = TokenCache::new();
+        let a = cache.count(TokenizerKind::O200kBase, "hello world");
+        let b = cache.count(TokenizerKind::O200kBase, "hello world");
+        assert_eq!(a, b);
+        assert_eq!(cache.stats(), (1, 1));
+        cache.count(TokenizerKind::Cl100kBase, "hello world");
+        assert_eq!(cache.stats(), (1, 2), "another tokenizer is another key");
+        cache.count(TokenizerKind::O200kBase, "hello world!");
+        assert_eq!(cache.stats(), (1, 3));
+    }
+
+    #[test]
+    fn keep_last_tokens_cuts_at_a_boundary_and_fits() {
+        let text = SAMPLES[1];
+        for max in [0, 1, 3, 7, 1000] {
+            let tail = TokenizerKind::O200kBase.keep_last_tokens(text, max);
+            assert!(TokenizerKind::O200kBase.count(&tail) <= max);
+            assert!(text.ends_with(&tail));
+        }
+        assert_eq!(TokenizerKind::O200kBase.keep_last_tokens("short", 10), "short");
+    }
+}
