@@ -44,7 +44,12 @@ pub fn has_macros(text: &str) -> bool {
     text.contains("{{")
 }
 
-pub fn expand(text: &str, env: &MacroEnv<'_>, _state: &mut MacroState, _position: &str) -> Expansion {
+pub fn expand(
+    text: &str,
+    env: &MacroEnv<'_>,
+    _state: &mut MacroState,
+    _position: &str,
+) -> Expansion {
     let mut out = text.to_string();
     for (name, value) in [
         ("user", env.user),
@@ -59,5 +64,8 @@ pub fn expand(text: &str, env: &MacroEnv<'_>, _state: &mut MacroState, _position
     ] {
         out = out.replace(&format!("{{{{{name}}}}}"), value);
     }
-    Expansion { text: out, warnings: Vec::new() }
+    Expansion {
+        text: out,
+        warnings: Vec::new(),
+    }
 }

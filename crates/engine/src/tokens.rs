@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::RwLock;
+use std::sync::{OnceLock, RwLock};
 
 use serde::{Deserialize, Serialize};
 
@@ -24,33 +24,73 @@ impl TokenizerKind {
         }
     }
 
-    fn bpe(self) -> &'static bpe_openai::Tokenizer {
+    /// The counter for this vocabulary, built on first use and shared for the life of the
+    /// process.
+    pub fn counter(self) -> &'static dyn TokenCounter {
+        static O200K: OnceLock<BpeOpenAi> = OnceLock::new();
+        static CL100K: OnceLock<BpeOpenAi> = OnceLock::new();
         match self {
-            TokenizerKind::O200kBase => bpe_openai::o200k_base(),
-            TokenizerKind::Cl100kBase => bpe_openai::cl100k_base(),
+            TokenizerKind::O200kBase => O200K.get_or_init(|| BpeOpenAi {
+                name: "o200k_base",
+                tokenizer: bpe_openai::o200k_base(),
+            }),
+            TokenizerKind::Cl100kBase => CL100K.get_or_init(|| BpeOpenAi {
+                name: "cl100k_base",
+                tokenizer: bpe_openai::cl100k_base(),
+            }),
         }
     }
 
     /// Number of tokens in `text`.
     pub fn count(self, text: &str) -> usize {
-        self.bpe().count(text)
+        self.counter().count(text)
     }
 
+    /// See [`TokenCounter::keep_last_tokens`].
+    pub fn keep_last_tokens(self, text: &str, max_tokens: usize) -> String {
+        self.counter().keep_last_tokens(text, max_tokens)
+    }
+}
+
+/// Something that counts tokens for one vocabulary. The engine counts through this trait so a
+/// further tokenizer (a local model's, say) can be added without touching the processors.
+pub trait TokenCounter: Send + Sync {
+    /// The vocabulary's name, as shown in the preview (`o200k_base`).
+    fn name(&self) -> &'static str;
+    /// Number of tokens in `text`.
+    fn count(&self, text: &str) -> usize;
     /// The longest tail of `text` that is at most `max_tokens` tokens, cut at a token boundary
     /// that is also a character boundary (used by `truncateOverflowing`).
-    pub fn keep_last_tokens(self, text: &str, max_tokens: usize) -> String {
+    fn keep_last_tokens(&self, text: &str, max_tokens: usize) -> String;
+}
+
+/// OpenAI's byte-pair vocabularies through the `bpe-openai` crate.
+struct BpeOpenAi {
+    name: &'static str,
+    tokenizer: &'static bpe_openai::Tokenizer,
+}
+
+impl TokenCounter for BpeOpenAi {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn count(&self, text: &str) -> usize {
+        self.tokenizer.count(text)
+    }
+
+    fn keep_last_tokens(&self, text: &str, max_tokens: usize) -> String {
         if max_tokens == 0 {
             return String::new();
         }
-        let bpe = self.bpe();
-        let tokens = bpe.encode(text);
+        let tokens = self.tokenizer.encode(text);
         if tokens.len() <= max_tokens {
             return text.to_string();
         }
         // A token may end inside a multi-byte character; step forward until the tail decodes.
         let mut start = tokens.len() - max_tokens;
         while start < tokens.len() {
-            if let Some(tail) = bpe.decode(&tokens[start..]) {
+            if let Some(tail) = self.tokenizer.decode(&tokens[start..]) {
                 return tail;
             }
             start += 1;
@@ -86,8 +126,23 @@ impl TokenizerChoice {
 pub fn tokenizer_for_model(model_id: &str) -> TokenizerChoice {
     let id = model_id.to_ascii_lowercase();
     let id = id.rsplit('/').next().unwrap_or(&id);
-    let o200k = ["gpt-4o", "gpt-4.1", "gpt-4.5", "gpt-5", "chatgpt-4o", "o1", "o3", "o4", "gpt-oss"];
-    let cl100k = ["gpt-4", "gpt-3.5", "text-embedding-3", "text-embedding-ada-002"];
+    let o200k = [
+        "gpt-4o",
+        "gpt-4.1",
+        "gpt-4.5",
+        "gpt-5",
+        "chatgpt-4o",
+        "o1",
+        "o3",
+        "o4",
+        "gpt-oss",
+    ];
+    let cl100k = [
+        "gpt-4",
+        "gpt-3.5",
+        "text-embedding-3",
+        "text-embedding-ada-002",
+    ];
     let is_family = |prefix: &&str| {
         id.strip_prefix(prefix)
             .is_some_and(|rest| rest.is_empty() || rest.starts_with(['-', '.', ':']))
@@ -148,8 +203,17 @@ impl TokenCache {
         if text.is_empty() {
             return 0;
         }
-        let key = (kind, xxhash_rust::xxh3::xxh3_64(text.as_bytes()), text.len());
-        if let Some(&n) = self.counts.read().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        let key = (
+            kind,
+            xxhash_rust::xxh3::xxh3_64(text.as_bytes()),
+            text.len(),
+        );
+        if let Some(&n) = self
+            .counts
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&key)
+        {
             self.hits.fetch_add(1, Ordering::Relaxed);
             return n;
         }
@@ -179,7 +243,10 @@ impl TokenCache {
     }
 
     pub fn clear(&self) {
-        self.counts.write().unwrap_or_else(|e| e.into_inner()).clear();
+        self.counts
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
     }
 }
 
@@ -217,12 +284,30 @@ mod tests {
     #[test]
     fn model_ids_map_to_their_tokenizers() {
         let exact = |kind| TokenizerChoice { kind, exact: true };
-        assert_eq!(tokenizer_for_model("gpt-4o"), exact(TokenizerKind::O200kBase));
-        assert_eq!(tokenizer_for_model("GPT-4o-mini"), exact(TokenizerKind::O200kBase));
-        assert_eq!(tokenizer_for_model("openai/gpt-4.1"), exact(TokenizerKind::O200kBase));
-        assert_eq!(tokenizer_for_model("o3-mini"), exact(TokenizerKind::O200kBase));
-        assert_eq!(tokenizer_for_model("gpt-4-turbo"), exact(TokenizerKind::Cl100kBase));
-        assert_eq!(tokenizer_for_model("gpt-3.5-turbo"), exact(TokenizerKind::Cl100kBase));
+        assert_eq!(
+            tokenizer_for_model("gpt-4o"),
+            exact(TokenizerKind::O200kBase)
+        );
+        assert_eq!(
+            tokenizer_for_model("GPT-4o-mini"),
+            exact(TokenizerKind::O200kBase)
+        );
+        assert_eq!(
+            tokenizer_for_model("openai/gpt-4.1"),
+            exact(TokenizerKind::O200kBase)
+        );
+        assert_eq!(
+            tokenizer_for_model("o3-mini"),
+            exact(TokenizerKind::O200kBase)
+        );
+        assert_eq!(
+            tokenizer_for_model("gpt-4-turbo"),
+            exact(TokenizerKind::Cl100kBase)
+        );
+        assert_eq!(
+            tokenizer_for_model("gpt-3.5-turbo"),
+            exact(TokenizerKind::Cl100kBase)
+        );
         let claude = tokenizer_for_model("claude-3-5-sonnet");
         assert!(!claude.exact);
         assert_eq!(claude.label(), "estimate (o200k_base)");
@@ -251,6 +336,9 @@ mod tests {
             assert!(TokenizerKind::O200kBase.count(&tail) <= max);
             assert!(text.ends_with(&tail));
         }
-        assert_eq!(TokenizerKind::O200kBase.keep_last_tokens("short", 10), "short");
+        assert_eq!(
+            TokenizerKind::O200kBase.keep_last_tokens("short", 10),
+            "short"
+        );
     }
 }

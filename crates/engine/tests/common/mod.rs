@@ -1,0 +1,102 @@
+//! Shared helpers for the engine's integration tests: presets and sessions written as JSON, one
+//! build with a fixed timestamp, and short views of the result.
+
+#![allow(dead_code)]
+
+use chrono::DateTime;
+use promptloom_engine::model::{parse_preset, parse_session, AgentPreset, Session};
+use promptloom_engine::pipeline::{BuildResult, LogEntry};
+use promptloom_engine::tokens::TokenCache;
+use promptloom_engine::{build, BuildOptions, BuildRequest, EngineError};
+use serde_json::{json, Value};
+
+pub const NOW: &str = "2026-11-22T10:30:00+00:00";
+
+pub fn options() -> BuildOptions {
+    BuildOptions::at(DateTime::parse_from_rfc3339(NOW).expect("fixed timestamp"))
+}
+
+/// A preset from its templates and recipes (the rest defaulted).
+pub fn preset(templates: Value, recipes: Value) -> AgentPreset {
+    preset_from(json!({
+        "formatVersion": 1,
+        "id": "test",
+        "name": "Test",
+        "messageTemplates": templates,
+        "contextRecipes": recipes,
+    }))
+}
+
+pub fn preset_from(value: Value) -> AgentPreset {
+    parse_preset(&value.to_string()).expect("test preset is valid")
+}
+
+/// One recipe for every model with these steps.
+pub fn one_recipe(steps: Value) -> Value {
+    json!([{ "id": "main", "modelFilter": ["*"], "steps": steps }])
+}
+
+/// A session whose messages alternate user/assistant, with content `u1, a1, u2, ...`.
+pub fn session_of(contents: &[&str]) -> Session {
+    let messages: Vec<Value> = contents
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let role = if c.starts_with('u') {
+                "user"
+            } else if c.starts_with('s') {
+                "system"
+            } else {
+                "assistant"
+            };
+            json!({ "id": format!("m{i}"), "role": role, "content": c })
+        })
+        .collect();
+    session_from(json!({
+        "formatVersion": 1,
+        "id": "s1",
+        "messages": messages,
+    }))
+}
+
+pub fn session_from(value: Value) -> Session {
+    parse_session(&value.to_string()).expect("test session is valid")
+}
+
+pub fn try_run(
+    preset: &AgentPreset,
+    session: &Session,
+    model: &str,
+    options: &BuildOptions,
+) -> Result<BuildResult, EngineError> {
+    let cache = TokenCache::new();
+    build(&BuildRequest {
+        preset,
+        session,
+        model,
+        options,
+        tokens: &cache,
+        profiles: &[],
+    })
+}
+
+pub fn run(preset: &AgentPreset, session: &Session) -> BuildResult {
+    try_run(preset, session, "gpt-4o", &options()).expect("build succeeds")
+}
+
+/// The contents of the built messages, in order.
+pub fn contents(result: &BuildResult) -> Vec<String> {
+    result.messages.iter().map(|m| m.content.clone()).collect()
+}
+
+pub fn warnings(result: &BuildResult) -> Vec<String> {
+    result.warnings.iter().map(text).collect()
+}
+
+pub fn text(entry: &LogEntry) -> String {
+    entry.message.clone()
+}
+
+pub fn any_warning(result: &BuildResult, needle: &str) -> bool {
+    result.warnings.iter().any(|w| w.message.contains(needle))
+}

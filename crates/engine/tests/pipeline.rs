@@ -1,0 +1,325 @@
+//! The pipeline of SPEC 5 as issue 2 delivers it: the worked example as a golden build, the
+//! input safety net, the token limiter, the count cache, and settings merge.
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::*;
+use promptloom_engine::model::{ProcessorConfig, Role};
+use promptloom_engine::pipeline::{DropAction, Pipeline, SourceKind};
+use promptloom_engine::tokens::TokenCache;
+use promptloom_engine::{build, BuildRequest};
+use serde_json::json;
+
+fn worked_example() -> promptloom_engine::model::AgentPreset {
+    let t = |id: &str, role: &str| json!({ "id": id, "role": role, "content": format!("[{id}]") });
+    preset(
+        json!([
+            t("sys", "system"),
+            { "id": "hist", "role": "system", "type": "chat_history" },
+            t("note", "system"),
+            t("cot", "system"),
+            t("tip", "user"),
+            t("wi", "system"),
+        ]),
+        one_recipe(json!([
+            { "messageId": "sys", "enabled": true },
+            { "messageId": "hist", "enabled": true },
+            { "messageId": "note", "enabled": true, "injectionStrategy": { "depth": 2, "order": 100 } },
+            { "messageId": "cot", "enabled": true, "injectionStrategy": { "depth": 0 } },
+            { "messageId": "tip", "enabled": true, "injectionStrategy": { "depth": 2, "order": 200 } },
+            { "messageId": "wi", "enabled": true,
+              "injectionStrategy": { "anchorTarget": "chat_history", "anchorPosition": "before" } },
+        ])),
+    )
+}
+
+/// SPEC 3's worked example, end to end: the order of the rules, and the whole result (tokens,
+/// provenance, logs) pinned in `tests/golden/worked_example.json`. Set `UPDATE_GOLDEN=1` to
+/// rewrite the file after an intended change, and review the diff.
+#[test]
+fn worked_example_golden() {
+    let r = run(
+        &worked_example(),
+        &session_of(&["u1", "a1", "u2", "a2", "u3"]),
+    );
+    assert_eq!(
+        contents(&r),
+        ["[sys]", "[wi]", "u1", "a1", "u2", "[tip]", "[note]", "a2", "u3", "[cot]"]
+    );
+    let actual = serde_json::to_string_pretty(&r).expect("serializes") + "\n";
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden/worked_example.json");
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(&path, &actual).expect("golden file written");
+    }
+    let expected = std::fs::read_to_string(&path).expect("golden file exists");
+    assert_eq!(
+        actual, expected,
+        "the build differs from tests/golden/worked_example.json"
+    );
+}
+
+#[test]
+fn builds_are_deterministic() {
+    let p = worked_example();
+    let s = session_of(&["u1", "a1", "u2", "a2", "u3"]);
+    let a = serde_json::to_string(&run(&p, &s)).expect("serializes");
+    let b = serde_json::to_string(&run(&p, &s)).expect("serializes");
+    assert_eq!(a, b);
+}
+
+#[test]
+fn input_is_appended_as_the_newest_user_message() {
+    let p = worked_example();
+    let mut options = options();
+    options.input = Some("u4".into());
+    let r = try_run(&p, &session_of(&["u1", "a1"]), "gpt-4o", &options).expect("builds");
+    // Depth 0 follows the input; depth 2 counts it as history.
+    assert_eq!(
+        contents(&r),
+        ["[sys]", "[wi]", "u1", "[tip]", "[note]", "a1", "u4", "[cot]"]
+    );
+    let input = &r.messages[6];
+    assert_eq!(
+        (input.role, input.source.kind),
+        (Role::User, SourceKind::Input)
+    );
+}
+
+#[test]
+fn input_is_not_appended_when_the_session_already_ends_with_it() {
+    let p = worked_example();
+    let mut options = options();
+    options.input = Some("  u2 ".into());
+    let r = try_run(&p, &session_of(&["u1", "a1", "u2"]), "gpt-4o", &options).expect("builds");
+    let users = r.messages.iter().filter(|m| m.content == "u2").count();
+    assert_eq!(users, 1);
+    assert!(r
+        .logs
+        .iter()
+        .any(|l| l.message.contains("already ends with the input")));
+}
+
+fn limited(window: u32, truncate: bool, history: &[&str]) -> promptloom_engine::BuildResult {
+    let mut p = worked_example();
+    if truncate {
+        p.processors = Some(vec![ProcessorConfig {
+            id: "token-limiter".into(),
+            enabled: Some(true),
+            priority: None,
+            settings: serde_json::from_value(json!({ "truncateOverflowing": true }))
+                .expect("settings"),
+        }]);
+    }
+    let mut options = options();
+    options.context_window = Some(window);
+    options.reserve = Some(0);
+    try_run(&p, &session_of(history), "gpt-4o", &options).expect("builds")
+}
+
+fn long_history(n: usize) -> Vec<String> {
+    (0..n)
+        .map(|i| {
+            let who = if i % 2 == 0 { "u" } else { "a" };
+            format!("{who}{i} {}", "lorem ipsum dolor sit amet ".repeat(8))
+        })
+        .collect()
+}
+
+#[test]
+fn token_limiter_drops_oldest_history_first_and_keeps_templates() {
+    let history = long_history(40);
+    let refs: Vec<&str> = history.iter().map(String::as_str).collect();
+    let full = limited(1_000_000, false, &refs);
+    assert!(full.dropped.is_empty());
+    let window = full.tokens.total / 2;
+    let r = limited(window, false, &refs);
+    assert!(r.tokens.total <= window, "{} > {window}", r.tokens.total);
+    assert_eq!(r.tokens.over_budget, None);
+    // Every template message is still there, depth injections included.
+    for id in ["[sys]", "[wi]", "[tip]", "[note]", "[cot]"] {
+        assert!(contents(&r).iter().any(|c| c == id), "{id} kept");
+    }
+    // What is kept of the history is a suffix of it, in order.
+    let kept: Vec<u32> = r
+        .messages
+        .iter()
+        .filter_map(|m| m.source.history_index)
+        .collect();
+    let first = kept[0];
+    assert_eq!(kept, (first..40).collect::<Vec<_>>());
+    // The drop is reported as one run of the oldest messages, with the reason.
+    assert_eq!(r.dropped.len(), 1);
+    let d = &r.dropped[0];
+    assert_eq!(d.action, DropAction::Dropped);
+    assert_eq!(d.source.history_index, Some(0));
+    assert_eq!(d.count, first);
+    assert_eq!(d.last_history_index, Some(first - 1));
+    assert!(d.reason.contains("budget"));
+}
+
+#[test]
+fn token_limiter_never_drops_the_newest_user_message() {
+    let history = long_history(6);
+    let refs: Vec<&str> = history.iter().map(String::as_str).collect();
+    // A window that holds the templates and little else.
+    let bare = limited(1_000_000, false, &[]).tokens.total;
+    let r = limited(bare + 5, false, &refs);
+    let kept: Vec<_> = r
+        .messages
+        .iter()
+        .filter(|m| m.source.kind == SourceKind::History)
+        .collect();
+    assert_eq!(kept.len(), 1);
+    assert_eq!(
+        kept[0].source.history_index,
+        Some(4),
+        "u4 is the newest user message"
+    );
+    assert!(
+        r.tokens.over_budget.is_some(),
+        "and the overflow is reported"
+    );
+}
+
+#[test]
+fn token_limiter_reports_over_budget_when_the_fixed_part_does_not_fit() {
+    let r = limited(10, false, &["u1", "a1"]);
+    let over = r.tokens.over_budget.expect("over budget");
+    assert_eq!(over, r.tokens.total - 10);
+    assert!(!r.messages.is_empty(), "messages are still returned");
+    assert!(r
+        .warnings
+        .iter()
+        .any(|w| w.message.contains("over budget by")));
+}
+
+#[test]
+fn token_limiter_truncate_overflowing_cuts_the_oldest_kept_message() {
+    let history = long_history(20);
+    let refs: Vec<&str> = history.iter().map(String::as_str).collect();
+    let full = limited(1_000_000, false, &refs).tokens.total;
+    let window = full / 2;
+    let plain = limited(window, false, &refs);
+    let cut = limited(window, true, &refs);
+    assert!(cut.tokens.total <= window);
+    assert!(cut.tokens.total >= plain.tokens.total);
+    let truncated: Vec<_> = cut.messages.iter().filter(|m| m.truncated).collect();
+    assert_eq!(truncated.len(), 1);
+    let t = truncated[0];
+    let original = &history[t.source.history_index.expect("history") as usize];
+    assert!(original.ends_with(&t.content) && t.content.len() < original.len());
+    assert!(cut
+        .dropped
+        .iter()
+        .any(|d| d.action == DropAction::Truncated
+            && d.source.history_index == t.source.history_index));
+}
+
+#[test]
+fn rebuilding_after_one_template_edit_recounts_one_message() {
+    let mut p = worked_example();
+    let history = long_history(200);
+    let refs: Vec<&str> = history.iter().map(String::as_str).collect();
+    let s = session_of(&refs);
+    let options = options();
+    let cache = TokenCache::new();
+    let build_with = |p: &promptloom_engine::model::AgentPreset| {
+        build(&BuildRequest {
+            preset: p,
+            session: &s,
+            model: "gpt-4o",
+            options: &options,
+            tokens: &cache,
+            profiles: &[],
+        })
+        .expect("builds")
+    };
+    build_with(&p);
+    let (_, misses_before) = cache.stats();
+    p.message_templates[0].content = Some("[sys] edited".into());
+    let r = build_with(&p);
+    let (_, misses_after) = cache.stats();
+    assert_eq!(misses_after - misses_before, 1);
+    assert_eq!(r.messages[0].content, "[sys] edited");
+}
+
+#[test]
+fn token_counts_include_the_openai_chat_overhead() {
+    let r = run(&worked_example(), &session_of(&["u1"]));
+    let kind = promptloom_engine::tokens::TokenizerKind::O200kBase;
+    for m in &r.messages {
+        assert_eq!(
+            m.tokens as usize,
+            kind.count(&m.content) + 3,
+            "{}",
+            m.content
+        );
+    }
+    let sum: u32 = r.messages.iter().map(|m| m.tokens).sum();
+    assert_eq!(r.tokens.total, sum + 3, "3 tokens prime the reply");
+    assert!(r.tokens.exact);
+    let estimate = try_run(
+        &worked_example(),
+        &session_of(&["u1"]),
+        "claude-3-5-sonnet",
+        &options(),
+    )
+    .expect("builds");
+    assert!(!estimate.tokens.exact);
+    assert!(estimate.tokens.tokenizer.contains("estimate"));
+}
+
+#[test]
+fn preset_settings_replace_the_model_profile_settings_whole() {
+    let pipeline = Pipeline::builtin();
+    let mut p = worked_example();
+    let profile = promptloom_engine::profiles::profile_for_model("gpt-4o", &[]);
+    let limiter = |configs: &[promptloom_engine::pipeline::ResolvedConfig]| {
+        configs
+            .iter()
+            .find(|c| c.id == "token-limiter")
+            .expect("limiter")
+            .clone()
+    };
+    let default = limiter(&pipeline.resolve(&p, &profile));
+    assert!(!default.bool("truncateOverflowing"));
+    p.processors = Some(vec![ProcessorConfig {
+        id: "token-limiter".into(),
+        enabled: Some(false),
+        priority: None,
+        settings: serde_json::from_value(json!({ "truncateOverflowing": true })).expect("map"),
+    }]);
+    let merged = limiter(&pipeline.resolve(&p, &profile));
+    assert!(!merged.enabled);
+    assert!(merged.bool("truncateOverflowing"));
+    // A disabled limiter drops nothing, whatever the window.
+    let mut options = options();
+    options.context_window = Some(20);
+    let r = try_run(&p, &session_of(&["u1", "a1", "u2"]), "gpt-4o", &options).expect("builds");
+    assert!(r.dropped.is_empty());
+    assert!(r.tokens.over_budget.is_some());
+}
+
+#[test]
+fn pipeline_runs_in_priority_order_and_lists_its_processors() {
+    let ids: Vec<_> = Pipeline::builtin()
+        .descriptors()
+        .into_iter()
+        .map(|d| (d.id, d.priority))
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            ("session-loader", 100),
+            ("injection-assembler", 300),
+            ("token-limiter", 400)
+        ]
+    );
+    let r = run(&worked_example(), &session_of(&["u1"]));
+    let order: Vec<&str> = r.logs.iter().map(|l| l.processor.as_str()).collect();
+    let first = |id: &str| order.iter().position(|p| *p == id).expect("logged");
+    assert!(first("session-loader") < first("injection-assembler"));
+    assert!(first("injection-assembler") < first("token-limiter"));
+}
