@@ -95,6 +95,23 @@ impl History {
         self.reindex();
     }
 
+    /// Keeps the messages for which `keep(position, message)` is true, rebuilding the indices
+    /// once.
+    pub fn retain_indexed(&mut self, mut keep: impl FnMut(usize, &PipelineMessage) -> bool) {
+        let mut position = 0;
+        self.items.retain(|m| {
+            let kept = keep(position, m);
+            position += 1;
+            kept
+        });
+        self.reindex();
+    }
+
+    /// Positions of every message of `role`, ascending.
+    pub fn positions_of(&self, role: Role) -> &[u32] {
+        &self.by_role[role.index()]
+    }
+
     /// Replaces the content of message `index` (roles stay, so the indices stay right).
     pub fn set_content(&mut self, index: usize, content: impl Into<std::sync::Arc<str>>) {
         if let Some(m) = self.items.get_mut(index) {

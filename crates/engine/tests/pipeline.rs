@@ -313,8 +313,17 @@ fn pipeline_runs_in_priority_order_and_lists_its_processors() {
         ids,
         [
             ("session-loader", 100),
+            ("history-operations", 150),
+            ("regex-processor", 200),
+            ("lorebook", 280),
             ("injection-assembler", 300),
-            ("token-limiter", 400)
+            ("ephemeral-injection", 350),
+            ("token-limiter", 400),
+            ("instruction-pinning", 450),
+            ("merge-system-to-head", 500),
+            ("convert-system-to-user", 600),
+            ("merge-consecutive-roles", 700),
+            ("ensure-alternation", 800),
         ]
     );
     let r = run(&worked_example(), &session_of(&["u1"]));

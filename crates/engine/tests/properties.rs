@@ -7,10 +7,10 @@ mod common;
 use std::collections::BTreeSet;
 
 use common::*;
-use proptest::prelude::*;
 use promptloom_engine::model::AgentPreset;
 use promptloom_engine::pipeline::{DropAction, SourceKind};
 use promptloom_engine::BuildResult;
+use proptest::prelude::*;
 use serde_json::{json, Value};
 
 #[derive(Debug, Clone)]
@@ -100,7 +100,8 @@ fn preset_of(case: &Case) -> AgentPreset {
         "contextRecipes": [{ "id": "r", "modelFilter": ["*"], "steps": steps }],
     });
     if case.truncate {
-        value["processors"] = json!([{ "id": "token-limiter", "settings": { "truncateOverflowing": true } }]);
+        value["processors"] =
+            json!([{ "id": "token-limiter", "settings": { "truncateOverflowing": true } }]);
     }
     preset_from(value)
 }

@@ -52,6 +52,16 @@ pub enum EphemeralKind {
     Custom,
 }
 
+impl EphemeralKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EphemeralKind::Document => "document",
+            EphemeralKind::Quote => "quote",
+            EphemeralKind::Custom => "custom",
+        }
+    }
+}
+
 /// One-turn content for this build only (SPEC 5.5).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -94,6 +104,9 @@ pub struct InjectionCandidate {
 pub struct Blackboard {
     /// Messages to place by strategy, read by the injection assembler.
     pub injections: Vec<InjectionCandidate>,
+    /// Regex rules of scope `templates` or `both`, compiled by the regex processor, applied by the
+    /// injection assembler to each template message after macros.
+    pub template_rules: Vec<crate::regex_rule::CompiledRule>,
     /// Free-form values processors leave for later ones (and for the preview).
     pub values: BTreeMap<String, serde_json::Value>,
 }
@@ -124,7 +137,7 @@ pub struct PipelineContext<'a> {
 }
 
 impl<'a> PipelineContext<'a> {
-    pub(super) fn new(request: &BuildRequest<'a>, profile: &ModelProfile) -> Self {
+    pub(crate) fn new(request: &BuildRequest<'a>, profile: &ModelProfile) -> Self {
         PipelineContext {
             preset: request.preset,
             session: request.session,

@@ -92,6 +92,9 @@ pub struct Source {
     /// The processor that added or last rewrote the message, where one did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub processor: Option<String>,
+    /// One-turn content of this kind was put into the message for this build only (SPEC 5.5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ephemeral: Option<super::EphemeralKind>,
 }
 
 impl Source {
@@ -105,6 +108,7 @@ impl Source {
             message_id: None,
             entry_id: None,
             processor: None,
+            ephemeral: None,
         }
     }
 
@@ -115,10 +119,22 @@ impl Source {
         }
     }
 
+    /// A message a processor made (a placeholder turn, a pinned instruction).
+    pub fn processor(id: &str) -> Self {
+        Source {
+            processor: Some(id.to_string()),
+            ..Source::new(SourceKind::Processor, Placement::List)
+        }
+    }
+
     /// A short label for people: `template sys · depth 2`, `history #4`.
     pub fn badge(&self) -> String {
         let mut s = self.kind.as_str().to_string();
-        if let Some(id) = self.template_id.as_ref().or(self.entry_id.as_ref()) {
+        let label = match self.kind {
+            SourceKind::Processor => self.processor.as_ref(),
+            _ => self.template_id.as_ref().or(self.entry_id.as_ref()),
+        };
+        if let Some(id) = label {
             s.push(' ');
             s.push_str(id);
         }
@@ -128,6 +144,10 @@ impl Source {
         if self.placement != Placement::List {
             s.push_str(" · ");
             s.push_str(&self.placement.badge());
+        }
+        if let Some(kind) = self.ephemeral {
+            s.push_str(" · +ephemeral ");
+            s.push_str(kind.as_str());
         }
         s
     }

@@ -89,7 +89,7 @@ pub struct BuildResult {
 
 impl PipelineContext<'_> {
     /// Counts what is not counted yet, resolves stored message ids and packs the result.
-    pub(super) fn finish(mut self) -> BuildResult {
+    pub(crate) fn finish(mut self) -> BuildResult {
         let mut messages = std::mem::take(&mut self.messages);
         let mut by_source: BTreeMap<String, u32> = BTreeMap::new();
         let mut total = self.profile.overhead().reply;

@@ -119,6 +119,8 @@ impl Processor for InjectionAssembler {
             }
         }
 
+        let template_rules = std::mem::take(&mut ctx.blackboard.template_rules);
+
         // Rule 2 and 3: instantiate the enabled steps and classify them.
         let mut skeleton: Vec<Part> = Vec::new();
         let mut injections: Vec<Injection> = Vec::new();
@@ -190,13 +192,22 @@ impl Processor for InjectionAssembler {
                 .and_then(|o| o.content.as_deref())
                 .or(template.content.as_deref())
                 .unwrap_or("");
-            let content = expand_logged(
+            let mut content = expand_logged(
                 raw,
                 &format!("template:{}#{step_index}", template.id),
                 &mut logs,
             );
+            // Regex rules of scope `templates`/`both`, compiled by the regex processor.
+            for rule in template_rules.iter().filter(|r| r.applies(role, None)) {
+                if let Some(next) = rule.apply(&content) {
+                    content = next;
+                }
+            }
             if content.trim().is_empty() {
-                logs.push((false, format!("{label}: empty after macros; not sent")));
+                logs.push((
+                    false,
+                    format!("{label}: empty after macros and rules; not sent"),
+                ));
                 continue;
             }
             let mut source = Source::new(SourceKind::Template, Placement::List);

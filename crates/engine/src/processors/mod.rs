@@ -1,10 +1,31 @@
 //! The built-in processors of SPEC 5, one file each, named by id.
 
+mod convert_system_to_user;
+mod ensure_alternation;
+mod ephemeral_injection;
+mod history_operations;
 mod injection_assembler;
+mod instruction_pinning;
+mod lorebook;
+mod merge_consecutive_roles;
+mod merge_system_to_head;
+mod regex_processor;
 mod session_loader;
 mod token_limiter;
 
+#[cfg(test)]
+pub(crate) mod testing;
+
+pub use convert_system_to_user::ConvertSystemToUser;
+pub use ensure_alternation::EnsureAlternation;
+pub use ephemeral_injection::EphemeralInjection;
+pub use history_operations::HistoryOperations;
 pub use injection_assembler::InjectionAssembler;
+pub use instruction_pinning::InstructionPinning;
+pub use lorebook::Lorebook;
+pub use merge_consecutive_roles::MergeConsecutiveRoles;
+pub use merge_system_to_head::MergeSystemToHead;
+pub use regex_processor::{default_rules, RegexProcessor};
 pub use session_loader::SessionLoader;
 pub use token_limiter::TokenLimiter;
 
@@ -14,7 +35,16 @@ use crate::pipeline::Processor;
 pub fn builtin() -> Vec<Box<dyn Processor>> {
     vec![
         Box::new(SessionLoader),
+        Box::new(HistoryOperations),
+        Box::new(RegexProcessor),
+        Box::new(Lorebook),
         Box::new(InjectionAssembler),
+        Box::new(EphemeralInjection),
         Box::new(TokenLimiter),
+        Box::new(InstructionPinning),
+        Box::new(MergeSystemToHead),
+        Box::new(ConvertSystemToUser),
+        Box::new(MergeConsecutiveRoles),
+        Box::new(EnsureAlternation),
     ]
 }

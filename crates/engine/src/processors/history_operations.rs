@@ -1,0 +1,356 @@
+//! `history-operations` (priority 150, off by default): seed 002's operations on the history,
+//! run through its per-role indices. One operation per preset:
+//!
+//! - `truncate`: keep the first or last N, remove the first or last N, or keep a range
+//!   `[rangeStart, rangeEnd)` (an end of 0 means "to the end"). With a `role`, the operation
+//!   counts only that role's messages and leaves the other roles alone ("keep the last 5 user
+//!   messages").
+//! - `filter`: keep the messages whose role is listed (all when none is), that contain one of
+//!   `contentContains` (when any is given) and none of `contentExcludes`. Lists are separated by
+//!   commas or new lines.
+//! - `clear`: remove the history, keeping system messages if `keepSystemMessage`.
+//!
+//! The pending input (the message about to be sent) is never removed. What is removed is listed
+//! in the result with the operation as its reason.
+
+use std::collections::HashSet;
+
+use crate::model::Role;
+use crate::pipeline::{
+    ConfigField, DropAction, DroppedItem, PipelineContext, Processor, ProcessorDescriptor,
+    ResolvedConfig, SourceKind,
+};
+use crate::EngineError;
+
+pub struct HistoryOperations;
+
+const ID: &str = "history-operations";
+
+impl Processor for HistoryOperations {
+    fn descriptor(&self) -> ProcessorDescriptor {
+        ProcessorDescriptor {
+            id: ID,
+            name: "History operations",
+            description: "Truncates, filters or clears the chat history before assembly.",
+            priority: 150,
+            is_core: false,
+            default_enabled: false,
+            config_fields: vec![
+                ConfigField::select(
+                    "operation",
+                    "Operation",
+                    &["truncate", "filter", "clear"],
+                    "truncate",
+                ),
+                ConfigField::select(
+                    "truncateMode",
+                    "Truncate",
+                    &[
+                        "keepLast",
+                        "keepFirst",
+                        "removeFirst",
+                        "removeLast",
+                        "range",
+                    ],
+                    "keepLast",
+                ),
+                ConfigField::number("count", "N", 20.0)
+                    .describe("How many messages keep/remove counts."),
+                ConfigField::number("rangeStart", "Range start", 0.0),
+                ConfigField::number("rangeEnd", "Range end", 0.0)
+                    .describe("Exclusive; 0 means to the end."),
+                ConfigField::select(
+                    "role",
+                    "Only this role",
+                    &["any", "system", "user", "assistant", "tool"],
+                    "any",
+                )
+                .describe("Truncate counts only this role's messages; the others stay."),
+                ConfigField::text("roles", "Keep roles", "")
+                    .describe("Filter: roles to keep, e.g. \"user, assistant\"."),
+                ConfigField::text("contentContains", "Content contains", "")
+                    .describe("Filter: keep messages containing one of these."),
+                ConfigField::text("contentExcludes", "Content excludes", "")
+                    .describe("Filter: drop messages containing any of these."),
+                ConfigField::boolean("keepSystemMessage", "Keep system messages", true)
+                    .describe("Clear: system messages stay."),
+            ],
+        }
+    }
+
+    fn execute(
+        &self,
+        ctx: &mut PipelineContext<'_>,
+        config: &ResolvedConfig,
+    ) -> Result<(), EngineError> {
+        let n = ctx.history.len();
+        let operation = config.str("operation");
+        let remove: HashSet<usize> = match operation {
+            "truncate" => {
+                let role = parse_role(config.str("role"));
+                let positions: Vec<usize> = match role {
+                    Some(role) => ctx
+                        .history
+                        .positions_of(role)
+                        .iter()
+                        .map(|&p| p as usize)
+                        .collect(),
+                    None => (0..n).collect(),
+                };
+                let keep = truncate(&positions, config);
+                let keep: HashSet<usize> = keep.iter().copied().collect();
+                positions
+                    .into_iter()
+                    .filter(|p| !keep.contains(p))
+                    .collect()
+            }
+            "filter" => {
+                let roles: Vec<Role> = list(config.str("roles")).filter_map(parse_role).collect();
+                let contains: Vec<&str> = list(config.str("contentContains")).collect();
+                let excludes: Vec<&str> = list(config.str("contentExcludes")).collect();
+                ctx.history
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, m)| {
+                        let text = m.content();
+                        let kept = (roles.is_empty() || roles.contains(&m.role))
+                            && (contains.is_empty() || contains.iter().any(|c| text.contains(c)))
+                            && !excludes.iter().any(|e| text.contains(e));
+                        !kept
+                    })
+                    .map(|(i, _)| i)
+                    .collect()
+            }
+            _ => {
+                let keep_system = config.bool("keepSystemMessage");
+                ctx.history
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, m)| !(keep_system && m.role == Role::System))
+                    .map(|(i, _)| i)
+                    .collect()
+            }
+        };
+        let remove: HashSet<usize> = remove
+            .into_iter()
+            .filter(|&i| {
+                ctx.history
+                    .get(i)
+                    .is_some_and(|m| m.source.kind != SourceKind::Input)
+            })
+            .collect();
+        if remove.is_empty() {
+            ctx.info(ID, format!("{operation}: nothing removed"));
+            return Ok(());
+        }
+        let reason = describe(operation, config);
+        let mut dropped: Vec<DroppedItem> = Vec::new();
+        for i in (0..n).filter(|i| remove.contains(i)) {
+            let Some(m) = ctx.history.get(i) else {
+                continue;
+            };
+            let index = m.source.history_index;
+            match dropped.last_mut() {
+                Some(run) if matches!((run.last_history_index, index), (Some(p), Some(h)) if h == p + 1) =>
+                {
+                    run.count += 1;
+                    run.last_history_index = index;
+                }
+                _ => dropped.push(DroppedItem {
+                    processor: ID.into(),
+                    action: DropAction::Dropped,
+                    source: m.source.clone(),
+                    count: 1,
+                    last_history_index: index,
+                    tokens: None,
+                    reason: reason.clone(),
+                }),
+            }
+        }
+        ctx.history.retain_indexed(|i, _| !remove.contains(&i));
+        ctx.dropped.extend(dropped);
+        ctx.info(
+            ID,
+            format!("{reason}: removed {} of {n} history messages", remove.len()),
+        );
+        Ok(())
+    }
+}
+
+fn parse_role(s: &str) -> Option<Role> {
+    match s.trim().to_ascii_lowercase().as_str() {
+        "system" => Some(Role::System),
+        "user" => Some(Role::User),
+        "assistant" => Some(Role::Assistant),
+        "tool" => Some(Role::Tool),
+        _ => None,
+    }
+}
+
+fn list(s: &str) -> impl Iterator<Item = &str> {
+    s.split([',', '\n'])
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+}
+
+fn count(config: &ResolvedConfig, key: &str) -> usize {
+    config.number(key).map_or(0, |n| n.max(0.0) as usize)
+}
+
+/// The positions `truncate` keeps out of `positions` (ascending).
+fn truncate(positions: &[usize], config: &ResolvedConfig) -> Vec<usize> {
+    let len = positions.len();
+    let n = count(config, "count").min(len);
+    let kept = match config.str("truncateMode") {
+        "keepFirst" => &positions[..n],
+        "removeFirst" => &positions[n..],
+        "removeLast" => &positions[..len - n],
+        "range" => {
+            let end = match count(config, "rangeEnd") {
+                0 => len,
+                e => e.min(len),
+            };
+            let start = count(config, "rangeStart").min(end);
+            &positions[start..end]
+        }
+        _ => &positions[len - n..],
+    };
+    kept.to_vec()
+}
+
+fn describe(operation: &str, config: &ResolvedConfig) -> String {
+    match operation {
+        "truncate" => {
+            let role = match config.str("role") {
+                "any" | "" => String::new(),
+                r => format!(" of role {r}"),
+            };
+            match config.str("truncateMode") {
+                "range" => format!(
+                    "history-operations: truncate to range {}..{}{role}",
+                    count(config, "rangeStart"),
+                    count(config, "rangeEnd")
+                ),
+                mode => format!(
+                    "history-operations: truncate {mode} {}{role}",
+                    count(config, "count")
+                ),
+            }
+        }
+        "filter" => "history-operations: filter".into(),
+        _ => "history-operations: clear".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::processors::testing::run_on_history;
+    use serde_json::json;
+
+    const H: &[(Role, &str)] = &[
+        (Role::System, "s0"),
+        (Role::User, "u1 apple"),
+        (Role::Assistant, "a2"),
+        (Role::User, "u3 pear"),
+        (Role::Assistant, "a4 apple"),
+        (Role::User, "u5"),
+    ];
+
+    /// Runs the operation and returns the history left, as the assembler would receive it.
+    fn left(settings: &[(&str, serde_json::Value)]) -> (Vec<String>, crate::BuildResult) {
+        let (history, result) = run_on_history(&HistoryOperations, settings, H);
+        (
+            history.iter().map(|m| m.content().to_string()).collect(),
+            result,
+        )
+    }
+
+    #[test]
+    fn truncate_keep_last_n() {
+        let (h, r) = left(&[("count", json!(2))]);
+        assert_eq!(h, ["a4 apple", "u5"]);
+        assert_eq!(r.dropped.len(), 1);
+        assert_eq!(
+            (r.dropped[0].count, r.dropped[0].last_history_index),
+            (4, Some(3))
+        );
+    }
+
+    #[test]
+    fn truncate_modes() {
+        let run = |mode: &str, extra: &[(&str, serde_json::Value)]| {
+            let mut s = vec![("truncateMode", json!(mode)), ("count", json!(2))];
+            s.extend(extra.iter().cloned());
+            left(&s).0
+        };
+        assert_eq!(run("keepFirst", &[]), ["s0", "u1 apple"]);
+        assert_eq!(run("removeFirst", &[]), ["a2", "u3 pear", "a4 apple", "u5"]);
+        assert_eq!(run("removeLast", &[]), ["s0", "u1 apple", "a2", "u3 pear"]);
+        assert_eq!(
+            run("range", &[("rangeStart", json!(1)), ("rangeEnd", json!(3))]),
+            ["u1 apple", "a2"]
+        );
+        assert_eq!(
+            run("range", &[("rangeStart", json!(4))]),
+            ["a4 apple", "u5"]
+        );
+    }
+
+    #[test]
+    fn truncate_by_role_leaves_other_roles_alone() {
+        let (h, _) = left(&[("role", json!("user")), ("count", json!(1))]);
+        assert_eq!(h, ["s0", "a2", "a4 apple", "u5"]);
+    }
+
+    #[test]
+    fn filter_by_roles_and_content() {
+        let (h, _) = left(&[
+            ("operation", json!("filter")),
+            ("roles", json!("user, assistant")),
+        ]);
+        assert_eq!(h, ["u1 apple", "a2", "u3 pear", "a4 apple", "u5"]);
+        let (h, _) = left(&[
+            ("operation", json!("filter")),
+            ("contentContains", json!("apple\npear")),
+        ]);
+        assert_eq!(h, ["u1 apple", "u3 pear", "a4 apple"]);
+        let (h, _) = left(&[
+            ("operation", json!("filter")),
+            ("contentExcludes", json!("apple")),
+        ]);
+        assert_eq!(h, ["s0", "a2", "u3 pear", "u5"]);
+    }
+
+    #[test]
+    fn clear_keeps_system_messages_when_asked() {
+        let (h, _) = left(&[("operation", json!("clear"))]);
+        assert_eq!(h, ["s0"]);
+        let (h, _) = left(&[
+            ("operation", json!("clear")),
+            ("keepSystemMessage", json!(false)),
+        ]);
+        assert!(h.is_empty());
+    }
+
+    #[test]
+    fn per_role_indices_stay_right_after_removal() {
+        let settings = [
+            ("operation", json!("filter")),
+            ("contentExcludes", json!("u3")),
+        ];
+        let (history, _) = run_on_history(&HistoryOperations, &settings, H);
+        assert_eq!(history.count_by_role(Role::User), 2);
+        assert_eq!(
+            history.last_of_role(Role::User).map(|m| m.content()),
+            Some("u5")
+        );
+        let recent: Vec<&str> = history
+            .recent_by_role(Role::User, 2)
+            .iter()
+            .filter_map(|&p| history.get(p as usize))
+            .map(|m| m.content())
+            .collect();
+        assert_eq!(recent, ["u1 apple", "u5"]);
+    }
+}

@@ -1,0 +1,43 @@
+//! `lorebook` (priority 280): keyword activation of lorebook entries (SPEC 6). This issue keeps
+//! its place in the pipeline; activation lands with the lorebook issue. Until then it reports
+//! that a preset's lorebook is not applied, so nobody mistakes silence for "nothing matched".
+
+use crate::pipeline::{PipelineContext, Processor, ProcessorDescriptor, ResolvedConfig};
+use crate::EngineError;
+
+pub struct Lorebook;
+
+const ID: &str = "lorebook";
+
+impl Processor for Lorebook {
+    fn descriptor(&self) -> ProcessorDescriptor {
+        ProcessorDescriptor {
+            id: ID,
+            name: "Lorebook",
+            description: "Activates lorebook entries by keyword and places them like recipe steps.",
+            priority: 280,
+            is_core: false,
+            default_enabled: true,
+            config_fields: Vec::new(),
+        }
+    }
+
+    fn execute(
+        &self,
+        ctx: &mut PipelineContext<'_>,
+        _: &ResolvedConfig,
+    ) -> Result<(), EngineError> {
+        if let Some(book) = &ctx.preset.lorebook {
+            if !book.entries.is_empty() {
+                ctx.warn(
+                    ID,
+                    format!(
+                        "the preset's lorebook ({} entries) is not applied yet: keyword activation is not built",
+                        book.entries.len()
+                    ),
+                );
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,89 @@
+//! `merge-consecutive-roles` (priority 700, off by default): adjacent messages of one role are
+//! joined, for APIs that refuse two turns of the same role in a row.
+
+use crate::pipeline::{
+    ConfigField, PipelineContext, PipelineMessage, Processor, ProcessorDescriptor, ResolvedConfig,
+};
+use crate::EngineError;
+
+pub struct MergeConsecutiveRoles;
+
+const ID: &str = "merge-consecutive-roles";
+
+impl Processor for MergeConsecutiveRoles {
+    fn descriptor(&self) -> ProcessorDescriptor {
+        ProcessorDescriptor {
+            id: ID,
+            name: "Merge consecutive roles",
+            description: "Adjacent messages of the same role are joined into one.",
+            priority: 700,
+            is_core: false,
+            default_enabled: false,
+            config_fields: vec![ConfigField::text("separator", "Separator", "\n\n")
+                .describe("Put between the joined texts.")],
+        }
+    }
+
+    fn execute(
+        &self,
+        ctx: &mut PipelineContext<'_>,
+        config: &ResolvedConfig,
+    ) -> Result<(), EngineError> {
+        let separator = config.str("separator");
+        let before = ctx.messages.len();
+        let mut out: Vec<PipelineMessage> = Vec::with_capacity(before);
+        for m in std::mem::take(&mut ctx.messages) {
+            match out.last_mut() {
+                Some(last) if last.role == m.role && last.name == m.name => {
+                    let text = format!("{}{separator}{}", last.content(), m.content());
+                    last.set_content(text);
+                    last.attachments.extend(m.attachments);
+                    last.truncated |= m.truncated;
+                    last.source.processor = Some(ID.into());
+                }
+                _ => out.push(m),
+            }
+        }
+        let merged = before - out.len();
+        ctx.messages = out;
+        if merged > 0 {
+            ctx.info(
+                ID,
+                format!("{merged} messages merged into their predecessors"),
+            );
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Role;
+    use crate::processors::testing::{roles_and_contents, run_one};
+
+    #[test]
+    fn runs_of_one_role_become_one_message() {
+        let out = run_one(
+            &MergeConsecutiveRoles,
+            &[],
+            &[
+                (Role::System, "s"),
+                (Role::User, "u1"),
+                (Role::User, "note"),
+                (Role::User, "u2"),
+                (Role::Assistant, "a1"),
+                (Role::User, "u3"),
+            ],
+        );
+        assert_eq!(
+            roles_and_contents(&out),
+            [
+                (Role::System, "s".to_string()),
+                (Role::User, "u1\n\nnote\n\nu2".into()),
+                (Role::Assistant, "a1".into()),
+                (Role::User, "u3".into())
+            ]
+        );
+    }
+}

@@ -1,0 +1,150 @@
+//! `regex-processor` (priority 200): the preset's regex rules (SPEC 5.2) on the prompt only. Rules
+//! of scope `history` or `both` rewrite the history here; rules of scope `templates` or `both` are
+//! handed to the injection assembler on the blackboard, which applies them to each template
+//! message after macros. The stored session is never changed: the engine only reads it.
+//!
+//! The default rules strip seed 003's legacy note and favourite blocks, which older clients saved
+//! into the history together with the user's text.
+
+use crate::model::{RegexRule, RegexScope, Role};
+use crate::pipeline::{
+    ConfigField, PipelineContext, Processor, ProcessorDescriptor, ResolvedConfig,
+};
+use crate::regex_rule::CompiledRule;
+use crate::EngineError;
+
+use super::ephemeral_injection::{DOCUMENT_END, DOCUMENT_START, QUOTE_END, QUOTE_START};
+
+pub struct RegexProcessor;
+
+const ID: &str = "regex-processor";
+
+/// The built-in rules, switched by the `defaultRules` setting.
+pub fn default_rules() -> Vec<RegexRule> {
+    let strip = |id: &str, name: &str, start: &str, end: &str| RegexRule {
+        id: id.into(),
+        name: Some(name.into()),
+        pattern: format!(r"{}[\s\S]*?{}\s*", regex::escape(start), regex::escape(end)),
+        replacement: String::new(),
+        flags: String::new(),
+        scope: RegexScope::History,
+        roles: Some(vec![Role::User]),
+        min_depth: None,
+        max_depth: None,
+        enabled: true,
+    };
+    vec![
+        strip(
+            "builtin-strip-legacy-note",
+            "Strip legacy note blocks",
+            DOCUMENT_START,
+            DOCUMENT_END,
+        ),
+        strip(
+            "builtin-strip-legacy-favourites",
+            "Strip legacy favourite blocks",
+            QUOTE_START,
+            QUOTE_END,
+        ),
+    ]
+}
+
+impl Processor for RegexProcessor {
+    fn descriptor(&self) -> ProcessorDescriptor {
+        ProcessorDescriptor {
+            id: ID,
+            name: "Regex rules",
+            description: "Rewrites history and template text with the preset's regex rules, for \
+                          the prompt only; the stored session is never changed.",
+            priority: 200,
+            is_core: false,
+            default_enabled: true,
+            config_fields: vec![ConfigField::boolean("defaultRules", "Built-in rules", true)
+                .describe("Strip the legacy note and favourite blocks that older clients saved into the history.")],
+        }
+    }
+
+    fn execute(
+        &self,
+        ctx: &mut PipelineContext<'_>,
+        config: &ResolvedConfig,
+    ) -> Result<(), EngineError> {
+        let builtin = if config.bool("defaultRules") {
+            default_rules()
+        } else {
+            Vec::new()
+        };
+        let preset_rules = ctx.preset.regex_rules.as_deref().unwrap_or_default();
+        let mut history_rules = Vec::new();
+        for rule in builtin.iter().chain(preset_rules).filter(|r| r.enabled) {
+            let compiled = match CompiledRule::new(rule) {
+                Ok(c) => c,
+                Err(e) => {
+                    // Validation refuses these on save; a build still never fails on one.
+                    ctx.warn(ID, format!("rule \"{}\" skipped: {e}", rule.id));
+                    continue;
+                }
+            };
+            if matches!(rule.scope, RegexScope::Templates | RegexScope::Both) {
+                ctx.blackboard.template_rules.push(compiled.clone());
+            }
+            if matches!(rule.scope, RegexScope::History | RegexScope::Both) {
+                history_rules.push(compiled);
+            }
+        }
+        if history_rules.is_empty() {
+            return Ok(());
+        }
+        let n = ctx.history.len();
+        let mut changed = vec![0u32; history_rules.len()];
+        for i in 0..n {
+            let Some(m) = ctx.history.get(i) else { break };
+            let (role, depth) = (m.role, (n - 1 - i) as u32);
+            let mut text: Option<String> = None;
+            for (k, rule) in history_rules.iter().enumerate() {
+                if !rule.applies(role, Some(depth)) {
+                    continue;
+                }
+                let current = text.as_deref().unwrap_or_else(|| m.content());
+                if let Some(next) = rule.apply(current) {
+                    text = Some(next);
+                    changed[k] += 1;
+                }
+            }
+            if let Some(text) = text {
+                ctx.history.set_content(i, text);
+            }
+        }
+        for (rule, count) in history_rules.iter().zip(changed) {
+            if count > 0 {
+                ctx.info(
+                    ID,
+                    format!("rule \"{}\" changed {count} history messages", rule.id),
+                );
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_rules_strip_the_seed_markers() {
+        let rules = default_rules();
+        let text = format!("{DOCUMENT_START}\nold note\n{DOCUMENT_END}\n\nwhat is this?");
+        let stripped = CompiledRule::new(&rules[0])
+            .expect("compiles")
+            .apply(&text)
+            .expect("matched");
+        assert_eq!(stripped, "what is this?");
+        let text = format!("a {QUOTE_START}x{QUOTE_END} b");
+        let stripped = CompiledRule::new(&rules[1])
+            .expect("compiles")
+            .apply(&text)
+            .expect("matched");
+        assert_eq!(stripped, "a b");
+    }
+}

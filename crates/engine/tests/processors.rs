@@ -1,0 +1,170 @@
+//! The processors of SPEC 5 inside whole builds: what they promise to the user.
+
+mod common;
+
+use common::*;
+use promptloom_engine::model::{RegexRule, RegexScope, Role};
+use promptloom_engine::pipeline::{Ephemeral, EphemeralKind, SourceKind};
+use serde_json::json;
+
+fn chat_preset() -> promptloom_engine::model::AgentPreset {
+    preset(
+        json!([
+            { "id": "main", "role": "system", "content": "You are {{char}}. Be brief." },
+            { "id": "hist", "role": "system", "type": "chat_history" },
+            { "id": "note", "role": "system", "content": "[Author's note: keep it short]" },
+            { "id": "post", "role": "system", "content": "Reply as {{char}}." },
+        ]),
+        one_recipe(json!([
+            { "messageId": "main", "enabled": true },
+            { "messageId": "hist", "enabled": true },
+            { "messageId": "note", "enabled": true, "injectionStrategy": { "depth": 2 } },
+            { "messageId": "post", "enabled": true },
+        ])),
+    )
+}
+
+fn rule(id: &str, pattern: &str, replacement: &str, scope: RegexScope) -> RegexRule {
+    RegexRule {
+        id: id.into(),
+        name: None,
+        pattern: pattern.into(),
+        replacement: replacement.into(),
+        flags: String::new(),
+        scope,
+        roles: None,
+        min_depth: None,
+        max_depth: None,
+        enabled: true,
+    }
+}
+
+#[test]
+fn regex_rules_rewrite_the_prompt_and_never_the_stored_session() {
+    let mut p = chat_preset();
+    p.regex_rules = Some(vec![
+        rule("shout", "brief", "BRIEF", RegexScope::Templates),
+        rule("names", r"\bBob\b", "Robert", RegexScope::History),
+        rule("both", "short", "concise", RegexScope::Both),
+    ]);
+    let session = session_of(&["u1 Bob is short", "a1 hi Bob", "u2 short"]);
+    let stored = serde_json::to_string(&session).expect("serializes");
+    let r = run(&p, &session);
+    assert_eq!(
+        contents(&r),
+        [
+            "You are Test. Be BRIEF.",
+            "u1 Robert is concise",
+            "[Author's note: keep it concise]",
+            "a1 hi Robert",
+            "u2 concise",
+            "Reply as Test.",
+        ]
+    );
+    assert_eq!(serde_json::to_string(&session).expect("serializes"), stored);
+}
+
+#[test]
+fn regex_rules_honour_roles_and_depth() {
+    let mut p = chat_preset();
+    let mut r1 = rule("old-only", "x", "y", RegexScope::History);
+    r1.min_depth = Some(2);
+    let mut r2 = rule("assistant-only", "z", "w", RegexScope::History);
+    r2.roles = Some(vec![Role::Assistant]);
+    p.regex_rules = Some(vec![r1, r2]);
+    let r = run(&p, &session_of(&["ux z", "ax z", "ux z"]));
+    let history: Vec<_> = r
+        .messages
+        .iter()
+        .filter(|m| m.source.kind == SourceKind::History)
+        .map(|m| m.content.as_str())
+        .collect();
+    assert_eq!(history, ["uy z", "ax w", "ux z"]);
+}
+
+#[test]
+fn an_invalid_rule_built_in_code_is_skipped_with_a_warning_and_the_build_goes_on() {
+    let mut p = chat_preset();
+    p.regex_rules = Some(vec![rule("broken", "(open", "", RegexScope::Both)]);
+    let r = run(&p, &session_of(&["u1"]));
+    assert!(any_warning(&r, "broken"), "{:?}", warnings(&r));
+    assert_eq!(r.messages.len(), 4);
+}
+
+#[test]
+fn legacy_note_blocks_are_stripped_from_history_by_default() {
+    let p = chat_preset();
+    let old = "—————当前笔记————\nold note\n—————当前笔记如上————\n\nwhat now?";
+    let session = session_from(json!({ "formatVersion": 1, "id": "s", "messages": [
+        { "role": "user", "content": "u1" },
+        { "role": "assistant", "content": "a1" },
+        { "role": "user", "content": old },
+    ]}));
+    let r = run(&p, &session);
+    assert!(
+        contents(&r).contains(&"what now?".to_string()),
+        "{:?}",
+        contents(&r)
+    );
+}
+
+#[test]
+fn ephemeral_content_reaches_the_prompt_counts_against_the_budget_and_is_never_stored() {
+    let p = chat_preset();
+    let session = session_of(&["u1", "a1", "u2"]);
+    let stored = serde_json::to_string(&session).expect("serializes");
+    let plain = run(&p, &session);
+    let mut options = options();
+    options.ephemeral = Some(Ephemeral {
+        kind: EphemeralKind::Quote,
+        label: None,
+        content: "a quoted passage".into(),
+    });
+    let r = try_run(&p, &session, "gpt-4o", &options).expect("builds");
+    let last_user = r
+        .messages
+        .iter()
+        .rev()
+        .find(|m| m.role == Role::User)
+        .expect("user message");
+    assert!(last_user.content.contains("a quoted passage"));
+    assert!(last_user.content.ends_with("u2"));
+    assert_eq!(last_user.source.ephemeral, Some(EphemeralKind::Quote));
+    assert!(r.tokens.total > plain.tokens.total);
+    assert_eq!(serde_json::to_string(&session).expect("serializes"), stored);
+    // The next build without the option is back to the plain prompt.
+    assert_eq!(contents(&run(&p, &session)), contents(&plain));
+}
+
+#[test]
+fn anthropic_profile_gives_one_leading_system_and_alternating_turns_keeping_depth_notes() {
+    let p = chat_preset();
+    let session = session_of(&["a0 greeting", "u1", "a1", "u2", "a2", "u3"]);
+    let r = try_run(&p, &session, "claude-3-5-sonnet", &options()).expect("builds");
+    let roles: Vec<Role> = r.messages.iter().map(|m| m.role).collect();
+    assert_eq!(roles[0], Role::System);
+    assert!(roles[1..].iter().all(|r| *r != Role::System), "{roles:?}");
+    assert_eq!(roles[1], Role::User, "the first turn is a user turn");
+    assert!(
+        roles[1..].windows(2).all(|w| w[0] != w[1]),
+        "turns alternate: {roles:?}"
+    );
+    let all = contents(&r).join("\n");
+    assert!(
+        all.contains("[Author's note: keep it short]"),
+        "depth note kept"
+    );
+    assert!(
+        all.contains("Reply as Test."),
+        "post-history instruction kept"
+    );
+    // For gpt-4o nothing is reshaped: the assembly as it is.
+    let gpt = run(&p, &session);
+    assert!(
+        gpt.messages
+            .iter()
+            .filter(|m| m.role == Role::System)
+            .count()
+            >= 3
+    );
+}
