@@ -25,6 +25,9 @@ pub enum EngineError {
     NoRecipe { model: String, filters: String },
     #[error("processor \"{processor}\": {message}")]
     Processor { processor: String, message: String },
+    /// An attachment's bytes could not be had (a missing file, base64 that does not decode).
+    #[error("attachment \"{name}\": {message}")]
+    Asset { name: String, message: String },
 }
 
 impl EngineError {
@@ -37,6 +40,7 @@ impl EngineError {
             EngineError::UnknownTemplate { .. } => "unknown_template",
             EngineError::NoRecipe { .. } => "no_recipe",
             EngineError::Processor { .. } => "processor",
+            EngineError::Asset { .. } => "asset",
         }
     }
 

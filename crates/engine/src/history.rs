@@ -107,6 +107,26 @@ impl History {
         self.reindex();
     }
 
+    /// Replaces message `index` whole; its role may change, so the indices are kept right.
+    pub fn replace(&mut self, index: usize, message: PipelineMessage) {
+        let Some(slot) = self.items.get_mut(index) else {
+            return;
+        };
+        let old_role = slot.role;
+        *slot = message;
+        let new_role = self.items[index].role;
+        if old_role != new_role {
+            let at = index as u32;
+            let old = &mut self.by_role[old_role.index()];
+            if let Ok(k) = old.binary_search(&at) {
+                old.remove(k);
+            }
+            let new = &mut self.by_role[new_role.index()];
+            let k = new.partition_point(|&p| p < at);
+            new.insert(k, at);
+        }
+    }
+
     /// Positions of every message of `role`, ascending.
     pub fn positions_of(&self, role: Role) -> &[u32] {
         &self.by_role[role.index()]

@@ -1,6 +1,7 @@
 //! Promptloom's engine: the data model, recipe choice and assembly, macros, token counting and the
 //! processor pipeline. Pure Rust: no Tauri, no SQLite, no dialogs (STYLE.md).
 
+pub mod assets;
 mod error;
 pub mod history;
 pub mod macros;
@@ -9,6 +10,7 @@ pub mod pattern;
 pub mod pipeline;
 pub mod processors;
 pub mod profiles;
+pub mod providers;
 pub mod recipe;
 pub mod regex_rule;
 pub mod tokens;

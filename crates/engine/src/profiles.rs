@@ -24,6 +24,8 @@ pub struct Capabilities {
     pub documents: bool,
     /// Whether the API takes system messages in the message list.
     pub system_role: bool,
+    #[serde(default)]
+    pub video: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -129,6 +131,7 @@ pub fn builtin_profiles() -> Vec<ModelProfile> {
         audio,
         documents,
         system_role,
+        video: false,
     };
     let mut anthropic = profile(
         "anthropic-claude",
@@ -146,7 +149,7 @@ pub fn builtin_profiles() -> Vec<ModelProfile> {
         "merge-consecutive-roles",
         "ensure-alternation",
     ]);
-    let gemini = profile(
+    let mut gemini = profile(
         "google-gemini",
         "Google Gemini",
         &["gemini-*", "google/*"],
@@ -156,6 +159,9 @@ pub fn builtin_profiles() -> Vec<ModelProfile> {
         estimate,
         caps(true, true, true, false),
     );
+    gemini.capabilities.video = true;
+    // One `systemInstruction` and user/model turns.
+    gemini.processors = enable(&["convert-system-to-user", "merge-consecutive-roles"]);
     vec![
         profile(
             "openai-gpt-4o",

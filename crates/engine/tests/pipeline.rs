@@ -233,6 +233,7 @@ fn rebuilding_after_one_template_edit_recounts_one_message() {
             options: &options,
             tokens: &cache,
             profiles: &[],
+            assets: &promptloom_engine::assets::InlineAssets,
         })
         .expect("builds")
     };

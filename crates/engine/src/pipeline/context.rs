@@ -120,6 +120,7 @@ pub struct PipelineContext<'a> {
     pub profile: ModelProfile,
     pub tokenizer: TokenizerChoice,
     pub tokens: &'a TokenCache,
+    pub assets: &'a dyn crate::assets::AssetSource,
     /// The session history in intermediate form, filled by `session-loader`, consumed by the
     /// injection assembler.
     pub history: History,
@@ -146,6 +147,7 @@ impl<'a> PipelineContext<'a> {
             tokenizer: profile.tokenizer_choice(),
             profile: profile.clone(),
             tokens: request.tokens,
+            assets: request.assets,
             history: History::new(),
             messages: Vec::new(),
             blackboard: Blackboard::default(),

@@ -15,6 +15,7 @@ pub use context::*;
 pub use message::*;
 pub use result::*;
 
+use crate::assets::AssetSource;
 use crate::model::{AgentPreset, Session};
 use crate::profiles::ModelProfile;
 use crate::tokens::TokenCache;
@@ -132,6 +133,8 @@ pub struct BuildRequest<'a> {
     pub tokens: &'a TokenCache,
     /// User profiles, searched before the built-in ones.
     pub profiles: &'a [ModelProfile],
+    /// Where attachment bytes come from.
+    pub assets: &'a dyn AssetSource,
 }
 
 impl BuildRequest<'_> {

@@ -1,5 +1,6 @@
 //! The built-in processors of SPEC 5, one file each, named by id.
 
+mod asset_resolver;
 mod convert_system_to_user;
 mod ensure_alternation;
 mod ephemeral_injection;
@@ -12,10 +13,12 @@ mod merge_system_to_head;
 mod regex_processor;
 mod session_loader;
 mod token_limiter;
+mod transcription_processor;
 
 #[cfg(test)]
 pub(crate) mod testing;
 
+pub use asset_resolver::AssetResolver;
 pub use convert_system_to_user::ConvertSystemToUser;
 pub use ensure_alternation::EnsureAlternation;
 pub use ephemeral_injection::EphemeralInjection;
@@ -28,6 +31,7 @@ pub use merge_system_to_head::MergeSystemToHead;
 pub use regex_processor::{default_rules, RegexProcessor};
 pub use session_loader::SessionLoader;
 pub use token_limiter::TokenLimiter;
+pub use transcription_processor::TranscriptionProcessor;
 
 use crate::pipeline::Processor;
 
@@ -37,6 +41,7 @@ pub fn builtin() -> Vec<Box<dyn Processor>> {
         Box::new(SessionLoader),
         Box::new(HistoryOperations),
         Box::new(RegexProcessor),
+        Box::new(TranscriptionProcessor),
         Box::new(Lorebook),
         Box::new(InjectionAssembler),
         Box::new(EphemeralInjection),
@@ -46,5 +51,6 @@ pub fn builtin() -> Vec<Box<dyn Processor>> {
         Box::new(ConvertSystemToUser),
         Box::new(MergeConsecutiveRoles),
         Box::new(EnsureAlternation),
+        Box::new(AssetResolver),
     ]
 }

@@ -55,6 +55,7 @@ pub fn with_context<R>(
         options,
         tokens: &cache,
         profiles: &[],
+        assets: &crate::assets::InlineAssets,
     };
     let profile = request.profile();
     let ctx = PipelineContext::new(&request, &profile);

@@ -77,6 +77,7 @@ pub fn try_run(
         options,
         tokens: &cache,
         profiles: &[],
+        assets: &promptloom_engine::assets::InlineAssets,
     })
 }
 

@@ -1,0 +1,99 @@
+//! `asset-resolver` (priority 10000, last): every attachment still referenced is checked against
+//! the model's provider format and capabilities. What the model takes stays, to be read and
+//! encoded only when the request body is built (`providers::request_body`); what it cannot take
+//! becomes a short text note in the message and a warning, never a silent drop.
+
+use crate::pipeline::{
+    DropAction, DroppedItem, PipelineContext, Processor, ProcessorDescriptor, ResolvedConfig,
+};
+use crate::providers::accepts;
+use crate::EngineError;
+
+pub struct AssetResolver;
+
+const ID: &str = "asset-resolver";
+
+impl Processor for AssetResolver {
+    fn descriptor(&self) -> ProcessorDescriptor {
+        ProcessorDescriptor {
+            id: ID,
+            name: "Asset resolver",
+            description: "Turns attachments into the provider's form; what the model cannot take \
+                          becomes a text note.",
+            priority: 10_000,
+            is_core: true,
+            default_enabled: true,
+            config_fields: Vec::new(),
+        }
+    }
+
+    fn execute(
+        &self,
+        ctx: &mut PipelineContext<'_>,
+        _: &ResolvedConfig,
+    ) -> Result<(), EngineError> {
+        let format = ctx.profile.provider_format;
+        let caps = ctx.profile.capabilities;
+        let session = ctx.session;
+        let mut warnings = Vec::new();
+        let mut dropped = Vec::new();
+        let mut kept_count = 0;
+        for m in &mut ctx.messages {
+            if m.attachments.is_empty() {
+                continue;
+            }
+            let mut notes = String::new();
+            let mut kept = Vec::with_capacity(m.attachments.len());
+            for r in &m.attachments {
+                let Some(a) = session
+                    .messages
+                    .get(r.message as usize)
+                    .and_then(|s| s.attachments.get(r.attachment as usize))
+                else {
+                    continue;
+                };
+                match accepts(format, &caps, a) {
+                    Ok(()) => {
+                        kept.push(*r);
+                        kept_count += 1;
+                    }
+                    Err(why) => {
+                        notes.push_str(&format!(
+                            "\n\n[Attachment \"{}\" ({}) not sent: {why}]",
+                            a.name, a.mime
+                        ));
+                        warnings.push(format!(
+                            "attachment \"{}\" not sent to {}: {why}",
+                            a.name, ctx.model
+                        ));
+                        dropped.push(DroppedItem {
+                            processor: ID.into(),
+                            action: DropAction::Dropped,
+                            source: m.source.clone(),
+                            count: 1,
+                            last_history_index: None,
+                            tokens: None,
+                            reason: format!("attachment \"{}\": {why}; replaced by a note", a.name),
+                        });
+                    }
+                }
+            }
+            if !notes.is_empty() {
+                let text = format!("{}{notes}", m.content());
+                m.set_content(text);
+            }
+            m.attachments = kept;
+        }
+        for w in warnings {
+            ctx.warn(ID, w);
+        }
+        ctx.dropped.extend(dropped);
+        if kept_count > 0 {
+            ctx.info(
+                ID,
+                format!("{kept_count} attachments go to the provider as files"),
+            );
+        }
+        Ok(())
+    }
+}

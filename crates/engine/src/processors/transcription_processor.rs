@@ -1,0 +1,138 @@
+//! `transcription-processor` (priority 250): text attachments are read and inlined into their
+//! message; for a model without the modality, the stored transcript of an audio, video, image or
+//! document attachment is inlined in its place. What is inlined leaves the attachment list, so
+//! the asset resolver only sees what still has to travel as a file.
+
+use crate::model::{Attachment, AttachmentKind};
+use crate::pipeline::{
+    ConfigField, PipelineContext, Processor, ProcessorDescriptor, ResolvedConfig,
+};
+use crate::EngineError;
+
+pub struct TranscriptionProcessor;
+
+const ID: &str = "transcription-processor";
+
+/// MIME types read as text besides `text/*`.
+const TEXT_TYPES: &[&str] = &[
+    "application/json",
+    "application/xml",
+    "application/x-yaml",
+    "application/yaml",
+    "application/toml",
+    "application/javascript",
+    "application/x-sh",
+    "application/sql",
+];
+
+pub fn is_text(attachment: &Attachment) -> bool {
+    let mime = attachment.mime.to_ascii_lowercase();
+    attachment.kind == AttachmentKind::Text
+        || mime.starts_with("text/")
+        || TEXT_TYPES.contains(&mime.as_str())
+}
+
+impl Processor for TranscriptionProcessor {
+    fn descriptor(&self) -> ProcessorDescriptor {
+        ProcessorDescriptor {
+            id: ID,
+            name: "Transcription",
+            description: "Inlines text attachments, and stored transcripts for models that cannot \
+                          take the original medium.",
+            priority: 250,
+            is_core: false,
+            default_enabled: true,
+            config_fields: vec![
+                ConfigField::boolean("inlineText", "Inline text attachments", true),
+                ConfigField::number("maxTextChars", "Longest text inlined", 200_000.0)
+                    .describe("Longer text is cut, with a note saying so."),
+                ConfigField::boolean("useTranscripts", "Use stored transcripts", true)
+                    .describe("For a model without the medium's modality."),
+            ],
+        }
+    }
+
+    fn execute(
+        &self,
+        ctx: &mut PipelineContext<'_>,
+        config: &ResolvedConfig,
+    ) -> Result<(), EngineError> {
+        let inline_text = config.bool("inlineText");
+        let use_transcripts = config.bool("useTranscripts");
+        let max_chars = config
+            .number("maxTextChars")
+            .map_or(200_000, |n| n.max(0.0) as usize);
+        let caps = ctx.profile.capabilities;
+        let session = ctx.session;
+        let (mut inlined, mut transcribed) = (0, 0);
+        let mut warnings = Vec::new();
+        for i in 0..ctx.history.len() {
+            let Some(m) = ctx.history.get(i) else { break };
+            if m.attachments.is_empty() {
+                continue;
+            }
+            let mut text = m.content().to_string();
+            let mut kept = Vec::with_capacity(m.attachments.len());
+            for r in &m.attachments {
+                let Some(a) = session
+                    .messages
+                    .get(r.message as usize)
+                    .and_then(|s| s.attachments.get(r.attachment as usize))
+                else {
+                    continue;
+                };
+                if inline_text && is_text(a) {
+                    match ctx.assets.load(a) {
+                        Ok(bytes) => {
+                            let body = String::from_utf8_lossy(&bytes);
+                            let mut body: String = body.chars().take(max_chars).collect();
+                            if body.len() < bytes.len() && body.chars().count() == max_chars {
+                                body.push_str(&format!("\n[… cut at {max_chars} characters]"));
+                            }
+                            text.push_str(&format!(
+                                "\n\n[Attachment: {}]\n{}",
+                                a.name,
+                                body.trim_end()
+                            ));
+                            inlined += 1;
+                        }
+                        Err(e) => {
+                            warnings.push(format!("text attachment \"{}\" not read: {e}", a.name));
+                            kept.push(*r);
+                        }
+                    }
+                    continue;
+                }
+                let lacks = match a.kind {
+                    AttachmentKind::Image => !caps.vision,
+                    AttachmentKind::Audio => !caps.audio,
+                    AttachmentKind::Video => !caps.video,
+                    AttachmentKind::Document | AttachmentKind::Text => !caps.documents,
+                };
+                match (&a.transcript, lacks && use_transcripts) {
+                    (Some(t), true) if !t.trim().is_empty() => {
+                        text.push_str(&format!("\n\n[Transcript of {}]\n{}", a.name, t.trim_end()));
+                        transcribed += 1;
+                    }
+                    _ => kept.push(*r),
+                }
+            }
+            if kept.len() != m.attachments.len() {
+                let mut m = m.clone();
+                m.attachments = kept;
+                m.set_content(text);
+                ctx.history.replace(i, m);
+            }
+        }
+        for w in warnings {
+            ctx.warn(ID, w);
+        }
+        if inlined + transcribed > 0 {
+            ctx.info(
+                ID,
+                format!("{inlined} text attachments inlined, {transcribed} transcripts used"),
+            );
+        }
+        Ok(())
+    }
+}

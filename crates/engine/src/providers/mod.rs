@@ -1,0 +1,147 @@
+//! SPEC 5.7: the final request per provider format, built from a finished build. Attachments are
+//! read and base64-encoded only here, at the very end.
+//!
+//! The body types follow the providers' public API references: OpenAI Chat Completions
+//! (`messages` with text, `image_url`, `input_audio` and `file` content parts), Anthropic Messages
+//! (top-level `system`, `image` and `document` blocks with base64 sources) and Gemini
+//! `generateContent` (`systemInstruction`, `contents` with `inline_data` parts).
+
+mod anthropic;
+mod gemini;
+mod openai;
+
+use serde_json::Value;
+
+use crate::assets::AssetSource;
+use crate::model::{Attachment, AttachmentKind, Session};
+use crate::pipeline::{BuildResult, BuiltMessage};
+use crate::profiles::{Capabilities, ProviderFormat};
+use crate::EngineError;
+
+/// Whether a model of this format and these capabilities takes `attachment` as it is; the error
+/// says why not, in words for the preview.
+pub fn accepts(
+    format: ProviderFormat,
+    caps: &Capabilities,
+    attachment: &Attachment,
+) -> Result<(), String> {
+    let mime = attachment.mime.to_ascii_lowercase();
+    let refuse = |why: &str| Err(why.to_string());
+    match attachment.kind {
+        AttachmentKind::Image => {
+            if !caps.vision {
+                return refuse("the model does not take images");
+            }
+            match mime.as_str() {
+                "image/png" | "image/jpeg" | "image/jpg" | "image/gif" | "image/webp" => Ok(()),
+                _ => refuse("only PNG, JPEG, GIF and WebP images are taken"),
+            }
+        }
+        AttachmentKind::Audio => {
+            if !caps.audio {
+                return refuse("the model does not take audio");
+            }
+            match format {
+                ProviderFormat::OpenaiChat if openai::audio_format(&mime).is_some() => Ok(()),
+                ProviderFormat::OpenaiChat => refuse("only WAV and MP3 audio is taken"),
+                ProviderFormat::Gemini if mime.starts_with("audio/") => Ok(()),
+                _ => refuse("the API does not take audio"),
+            }
+        }
+        AttachmentKind::Video => match format {
+            ProviderFormat::Gemini if caps.video && mime.starts_with("video/") => Ok(()),
+            _ => refuse("the model does not take video"),
+        },
+        AttachmentKind::Document | AttachmentKind::Text => {
+            if !caps.documents {
+                return refuse("the model does not take documents");
+            }
+            let text = mime.starts_with("text/");
+            match format {
+                ProviderFormat::OpenaiChat if mime == "application/pdf" => Ok(()),
+                ProviderFormat::OpenaiChat => refuse("only PDF files are taken as file parts"),
+                ProviderFormat::AnthropicMessages if mime == "application/pdf" || text => Ok(()),
+                ProviderFormat::AnthropicMessages => {
+                    refuse("only PDF and plain text documents are taken")
+                }
+                ProviderFormat::Gemini if mime == "application/pdf" || text => Ok(()),
+                ProviderFormat::Gemini => refuse("only PDF and text documents are taken"),
+            }
+        }
+    }
+}
+
+/// One attachment with its bytes, ready to encode.
+pub(crate) struct Loaded<'a> {
+    pub attachment: &'a Attachment,
+    pub base64: String,
+}
+
+/// The attachments a built message carries, read through `assets`.
+pub(crate) fn load<'a>(
+    message: &BuiltMessage,
+    session: &'a Session,
+    assets: &dyn AssetSource,
+) -> Result<Vec<Loaded<'a>>, EngineError> {
+    message
+        .attachments
+        .iter()
+        .filter_map(|r| {
+            session
+                .messages
+                .get(r.message as usize)
+                .and_then(|m| m.attachments.get(r.attachment as usize))
+        })
+        .map(|attachment| {
+            let bytes = assets
+                .load(attachment)
+                .map_err(|message| EngineError::Asset {
+                    name: attachment.name.clone(),
+                    message,
+                })?;
+            Ok(Loaded {
+                attachment,
+                base64: crate::assets::encode(&bytes),
+            })
+        })
+        .collect()
+}
+
+/// The leading system messages joined into one text (for the APIs with a top-level system
+/// field), and the messages after them.
+pub(crate) fn split_system(result: &BuildResult) -> (Option<String>, &[BuiltMessage]) {
+    let leading = result
+        .messages
+        .iter()
+        .take_while(|m| m.role == crate::model::Role::System)
+        .count();
+    let system = (leading > 0).then(|| {
+        result.messages[..leading]
+            .iter()
+            .map(|m| m.content.as_str())
+            .collect::<Vec<_>>()
+            .join("\n\n")
+    });
+    (system, &result.messages[leading..])
+}
+
+pub(crate) fn to_json(body: impl serde::Serialize) -> Result<Value, EngineError> {
+    serde_json::to_value(body).map_err(|e| EngineError::Processor {
+        processor: "asset-resolver".into(),
+        message: format!("the request body does not serialize: {e}"),
+    })
+}
+
+/// The request body a build would send for `format`.
+pub fn request_body(
+    format: ProviderFormat,
+    result: &BuildResult,
+    session: &Session,
+    assets: &dyn AssetSource,
+) -> Result<Value, EngineError> {
+    match format {
+        ProviderFormat::OpenaiChat => openai::body(result, session, assets),
+        ProviderFormat::AnthropicMessages => anthropic::body(result, session, assets),
+        ProviderFormat::Gemini => gemini::body(result, session, assets),
+    }
+}

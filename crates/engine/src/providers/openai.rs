@@ -1,0 +1,121 @@
+//! OpenAI Chat Completions: `{ model, messages, max_completion_tokens }`. A message's content is a
+//! string, or an array of parts when it carries attachments: `text`, `image_url` (a data URI),
+//! `input_audio` (base64 with its format, wav or mp3) and `file` (a PDF as a data URI).
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::{load, to_json};
+use crate::assets::AssetSource;
+use crate::model::{AttachmentKind, Session};
+use crate::pipeline::BuildResult;
+use crate::EngineError;
+
+#[derive(Serialize)]
+struct Body<'a> {
+    model: &'a str,
+    messages: Vec<Message<'a>>,
+    max_completion_tokens: u32,
+}
+
+#[derive(Serialize)]
+struct Message<'a> {
+    role: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    name: Option<&'a str>,
+    content: Content<'a>,
+}
+
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Content<'a> {
+    Text(&'a str),
+    Parts(Vec<Part<'a>>),
+}
+
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Part<'a> {
+    Text { text: &'a str },
+    ImageUrl { image_url: ImageUrl },
+    InputAudio { input_audio: InputAudio },
+    File { file: File<'a> },
+}
+
+#[derive(Serialize)]
+struct ImageUrl {
+    url: String,
+}
+
+#[derive(Serialize)]
+struct InputAudio {
+    data: String,
+    format: &'static str,
+}
+
+#[derive(Serialize)]
+struct File<'a> {
+    filename: &'a str,
+    file_data: String,
+}
+
+/// The `input_audio` format for a MIME type, if Chat Completions takes it.
+pub(super) fn audio_format(mime: &str) -> Option<&'static str> {
+    match mime {
+        "audio/wav" | "audio/x-wav" | "audio/wave" => Some("wav"),
+        "audio/mpeg" | "audio/mp3" => Some("mp3"),
+        _ => None,
+    }
+}
+
+pub(super) fn body(
+    result: &BuildResult,
+    session: &Session,
+    assets: &dyn AssetSource,
+) -> Result<Value, EngineError> {
+    let mut messages = Vec::with_capacity(result.messages.len());
+    for m in &result.messages {
+        let loaded = load(m, session, assets)?;
+        let content = if loaded.is_empty() {
+            Content::Text(&m.content)
+        } else {
+            let mut parts = Vec::with_capacity(loaded.len() + 1);
+            if !m.content.is_empty() {
+                parts.push(Part::Text { text: &m.content });
+            }
+            for l in loaded {
+                let a = l.attachment;
+                let data_uri = || format!("data:{};base64,{}", a.mime, l.base64);
+                parts.push(match a.kind {
+                    AttachmentKind::Image => Part::ImageUrl {
+                        image_url: ImageUrl { url: data_uri() },
+                    },
+                    AttachmentKind::Audio => Part::InputAudio {
+                        input_audio: InputAudio {
+                            format: audio_format(&a.mime.to_ascii_lowercase()).unwrap_or("wav"),
+                            data: l.base64.clone(),
+                        },
+                    },
+                    _ => Part::File {
+                        file: File {
+                            filename: &a.name,
+                            file_data: data_uri(),
+                        },
+                    },
+                });
+            }
+            Content::Parts(parts)
+        };
+        messages.push(Message {
+            role: m.role.as_str(),
+            name: m.name.as_deref(),
+            content,
+        });
+    }
+    let body = Body {
+        model: &result.model,
+        messages,
+        max_completion_tokens: result.tokens.reserved_reply,
+    };
+    to_json(body)
+}
