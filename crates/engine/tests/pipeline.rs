@@ -316,6 +316,7 @@ fn pipeline_runs_in_priority_order_and_lists_its_processors() {
             ("session-loader", 100),
             ("history-operations", 150),
             ("regex-processor", 200),
+            ("transcription-processor", 250),
             ("lorebook", 280),
             ("injection-assembler", 300),
             ("ephemeral-injection", 350),
@@ -325,6 +326,7 @@ fn pipeline_runs_in_priority_order_and_lists_its_processors() {
             ("convert-system-to-user", 600),
             ("merge-consecutive-roles", 700),
             ("ensure-alternation", 800),
+            ("asset-resolver", 10000),
         ]
     );
     let r = run(&worked_example(), &session_of(&["u1"]));
@@ -332,4 +334,29 @@ fn pipeline_runs_in_priority_order_and_lists_its_processors() {
     let first = |id: &str| order.iter().position(|p| *p == id).expect("logged");
     assert!(first("session-loader") < first("injection-assembler"));
     assert!(first("injection-assembler") < first("token-limiter"));
+}
+
+#[test]
+fn macros_in_a_build_read_the_build_timestamp_and_the_session_seed() {
+    let p = preset(
+        json!([{ "id": "sys", "role": "system",
+                 "content": "{{date}} {{weekday}} {{random::a::b::c::d::e::f::g::h}}{{setvar::n::1}}{{addvar::n::2}}" }]),
+        one_recipe(json!([{ "messageId": "sys", "enabled": true }])),
+    );
+    let s = session_of(&["u1"]);
+    let first = run(&p, &s);
+    let text = &first.messages[0].content;
+    assert!(text.starts_with("November 22, 2026 Sunday "), "{text}");
+    assert_eq!(first.variables.get("n").map(String::as_str), Some("3"));
+    // The same build again: the same choice, so the live preview does not flicker.
+    assert_eq!(run(&p, &s).messages[0].content, *text);
+    // Another timestamp changes the date and nothing else.
+    let mut later = options();
+    later.timestamp =
+        chrono::DateTime::parse_from_rfc3339("2026-11-23T09:00:00+00:00").expect("time");
+    let next = try_run(&p, &s, "gpt-4o", &later).expect("builds");
+    assert_eq!(
+        next.messages[0].content,
+        text.replace("November 22, 2026 Sunday", "November 23, 2026 Monday")
+    );
 }
