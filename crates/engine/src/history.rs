@@ -187,3 +187,98 @@ impl FromIterator<PipelineMessage> for History {
         history
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::Source;
+    use proptest::prelude::*;
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        Push(Role),
+        Insert(usize, Role),
+        Remove(usize),
+        Replace(usize, Role),
+        RetainEvery(usize),
+    }
+
+    fn role() -> impl Strategy<Value = Role> {
+        prop::sample::select(vec![Role::System, Role::User, Role::Assistant, Role::Tool])
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            3 => role().prop_map(Op::Push),
+            2 => (0usize..60, role()).prop_map(|(i, r)| Op::Insert(i, r)),
+            2 => (0usize..60).prop_map(Op::Remove),
+            1 => (0usize..60, role()).prop_map(|(i, r)| Op::Replace(i, r)),
+            1 => (2usize..5).prop_map(Op::RetainEvery),
+        ]
+    }
+
+    fn message(role: Role, tag: usize) -> PipelineMessage {
+        PipelineMessage::new(role, format!("m{tag}"), Source::history(tag))
+    }
+
+    proptest! {
+        /// Every operation keeps the per-role indices equal to a fresh scan of the messages.
+        #[test]
+        fn per_role_indices_stay_right_through_every_operation(ops in prop::collection::vec(op(), 0..80)) {
+            let mut h = History::new();
+            let mut model: Vec<PipelineMessage> = Vec::new();
+            for (tag, op) in ops.into_iter().enumerate() {
+                match op {
+                    Op::Push(r) => {
+                        h.push(message(r, tag));
+                        model.push(message(r, tag));
+                    }
+                    Op::Insert(i, r) => {
+                        h.insert(i, message(r, tag));
+                        model.insert(i.min(model.len()), message(r, tag));
+                    }
+                    Op::Remove(i) => {
+                        let removed = h.remove(i);
+                        prop_assert_eq!(removed.is_some(), i < model.len());
+                        if i < model.len() {
+                            model.remove(i);
+                        }
+                    }
+                    Op::Replace(i, r) => {
+                        h.replace(i, message(r, tag));
+                        if let Some(slot) = model.get_mut(i) {
+                            *slot = message(r, tag);
+                        }
+                    }
+                    Op::RetainEvery(k) => {
+                        h.retain_indexed(|i, _| i % k != 0);
+                        let mut i = 0;
+                        model.retain(|_| {
+                            i += 1;
+                            (i - 1) % k != 0
+                        });
+                    }
+                }
+                prop_assert_eq!(h.as_slice(), model.as_slice());
+                for r in [Role::System, Role::User, Role::Assistant, Role::Tool] {
+                    let scan: Vec<u32> = model
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, m)| m.role == r)
+                        .map(|(i, _)| i as u32)
+                        .collect();
+                    prop_assert_eq!(h.positions_of(r), scan.as_slice());
+                    prop_assert_eq!(h.count_by_role(r), scan.len());
+                    let recent = &scan[scan.len().saturating_sub(3)..];
+                    prop_assert_eq!(h.recent_by_role(r, 3), recent);
+                    let range = &scan[1.min(scan.len())..4.min(scan.len())];
+                    prop_assert_eq!(h.range_by_role(r, 1..4), range);
+                    prop_assert_eq!(
+                        h.last_of_role(r).map(|m| m.content().to_string()),
+                        scan.last().map(|&p| model[p as usize].content().to_string())
+                    );
+                }
+            }
+        }
+    }
+}
