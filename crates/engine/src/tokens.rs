@@ -46,6 +46,11 @@ impl TokenizerKind {
         self.counter().count(text)
     }
 
+    /// See [`TokenCounter::keep_first_tokens`].
+    pub fn keep_first_tokens(self, text: &str, max_tokens: usize) -> String {
+        self.counter().keep_first_tokens(text, max_tokens)
+    }
+
     /// See [`TokenCounter::keep_last_tokens`].
     pub fn keep_last_tokens(self, text: &str, max_tokens: usize) -> String {
         self.counter().keep_last_tokens(text, max_tokens)
@@ -62,6 +67,9 @@ pub trait TokenCounter: Send + Sync {
     /// The longest tail of `text` that is at most `max_tokens` tokens, cut at a token boundary
     /// that is also a character boundary (used by `truncateOverflowing`).
     fn keep_last_tokens(&self, text: &str, max_tokens: usize) -> String;
+    /// The longest head of `text` that is at most `max_tokens` tokens, cut at a token boundary
+    /// that is also a character boundary (used by the `proportional` budget).
+    fn keep_first_tokens(&self, text: &str, max_tokens: usize) -> String;
 }
 
 /// OpenAI's byte-pair vocabularies through the `bpe-openai` crate.
@@ -94,6 +102,24 @@ impl TokenCounter for BpeOpenAi {
                 return tail;
             }
             start += 1;
+        }
+        String::new()
+    }
+
+    fn keep_first_tokens(&self, text: &str, max_tokens: usize) -> String {
+        if max_tokens == 0 {
+            return String::new();
+        }
+        let tokens = self.tokenizer.encode(text);
+        if tokens.len() <= max_tokens {
+            return text.to_string();
+        }
+        let mut end = max_tokens;
+        while end > 0 {
+            if let Some(head) = self.tokenizer.decode(&tokens[..end]) {
+                return head;
+            }
+            end -= 1;
         }
         String::new()
     }
@@ -326,6 +352,21 @@ mod tests {
         assert_eq!(cache.stats(), (1, 2), "another tokenizer is another key");
         cache.count(TokenizerKind::O200kBase, "hello world!");
         assert_eq!(cache.stats(), (1, 3));
+    }
+
+    #[test]
+    fn keep_first_tokens_cuts_at_a_boundary_and_fits() {
+        for text in SAMPLES {
+            for max in [1usize, 3, 7] {
+                let head = TokenizerKind::O200kBase.keep_first_tokens(text, max);
+                assert!(text.starts_with(&head), "{head:?} is a head of {text:?}");
+                assert!(TokenizerKind::O200kBase.count(&head) <= max);
+            }
+        }
+        assert_eq!(
+            TokenizerKind::O200kBase.keep_first_tokens("short", 10),
+            "short"
+        );
     }
 
     #[test]

@@ -360,3 +360,90 @@ fn macros_in_a_build_read_the_build_timestamp_and_the_session_seed() {
         text.replace("November 22, 2026 Sunday", "November 23, 2026 Monday")
     );
 }
+
+fn proportional_preset(system_words: usize) -> promptloom_engine::model::AgentPreset {
+    let mut p = preset(
+        json!([
+            { "id": "main", "role": "system", "content": "rule ".repeat(system_words) },
+            { "id": "sum", "role": "system", "content": "Summary so far: {{summary}}" },
+            { "id": "hist", "role": "system", "type": "chat_history" },
+        ]),
+        one_recipe(json!([
+            { "messageId": "main", "enabled": true },
+            { "messageId": "sum", "enabled": true },
+            { "messageId": "hist", "enabled": true },
+        ])),
+    );
+    p.processors = Some(vec![ProcessorConfig {
+        id: "token-limiter".into(),
+        enabled: None,
+        priority: None,
+        settings: serde_json::from_value(json!({ "strategy": "proportional" })).expect("map"),
+    }]);
+    p
+}
+
+fn proportional_run(system_words: usize, window: u32) -> promptloom_engine::BuildResult {
+    let history = long_history(60);
+    let refs: Vec<&str> = history.iter().map(String::as_str).collect();
+    let mut session = session_of(&refs);
+    session.summary = Some("they met ".repeat(200));
+    let mut options = options();
+    options.context_window = Some(window);
+    options.reserve = Some(0);
+    try_run(
+        &proportional_preset(system_words),
+        &session,
+        "gpt-4o",
+        &options,
+    )
+    .expect("builds")
+}
+
+#[test]
+fn token_limiter_proportional_cuts_each_section_to_its_share() {
+    let window = 2_000;
+    let r = proportional_run(1_000, window);
+    assert!(r.tokens.total <= window, "{} > {window}", r.tokens.total);
+    // System 20% and summary 10% of the budget, each cut at its head.
+    let main = &r.messages[0];
+    assert!(
+        main.truncated && main.tokens <= window / 5,
+        "{}",
+        main.tokens
+    );
+    assert!(main.content.starts_with("rule rule"));
+    let summary = &r.messages[1];
+    assert!(
+        summary.truncated && summary.tokens <= window / 10,
+        "{}",
+        summary.tokens
+    );
+    let cuts: Vec<_> = r
+        .dropped
+        .iter()
+        .filter(|d| d.action == DropAction::Truncated)
+        .map(|d| d.reason.as_str())
+        .collect();
+    assert!(cuts.iter().any(|c| c.contains("System share")), "{cuts:?}");
+    assert!(cuts.iter().any(|c| c.contains("Summary share")), "{cuts:?}");
+    // History fills what is left, newest kept.
+    let last = r.messages.last().expect("last");
+    assert_eq!(last.source.history_index, Some(59));
+}
+
+#[test]
+fn token_limiter_proportional_hands_unused_shares_to_history() {
+    let window = 2_000;
+    let r = proportional_run(5, window);
+    assert!(!r.messages[0].truncated);
+    let history: u32 = r
+        .messages
+        .iter()
+        .filter(|m| m.source.kind == SourceKind::History)
+        .map(|m| m.tokens)
+        .sum();
+    // More than history's own 55% (+ the input's 5%): the system share was barely used.
+    assert!(history > window * 60 / 100, "history {history} of {window}");
+    assert!(r.tokens.total <= window);
+}

@@ -4,11 +4,13 @@
 //! their places); history is dropped oldest first until the total fits; the newest user message
 //! is never dropped. History is counted from the newest backwards and only until the budget is
 //! spent, so a 100,000-message session costs the messages that fit, not the whole history.
+//!
+//! Strategy `proportional` (seed 001) first cuts each section to its share; see [`cut_sections`].
 
 use crate::model::Role;
 use crate::pipeline::{
-    ConfigField, DropAction, DroppedItem, PipelineContext, Processor, ProcessorDescriptor,
-    ResolvedConfig,
+    ConfigField, DropAction, DroppedItem, PipelineContext, PipelineMessage, Processor,
+    ProcessorDescriptor, ResolvedConfig, SourceKind,
 };
 use crate::EngineError;
 
@@ -27,8 +29,21 @@ impl Processor for TokenLimiter {
             is_core: false,
             default_enabled: true,
             config_fields: vec![
-                ConfigField::select("strategy", "Strategy", &["fixed-preset"], "fixed-preset")
-                    .describe("fixed-preset: templates are fixed, history is dropped oldest first."),
+                ConfigField::select(
+                    "strategy",
+                    "Strategy",
+                    &["fixed-preset", "proportional"],
+                    "fixed-preset",
+                )
+                .describe(
+                    "fixed-preset: templates are fixed, history is dropped oldest first. \
+                     proportional: each section is cut to its share first.",
+                ),
+                ConfigField::number("shareSystem", "Share: system and presets", 20.0),
+                ConfigField::number("shareSummary", "Share: summary", 10.0),
+                ConfigField::number("shareMemory", "Share: memory (lorebook)", 10.0),
+                ConfigField::number("shareHistory", "Share: history", 55.0),
+                ConfigField::number("shareInput", "Share: current input", 5.0),
                 ConfigField::boolean("truncateOverflowing", "Cut the oldest kept message", false)
                     .describe("Fill the remaining budget with the end of the first message that no longer fits."),
             ],
@@ -43,6 +58,9 @@ impl Processor for TokenLimiter {
         let budget = ctx.budget();
         let overhead = ctx.profile.overhead();
         let mut messages = std::mem::take(&mut ctx.messages);
+        if config.str("strategy") == "proportional" {
+            cut_sections(ctx, &mut messages, config, budget);
+        }
         let newest_user = messages
             .iter()
             .rposition(|m| m.source.kind.is_history() && m.role == Role::User);
@@ -169,4 +187,163 @@ impl Processor for TokenLimiter {
         );
         Ok(())
     }
+}
+
+/// The sections of the `proportional` strategy (seed 001).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Section {
+    System,
+    Summary,
+    Memory,
+    History,
+    Input,
+}
+
+/// `proportional`: every section but history and the current input is cut to its share of the
+/// budget (messages kept in order; the first that overflows keeps its head, the rest of the
+/// section goes). What a section leaves unused is then free for history, which the
+/// `fixed-preset` pass fits into whatever remains, so history receives its own share plus every
+/// unused one. The current input is never cut; when it is larger than its share, the excess comes
+/// out of history's.
+fn cut_sections(
+    ctx: &mut PipelineContext<'_>,
+    messages: &mut Vec<PipelineMessage>,
+    config: &ResolvedConfig,
+    budget: u32,
+) {
+    let share = |key: &str| config.number(key).unwrap_or(0.0).max(0.0);
+    let shares = [
+        (Section::System, share("shareSystem")),
+        (Section::Summary, share("shareSummary")),
+        (Section::Memory, share("shareMemory")),
+        (Section::History, share("shareHistory")),
+        (Section::Input, share("shareInput")),
+    ];
+    let total: f64 = shares.iter().map(|(_, s)| s).sum();
+    if total <= 0.0 {
+        ctx.warn(
+            ID,
+            "proportional: every share is 0; the fixed-preset rules apply",
+        );
+        return;
+    }
+    let cap = |section: Section| {
+        let s = shares
+            .iter()
+            .find(|(x, _)| *x == section)
+            .map_or(0.0, |(_, s)| *s);
+        (f64::from(budget) * s / total) as u32
+    };
+    let newest_user = messages
+        .iter()
+        .rposition(|m| m.source.kind.is_history() && m.role == Role::User);
+    let summary_steps = summary_steps(ctx);
+    let section_of = |i: usize, m: &PipelineMessage| -> Section {
+        if Some(i) == newest_user {
+            Section::Input
+        } else if m.source.kind.is_history() {
+            Section::History
+        } else if m.source.kind == SourceKind::Lorebook {
+            Section::Memory
+        } else if m
+            .source
+            .step_index
+            .is_some_and(|s| summary_steps.contains(&(s as usize)))
+        {
+            Section::Summary
+        } else {
+            Section::System
+        }
+    };
+    let sections: Vec<Section> = messages
+        .iter()
+        .enumerate()
+        .map(|(i, m)| section_of(i, m))
+        .collect();
+    let overhead = ctx.profile.overhead().per_message;
+    let mut keep = vec![true; messages.len()];
+    for section in [Section::System, Section::Summary, Section::Memory] {
+        let cap = cap(section);
+        let mut used = 0u32;
+        let mut full = false;
+        for i in (0..messages.len()).filter(|&i| sections[i] == section) {
+            let tokens = ctx.count_message(&mut messages[i]);
+            if !full && used + tokens <= cap {
+                used += tokens;
+                continue;
+            }
+            let room = cap.saturating_sub(used + overhead);
+            // A head too short to carry meaning is not worth sending.
+            if !full && room >= 16 {
+                let head = ctx
+                    .tokenizer
+                    .kind
+                    .keep_first_tokens(messages[i].content(), room as usize);
+                let m = &mut messages[i];
+                m.set_content(head);
+                m.truncated = true;
+                let after = ctx.count_message(m);
+                used += after;
+                ctx.dropped.push(DroppedItem {
+                    processor: ID.into(),
+                    action: DropAction::Truncated,
+                    source: m.source.clone(),
+                    count: 1,
+                    last_history_index: None,
+                    tokens: Some(tokens.saturating_sub(after)),
+                    reason: format!("proportional: cut to the {section:?} share of {cap} tokens"),
+                });
+            } else {
+                keep[i] = false;
+                ctx.dropped.push(DroppedItem {
+                    processor: ID.into(),
+                    action: DropAction::Dropped,
+                    source: messages[i].source.clone(),
+                    count: 1,
+                    last_history_index: None,
+                    tokens: Some(tokens),
+                    reason: format!("proportional: over the {section:?} share of {cap} tokens"),
+                });
+            }
+            full = true;
+        }
+        ctx.info(
+            ID,
+            format!("proportional: {section:?} uses {used} of its {cap} tokens"),
+        );
+    }
+    if keep.contains(&false) {
+        let mut k = keep.into_iter();
+        messages.retain(|_| k.next().unwrap_or(true));
+    }
+}
+
+/// Step indices of the chosen recipe whose text uses `{{summary}}`: the summary section.
+fn summary_steps(ctx: &PipelineContext<'_>) -> Vec<usize> {
+    let Some(recipe) = ctx
+        .recipe
+        .as_deref()
+        .and_then(|id| ctx.preset.context_recipes.iter().find(|r| r.id == id))
+    else {
+        return Vec::new();
+    };
+    recipe
+        .steps
+        .iter()
+        .enumerate()
+        .filter(|(_, step)| {
+            let text = step
+                .overrides
+                .as_ref()
+                .and_then(|o| o.content.as_deref())
+                .or_else(|| {
+                    ctx.preset
+                        .template(&step.message_id)
+                        .and_then(|t| t.content.as_deref())
+                })
+                .unwrap_or("");
+            text.to_ascii_lowercase().contains("{{summary}}")
+        })
+        .map(|(i, _)| i)
+        .collect()
 }
