@@ -447,3 +447,60 @@ fn token_limiter_proportional_hands_unused_shares_to_history() {
     assert!(history > window * 60 / 100, "history {history} of {window}");
     assert!(r.tokens.total <= window);
 }
+
+#[test]
+fn settings_record_their_origin_for_the_ui() {
+    use promptloom_engine::pipeline::SettingOrigin;
+    let pipeline = Pipeline::builtin();
+    let claude = promptloom_engine::profiles::profile_for_model("claude-3-5-sonnet", &[]);
+    let mut p = worked_example();
+    let find = |configs: Vec<promptloom_engine::pipeline::ResolvedConfig>, id: &str| {
+        configs.into_iter().find(|c| c.id == id).expect("processor")
+    };
+    let convert = find(pipeline.resolve(&p, &claude), "convert-system-to-user");
+    assert!(convert.enabled);
+    assert_eq!(convert.origin, SettingOrigin::Model);
+    assert_eq!(convert.origins.get("prefix"), Some(&SettingOrigin::Default));
+    let gpt = promptloom_engine::profiles::profile_for_model("gpt-4o", &[]);
+    let convert = find(pipeline.resolve(&p, &gpt), "convert-system-to-user");
+    assert!(!convert.enabled);
+    assert_eq!(convert.origin, SettingOrigin::Default);
+
+    p.processors = Some(vec![ProcessorConfig {
+        id: "convert-system-to-user".into(),
+        enabled: Some(true),
+        priority: None,
+        settings: serde_json::from_value(json!({ "prefix": "[sys] " })).expect("map"),
+    }]);
+    let convert = find(pipeline.resolve(&p, &claude), "convert-system-to-user");
+    assert_eq!(convert.origin, SettingOrigin::Preset);
+    assert_eq!(convert.origins.get("prefix"), Some(&SettingOrigin::Preset));
+    assert_eq!(convert.str("prefix"), "[sys] ");
+}
+
+#[test]
+fn a_user_profile_replaces_the_builtin_one_for_its_models() {
+    let mut mine = promptloom_engine::profiles::profile_for_model("gpt-4o", &[]);
+    mine.id = "my-small-gpt".into();
+    mine.patterns = vec!["gpt-4o".into()];
+    mine.context_window = 60;
+    mine.reserved_reply = 10;
+    let history = long_history(10);
+    let refs: Vec<&str> = history.iter().map(String::as_str).collect();
+    let s = session_of(&refs);
+    let options = options();
+    let cache = TokenCache::new();
+    let r = build(&BuildRequest {
+        preset: &worked_example(),
+        session: &s,
+        model: "gpt-4o",
+        options: &options,
+        tokens: &cache,
+        profiles: std::slice::from_ref(&mine),
+        assets: &promptloom_engine::assets::InlineAssets,
+    })
+    .expect("builds");
+    assert_eq!(r.profile, "my-small-gpt");
+    assert_eq!(r.tokens.budget, 50);
+    assert!(!r.dropped.is_empty());
+}
