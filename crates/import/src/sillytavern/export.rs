@@ -1,0 +1,1 @@
+//! Export to SillyTavern (later).
