@@ -19,6 +19,7 @@ use serde_json::Value;
 pub use error::{ImportError, Problem};
 pub use report::{ImportReport, ReportItem, Reported};
 pub use sillytavern::card::CharacterCard;
+pub use sillytavern::export::export_preset as export_sillytavern_preset;
 
 /// Files larger than this are refused before they are read (SPEC 7).
 pub const MAX_FILE_SIZE: u64 = 50 * 1024 * 1024;
