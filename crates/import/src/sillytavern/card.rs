@@ -208,12 +208,14 @@ pub(crate) fn card_json_from_png(
     if !bytes.starts_with(PNG_SIGNATURE) {
         return Err(Problem::BadPng("no PNG signature".into()));
     }
-    let decoder = png::Decoder::new_with_limits(
-        Cursor::new(bytes),
-        png::Limits {
-            bytes: PNG_DECODER_LIMIT,
-        },
-    );
+    let mut options = png::DecodeOptions::default();
+    // By default a text chunk with a bad checksum is dropped in silence; for a card that would
+    // read as "no card" instead of "damaged".
+    options.set_skip_ancillary_crc_failures(false);
+    let mut decoder = png::Decoder::new_with_options(Cursor::new(bytes), options);
+    decoder.set_limits(png::Limits {
+        bytes: PNG_DECODER_LIMIT,
+    });
     let mut reader = decoder
         .read_info()
         .map_err(|e| Problem::BadPng(e.to_string()))?;
