@@ -102,7 +102,11 @@ fn sniff_and_import(file: &str, bytes: &[u8]) -> Result<Reported<Imported>, Prob
         Err(e) => {
             // A chat file is several JSON lines, which is not one JSON document.
             if let Ok(lines) = sillytavern::chat::parse_lines(text) {
-                if lines.len() > 1 {
+                let chat_like = lines.first().is_some_and(|(_, first)| {
+                    sillytavern::chat::looks_like_chat_header(first)
+                        || sillytavern::chat::looks_like_chat_message(first)
+                });
+                if lines.len() > 1 && chat_like {
                     return chat_lines(file, lines).map(session);
                 }
             }

@@ -56,6 +56,13 @@ fn json_of_no_known_shape_is_refused() {
 }
 
 #[test]
+fn lines_of_json_that_are_not_a_chat_are_refused() {
+    let e = err("log.jsonl", b"{\"a\": 1}\n{\"b\": 2}\n");
+    assert_eq!(e.code(), "not_json");
+    assert_names(&e, "log.jsonl", "not valid JSON");
+}
+
+#[test]
 fn json_of_the_wrong_shape_is_refused() {
     let e = err("p.json", br#"{"prompts": 5}"#);
     assert_eq!(e.code(), "bad_shape");

@@ -212,9 +212,10 @@ fn sillytavern_export_names_slots_by_their_marker() {
 #[test]
 fn native_preset_round_trip_is_exact() {
     let mut preset = import_preset("p.json", st_preset().to_string().as_bytes());
-    let Imported::Character(card) = import_bytes("c.json", card_v2("Keeper").to_string().as_bytes())
-        .unwrap()
-        .value
+    let Imported::Character(card) =
+        import_bytes("c.json", card_v2("Keeper").to_string().as_bytes())
+            .unwrap()
+            .value
     else {
         panic!("expected a character");
     };
