@@ -74,6 +74,12 @@ fn preset_prompts_become_templates_and_the_global_order_the_steps() {
         ]
     );
     assert!(r.report.mentions("ghost"));
+    // SillyTavern would send a card's own system prompt in place of `main`: said, not mapped.
+    assert!(r
+        .report
+        .items
+        .iter()
+        .any(|i| i.item.contains("(main)") && i.message.contains("system prompt")));
 }
 
 #[test]

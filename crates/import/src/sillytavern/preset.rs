@@ -212,11 +212,21 @@ fn template_from_prompt(
             );
             slot(TemplateType::Placeholder)
         }
-        None => MessageTemplate {
-            content: Some(json::string(prompt, "content").unwrap_or_default()),
-            default_injection_strategy: strategy(prompt, position),
-            ..slot(TemplateType::Message)
-        },
+        None => {
+            if let Some(field) = character_override(id) {
+                report.push(
+                    item,
+                    format!(
+                        "SillyTavern sends the character's {field} here instead when the card has one; this template always sends its own content"
+                    ),
+                );
+            }
+            MessageTemplate {
+                content: Some(json::string(prompt, "content").unwrap_or_default()),
+                default_injection_strategy: strategy(prompt, position),
+                ..slot(TemplateType::Message)
+            }
+        }
     };
     if !matches!(position, 0 | 1) {
         report.push(
@@ -225,6 +235,16 @@ fn template_from_prompt(
         );
     }
     template
+}
+
+/// The prompts a card's own fields replace in SillyTavern (its "prefer character prompt" and
+/// "prefer character instructions" settings, on by default).
+fn character_override(identifier: &str) -> Option<&'static str> {
+    match identifier {
+        "main" => Some("system prompt"),
+        "jailbreak" => Some("post-history instructions"),
+        _ => None,
+    }
 }
 
 /// `injection_position` 1 is "in chat at depth"; 0 or absent is list order, whatever the depth.
