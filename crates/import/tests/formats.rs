@@ -408,6 +408,18 @@ fn world_info_file_maps_every_field() {
 }
 
 #[test]
+fn world_info_entries_come_in_uid_order() {
+    let entry = |uid: u32| json!({ "uid": uid, "key": ["k"], "content": "c", "position": 0 });
+    let wi = json!({ "entries": { "10": entry(10), "2": entry(2), "1": entry(1) } });
+    let r = import("order.json", &wi);
+    let Imported::Lorebook { lorebook } = &r.value else {
+        panic!("expected a lorebook");
+    };
+    let ids: Vec<&str> = lorebook.entries.iter().map(|e| e.id.as_str()).collect();
+    assert_eq!(ids, vec!["1", "2", "10"]);
+}
+
+#[test]
 fn regex_script_maps_to_a_rule() {
     let script = json!({
         "id": "b1", "scriptName": "Strip notes", "findRegex": "/\\[note:(.*?)\\]/gis",

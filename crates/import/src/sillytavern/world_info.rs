@@ -341,7 +341,7 @@ pub(crate) fn dedupe_ids(entries: &mut [LorebookEntry], report: &mut ImportRepor
 pub(crate) fn lorebook_from_value(root: &Object) -> Result<Reported<Lorebook>, Problem> {
     let mut report = ImportReport::new("SillyTavern world info");
     let mut entries = Vec::new();
-    let list: Vec<(String, &Value)> = match root.get("entries") {
+    let mut list: Vec<(String, &Value)> = match root.get("entries") {
         Some(Value::Object(map)) => map.iter().map(|(k, v)| (k.clone(), v)).collect(),
         Some(Value::Array(items)) => items
             .iter()
@@ -356,6 +356,8 @@ pub(crate) fn lorebook_from_value(root: &Object) -> Result<Reported<Lorebook>, P
         }
         None => return Err(Problem::shape("no `entries`")),
     };
+    // The map is keyed by uid; read it in uid order (as numbers: "2" before "10").
+    list.sort_by_key(|(key, _)| (key.parse::<u64>().unwrap_or(u64::MAX), key.clone()));
     for (key, value) in list {
         let item = format!("entries.{key}");
         let Value::Object(obj) = value else {
@@ -368,7 +370,6 @@ pub(crate) fn lorebook_from_value(root: &Object) -> Result<Reported<Lorebook>, P
         let entry = entry_from_wi_file(&key, obj);
         entries.push(map_entry(entry, &item, &mut report));
     }
-    // SillyTavern shows entries by `displayIndex`, then uid; keep the file's order, which is that.
     dedupe_ids(&mut entries, &mut report);
     for key in json::unknown_set_keys(root, &["entries", "name", "description"]) {
         report.push(key, "not mapped");
