@@ -491,6 +491,7 @@ fn chat_jsonl_becomes_a_session() {
         panic!("expected a session");
     };
     assert_eq!(session.id, "keeper-2024-09-28");
+    assert_eq!(session.title.as_deref(), Some("Keeper - 2024-09-28"));
     assert_eq!(session.user_profile.as_ref().unwrap().name, "Ana");
     let m = &session.messages;
     assert_eq!(m.len(), 3);

@@ -59,9 +59,6 @@ pub(crate) fn session_from_lines(
         _ => None,
     };
     let user_name = header.as_ref().and_then(|h| json::text(h, "user_name"));
-    let character_name = header
-        .as_ref()
-        .and_then(|h| json::text(h, "character_name"));
     if let Some(Value::Object(meta)) = header.as_ref().and_then(|h| h.get("chat_metadata")) {
         let keys = json::unknown_set_keys(
             meta,
@@ -130,10 +127,8 @@ pub(crate) fn session_from_lines(
     let session = Session {
         format_version: FORMAT_VERSION,
         id: json::slug(stem),
-        title: Some(match &character_name {
-            Some(c) => format!("{c}: {stem}"),
-            None => stem.to_owned(),
-        }),
+        // SillyTavern names chat files after the character and the date: a title already.
+        title: Some(stem.to_owned()),
         user_profile: user_name.map(|name| UserProfile {
             name,
             content: None,
