@@ -1,0 +1,308 @@
+//! Promptloom's importers: SillyTavern's presets, character cards (PNG, JSON, CHARX), world info,
+//! regex scripts and chats, and native documents -> the engine's model (SPEC 7). Every importer
+//! returns its result with an [`ImportReport`] of what it could not map, item by item; bad input is
+//! an [`ImportError`] that names the file and the problem. Nothing here writes anywhere.
+
+mod error;
+mod json;
+pub mod native;
+mod report;
+pub mod sillytavern;
+
+use std::io::Read;
+use std::path::Path;
+
+use promptloom_engine::model::{AgentPreset, Lorebook, RegexRule, Session};
+use serde::Serialize;
+use serde_json::Value;
+
+pub use error::{ImportError, Problem};
+pub use report::{ImportReport, ReportItem, Reported};
+pub use sillytavern::card::CharacterCard;
+pub use sillytavern::export::export_preset as export_sillytavern_preset;
+
+/// Files larger than this are refused before they are read (SPEC 7).
+pub const MAX_FILE_SIZE: u64 = 50 * 1024 * 1024;
+
+/// What a file turned out to be.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum Imported {
+    Preset { preset: Box<AgentPreset> },
+    Character(CharacterCard),
+    Lorebook { lorebook: Lorebook },
+    RegexRules { rules: Vec<RegexRule> },
+    Session { session: Session },
+}
+
+impl Imported {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Imported::Preset { .. } => "preset",
+            Imported::Character(_) => "character",
+            Imported::Lorebook { .. } => "lorebook",
+            Imported::RegexRules { .. } => "regexRules",
+            Imported::Session { .. } => "session",
+        }
+    }
+}
+
+/// Reads a file of any importable kind. The size is checked before anything is read, and the
+/// read itself stops past the limit (the file may grow in between).
+pub fn import_file(path: &Path) -> Result<Reported<Imported>, ImportError> {
+    let file = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string());
+    let err = |problem| ImportError::new(file.clone(), problem);
+    let size = std::fs::metadata(path)
+        .map_err(|e| err(Problem::Io(e.to_string())))?
+        .len();
+    check_size(size).map_err(err)?;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_FILE_SIZE + 1).read_to_end(&mut bytes))
+        .map_err(|e| err(Problem::Io(e.to_string())))?;
+    import_bytes(&file, &bytes)
+}
+
+fn check_size(size: u64) -> Result<(), Problem> {
+    if size > MAX_FILE_SIZE {
+        Err(Problem::TooLarge {
+            size,
+            limit: MAX_FILE_SIZE,
+        })
+    } else {
+        Ok(())
+    }
+}
+
+/// Sniffs the kind of `bytes` and imports them. `file` is the name used in errors and for the ids
+/// of what is made (a preset's id comes from its file name).
+///
+/// PNG signature -> character card; zip signature -> CHARX; JSON with `formatVersion` -> native
+/// preset or session; `prompts`/`prompt_order` -> SillyTavern preset; a card `spec`, `data.name`
+/// or a V1 card's fields -> character card; `entries` -> world info; `findRegex` -> regex
+/// scripts; lines of JSON (or a chat header) -> chat.
+pub fn import_bytes(file: &str, bytes: &[u8]) -> Result<Reported<Imported>, ImportError> {
+    sniff_and_import(file, bytes).map_err(|p| ImportError::new(file, p))
+}
+
+fn sniff_and_import(file: &str, bytes: &[u8]) -> Result<Reported<Imported>, Problem> {
+    check_size(bytes.len() as u64)?;
+    if bytes.starts_with(sillytavern::card::PNG_SIGNATURE) {
+        return card_png(bytes).map(character);
+    }
+    if bytes.starts_with(b"PK\x03\x04") || bytes.starts_with(b"PK\x05\x06") {
+        return card_charx(bytes).map(character);
+    }
+    let text = utf8(bytes)?;
+    let value = match serde_json::from_str::<Value>(text) {
+        Ok(value) => value,
+        Err(e) => {
+            // A chat file is several JSON lines, which is not one JSON document.
+            if let Ok(lines) = sillytavern::chat::parse_lines(text) {
+                let chat_like = lines.first().is_some_and(|(_, first)| {
+                    sillytavern::chat::looks_like_chat_header(first)
+                        || sillytavern::chat::looks_like_chat_message(first)
+                });
+                if lines.len() > 1 && chat_like {
+                    return chat_lines(file, lines).map(session);
+                }
+            }
+            return Err(Problem::NotJson(e.to_string()));
+        }
+    };
+    if sillytavern::regex::looks_like_regex(&value) {
+        return sillytavern::regex::rules_from_value(&value).map(|r| map(r, rules));
+    }
+    let Value::Object(root) = &value else {
+        return Err(Problem::UnknownFormat(format!(
+            "{} at the top level, not an object",
+            json::kind(&value)
+        )));
+    };
+    if root.contains_key("formatVersion") {
+        return native::import_value(value);
+    }
+    if sillytavern::preset::looks_like_preset(root) {
+        return sillytavern::preset::preset_from_value(file, root).map(|r| map(r, preset));
+    }
+    if sillytavern::card::looks_like_card(root) {
+        return sillytavern::card::card_from_value(root).map(character);
+    }
+    if root.contains_key("entries") {
+        return sillytavern::world_info::lorebook_from_value(root).map(|r| map(r, lorebook));
+    }
+    if sillytavern::chat::looks_like_chat_header(root)
+        || sillytavern::chat::looks_like_chat_message(root)
+    {
+        return chat_lines(file, vec![(1, root.clone())]).map(session);
+    }
+    let mut keys: Vec<&str> = root.keys().map(String::as_str).take(8).collect();
+    if root.len() > keys.len() {
+        keys.push("...");
+    }
+    Err(Problem::UnknownFormat(format!(
+        "a JSON object with keys {}",
+        if keys.is_empty() {
+            "(none)".into()
+        } else {
+            keys.join(", ")
+        }
+    )))
+}
+
+fn utf8(bytes: &[u8]) -> Result<&str, Problem> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    std::str::from_utf8(bytes).map_err(|e| Problem::NotJson(format!("not UTF-8 text ({e})")))
+}
+
+fn map<T>(r: Reported<T>, f: impl FnOnce(T) -> Imported) -> Reported<Imported> {
+    Reported {
+        value: f(r.value),
+        report: r.report,
+    }
+}
+
+fn character(r: Reported<CharacterCard>) -> Reported<Imported> {
+    map(r, Imported::Character)
+}
+fn session(r: Reported<Session>) -> Reported<Imported> {
+    map(r, |session| Imported::Session { session })
+}
+fn preset(preset: AgentPreset) -> Imported {
+    Imported::Preset {
+        preset: Box::new(preset),
+    }
+}
+fn lorebook(lorebook: Lorebook) -> Imported {
+    Imported::Lorebook { lorebook }
+}
+fn rules(rules: Vec<RegexRule>) -> Imported {
+    Imported::RegexRules { rules }
+}
+
+fn card_png(bytes: &[u8]) -> Result<Reported<CharacterCard>, Problem> {
+    let mut pre = ImportReport::default();
+    let (chunk, text) = sillytavern::card::card_json_from_png(bytes, &mut pre)?;
+    let value: Value = serde_json::from_str(&text)
+        .map_err(|e| Problem::NotJson(format!("the card in the `{chunk}` chunk: {e}")))?;
+    card_value(&value, pre, &format!("(PNG, `{chunk}` chunk)"))
+}
+
+fn card_charx(bytes: &[u8]) -> Result<Reported<CharacterCard>, Problem> {
+    let mut pre = ImportReport::default();
+    let text = sillytavern::card::card_json_from_charx(bytes, &mut pre)?;
+    let value: Value =
+        serde_json::from_str(&text).map_err(|e| Problem::NotJson(format!("card.json: {e}")))?;
+    card_value(&value, pre, "(CHARX)")
+}
+
+fn card_value(
+    value: &Value,
+    pre: ImportReport,
+    container: &str,
+) -> Result<Reported<CharacterCard>, Problem> {
+    let Value::Object(root) = value else {
+        return Err(Problem::shape(format!(
+            "the card is {}, not an object",
+            json::kind(value)
+        )));
+    };
+    let mut reported = sillytavern::card::card_from_value(root)?;
+    reported.report.format = format!("{} {container}", reported.report.format);
+    let mut items = pre.items;
+    items.append(&mut reported.report.items);
+    reported.report.items = items;
+    Ok(reported)
+}
+
+fn chat_lines(file: &str, lines: Vec<(usize, json::Object)>) -> Result<Reported<Session>, Problem> {
+    sillytavern::chat::session_from_lines(file, lines)
+}
+
+// The per-format entry points, for callers that know what they hold and for the property tests.
+
+/// A SillyTavern chat-completion preset.
+pub fn import_sillytavern_preset(
+    file: &str,
+    bytes: &[u8],
+) -> Result<Reported<AgentPreset>, ImportError> {
+    let run = || {
+        let root = json_object(bytes)?;
+        sillytavern::preset::preset_from_value(file, &root)
+    };
+    run().map_err(|p| ImportError::new(file, p))
+}
+
+/// A character card as JSON (V1, V2 or V3).
+pub fn import_card_json(file: &str, bytes: &[u8]) -> Result<Reported<CharacterCard>, ImportError> {
+    let run = || {
+        let root = json_object(bytes)?;
+        sillytavern::card::card_from_value(&root)
+    };
+    run().map_err(|p| ImportError::new(file, p))
+}
+
+/// A character card in a PNG.
+pub fn import_card_png(file: &str, bytes: &[u8]) -> Result<Reported<CharacterCard>, ImportError> {
+    check_size(bytes.len() as u64)
+        .and_then(|()| card_png(bytes))
+        .map_err(|p| ImportError::new(file, p))
+}
+
+/// A character card in a CHARX archive.
+pub fn import_card_charx(file: &str, bytes: &[u8]) -> Result<Reported<CharacterCard>, ImportError> {
+    check_size(bytes.len() as u64)
+        .and_then(|()| card_charx(bytes))
+        .map_err(|p| ImportError::new(file, p))
+}
+
+/// A SillyTavern world info file.
+pub fn import_world_info(file: &str, bytes: &[u8]) -> Result<Reported<Lorebook>, ImportError> {
+    let run = || {
+        let root = json_object(bytes)?;
+        sillytavern::world_info::lorebook_from_value(&root)
+    };
+    run().map_err(|p| ImportError::new(file, p))
+}
+
+/// SillyTavern regex scripts: one script object or a list of them.
+pub fn import_regex_scripts(
+    file: &str,
+    bytes: &[u8],
+) -> Result<Reported<Vec<RegexRule>>, ImportError> {
+    let run = || {
+        check_size(bytes.len() as u64)?;
+        let value: Value =
+            serde_json::from_str(utf8(bytes)?).map_err(|e| Problem::NotJson(e.to_string()))?;
+        sillytavern::regex::rules_from_value(&value)
+    };
+    run().map_err(|p| ImportError::new(file, p))
+}
+
+/// A SillyTavern chat file (JSONL).
+pub fn import_chat(file: &str, bytes: &[u8]) -> Result<Reported<Session>, ImportError> {
+    let run = || {
+        check_size(bytes.len() as u64)?;
+        let lines = sillytavern::chat::parse_lines(utf8(bytes)?)?;
+        if lines.is_empty() {
+            return Err(Problem::shape("an empty chat file"));
+        }
+        chat_lines(file, lines)
+    };
+    run().map_err(|p| ImportError::new(file, p))
+}
+
+fn json_object(bytes: &[u8]) -> Result<json::Object, Problem> {
+    check_size(bytes.len() as u64)?;
+    match serde_json::from_str::<Value>(utf8(bytes)?) {
+        Ok(Value::Object(obj)) => Ok(obj),
+        Ok(other) => Err(Problem::shape(format!(
+            "{} instead of an object",
+            json::kind(&other)
+        ))),
+        Err(e) => Err(Problem::NotJson(e.to_string())),
+    }
+}

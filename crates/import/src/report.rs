@@ -1,0 +1,55 @@
+//! What an importer could not map, item by item (SPEC 7).
+
+use serde::{Deserialize, Serialize};
+
+/// One thing from the source file that did not come through as it was.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReportItem {
+    /// Where in the source: `prompts[3] (nsfw)`, `entries.12`, `line 4`, `temperature, top_p`.
+    pub item: String,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImportReport {
+    /// The format that was recognised, in words (`SillyTavern chat-completion preset`).
+    pub format: String,
+    pub items: Vec<ReportItem>,
+}
+
+impl ImportReport {
+    pub fn new(format: impl Into<String>) -> Self {
+        ImportReport {
+            format: format.into(),
+            items: Vec::new(),
+        }
+    }
+
+    pub fn push(&mut self, item: impl Into<String>, message: impl Into<String>) {
+        self.items.push(ReportItem {
+            item: item.into(),
+            message: message.into(),
+        });
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// True when some item's text contains `needle` (for tests and quick checks).
+    pub fn mentions(&self, needle: &str) -> bool {
+        self.items
+            .iter()
+            .any(|i| i.item.contains(needle) || i.message.contains(needle))
+    }
+}
+
+/// An importer's result together with its report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Reported<T> {
+    pub value: T,
+    pub report: ImportReport,
+}

@@ -1,0 +1,144 @@
+//! SillyTavern chat files (JSONL: a metadata line with `user_name` / `character_name`, then one
+//! message per line) -> a session.
+//!
+//! `is_user` messages are the user's, the rest the character's. `is_system` messages are hidden
+//! from the prompt in SillyTavern (its "ghost" messages), so they are left out and reported;
+//! narrator messages (`extra.type` "narrator") are sent there as system messages, and so here.
+
+use std::sync::Arc;
+
+use promptloom_engine::model::{
+    validate_session, ChatMessage, Role, Session, UserProfile, FORMAT_VERSION,
+};
+use serde_json::Value;
+
+use crate::json::{self, Object};
+use crate::{ImportReport, Problem, Reported};
+
+/// True when the object is a chat file's metadata line (or a one-line chat).
+pub(crate) fn looks_like_chat_header(obj: &Object) -> bool {
+    obj.contains_key("user_name")
+        || obj.contains_key("character_name")
+        || obj.contains_key("chat_metadata")
+}
+
+pub(crate) fn looks_like_chat_message(obj: &Object) -> bool {
+    obj.contains_key("mes") && (obj.contains_key("is_user") || obj.contains_key("name"))
+}
+
+/// Parses the lines of a chat file. Every non-empty line must be a JSON object.
+pub(crate) fn parse_lines(text: &str) -> Result<Vec<(usize, Object)>, Problem> {
+    let mut lines = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<Value>(line) {
+            Ok(Value::Object(obj)) => lines.push((i + 1, obj)),
+            Ok(other) => {
+                return Err(Problem::shape(format!(
+                    "line {}: {} instead of a chat line",
+                    i + 1,
+                    json::kind(&other)
+                )))
+            }
+            Err(e) => return Err(Problem::NotJson(format!("line {}: {e}", i + 1))),
+        }
+    }
+    Ok(lines)
+}
+
+pub(crate) fn session_from_lines(
+    file: &str,
+    lines: Vec<(usize, Object)>,
+) -> Result<Reported<Session>, Problem> {
+    let mut report = ImportReport::new("SillyTavern chat");
+    let mut lines = lines.into_iter().peekable();
+    let header = match lines.peek() {
+        Some((_, first)) if !looks_like_chat_message(first) => lines.next().map(|(_, o)| o),
+        _ => None,
+    };
+    let user_name = header.as_ref().and_then(|h| json::text(h, "user_name"));
+    if let Some(Value::Object(meta)) = header.as_ref().and_then(|h| h.get("chat_metadata")) {
+        let keys = json::unknown_set_keys(
+            meta,
+            &[
+                "integrity",
+                "chat_id_hash",
+                "tainted",
+                "lastInContextMessageId",
+            ],
+        );
+        if !keys.is_empty() {
+            report.push(format!("chat_metadata: {}", keys.join(", ")), "not mapped");
+        }
+    }
+    let mut messages = Vec::new();
+    for (line, obj) in lines {
+        let item = format!("line {line}");
+        let Some(content) = json::string(&obj, "mes") else {
+            report.push(item, "no `mes` text; skipped");
+            continue;
+        };
+        let extra = obj.get("extra").and_then(Value::as_object);
+        let narrator = extra.and_then(|e| json::text(e, "type")).as_deref() == Some("narrator");
+        let role = if json::boolean(&obj, "is_user").unwrap_or(false) {
+            Role::User
+        } else if json::boolean(&obj, "is_system").unwrap_or(false) {
+            if !narrator {
+                report.push(
+                    item,
+                    "hidden from the prompt in SillyTavern (is_system); skipped",
+                );
+                continue;
+            }
+            Role::System
+        } else {
+            Role::Assistant
+        };
+        if let Some(Value::Array(swipes)) = obj.get("swipes") {
+            if swipes.len() > 1 {
+                report.push(
+                    &item,
+                    format!(
+                        "{} alternative swipes not mapped; the chosen one kept",
+                        swipes.len() - 1
+                    ),
+                );
+            }
+        }
+        if let Some(extra) = extra {
+            for key in ["image", "file", "inline_image"] {
+                if extra.get(key).is_some_and(json::is_set) {
+                    report.push(&item, format!("attachment `extra.{key}` not imported"));
+                }
+            }
+        }
+        messages.push(ChatMessage {
+            id: Some(format!("m{}", messages.len() + 1)),
+            role,
+            name: json::text(&obj, "name"),
+            content: Arc::from(content.as_str()),
+            attachments: Vec::new(),
+            created_at: json::string(&obj, "send_date"),
+        });
+    }
+    let stem = json::file_stem(file);
+    let session = Session {
+        format_version: FORMAT_VERSION,
+        id: json::slug(stem),
+        // SillyTavern names chat files after the character and the date: a title already.
+        title: Some(stem.to_owned()),
+        user_profile: user_name.map(|name| UserProfile {
+            name,
+            content: None,
+        }),
+        summary: None,
+        messages,
+    };
+    validate_session(&session)?;
+    Ok(Reported {
+        value: session,
+        report,
+    })
+}

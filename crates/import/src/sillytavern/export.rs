@@ -1,0 +1,224 @@
+//! An agent preset -> a SillyTavern chat-completion preset (`prompts` + `prompt_order`), the
+//! inverse of [`super::preset`]. SillyTavern has one prompt order and per-prompt placement, so
+//! what it cannot hold (other recipes, anchor placements, step overrides, character data) is
+//! reported, item by item.
+
+use std::collections::HashMap;
+
+use promptloom_engine::model::{AgentPreset, ContextRecipe, MessageTemplate, TemplateType};
+use serde_json::{json, Map, Value};
+
+use super::preset::{marker, Marker, GLOBAL_ORDER_ID};
+use super::world_info::placement_order;
+use crate::{ImportReport, Reported};
+
+/// Prompts SillyTavern ships and flags `system_prompt` (they cannot be deleted there).
+const BUILT_IN_PROMPTS: &[&str] = &["main", "nsfw", "jailbreak", "enhanceDefinitions"];
+
+pub fn export_preset(preset: &AgentPreset) -> Reported<Value> {
+    let mut report = ImportReport::new("SillyTavern chat-completion preset");
+    let recipe = choose_recipe(preset, &mut report);
+
+    let mut prompts = Vec::new();
+    // Template id -> SillyTavern identifier.
+    let mut identifiers: HashMap<&str, String> = HashMap::new();
+    for template in &preset.message_templates {
+        let identifier = match template.kind {
+            TemplateType::ChatHistory => "chatHistory".to_owned(),
+            TemplateType::UserProfile => "personaDescription".to_owned(),
+            _ => template.id.clone(),
+        };
+        let item = format!("template {}", template.id);
+        if identifiers.values().any(|i| *i == identifier) {
+            report.push(
+                item,
+                format!("a second template for SillyTavern's `{identifier}`; left out"),
+            );
+            continue;
+        }
+        prompts.push(prompt_from_template(
+            template,
+            &identifier,
+            &item,
+            &mut report,
+        ));
+        identifiers.insert(template.id.as_str(), identifier);
+    }
+
+    let mut order = Vec::new();
+    if let Some(recipe) = recipe {
+        for (i, step) in recipe.steps.iter().enumerate() {
+            let Some(identifier) = identifiers.get(step.message_id.as_str()) else {
+                report.push(
+                    format!("recipe {} step {i}", recipe.id),
+                    format!(
+                        "names template {} that was left out; left out",
+                        step.message_id
+                    ),
+                );
+                continue;
+            };
+            let item = format!("recipe {} step {i} ({})", recipe.id, step.message_id);
+            let template_default = preset
+                .template(&step.message_id)
+                .and_then(|t| t.default_injection_strategy.as_ref());
+            if step.injection_strategy.is_some()
+                && step.injection_strategy.as_ref() != template_default
+            {
+                report.push(
+                    &item,
+                    "the step's own placement is not exported: SillyTavern places per prompt",
+                );
+            }
+            if step.overrides.is_some() {
+                report.push(
+                    &item,
+                    "overrides not exported: SillyTavern has none per step",
+                );
+            }
+            order.push(json!({ "identifier": identifier, "enabled": step.enabled }));
+        }
+    }
+
+    if preset.character.is_some() {
+        report.push(
+            "character",
+            "not exported: SillyTavern keeps it in a character card",
+        );
+    }
+    if preset.lorebook.is_some() {
+        report.push(
+            "lorebook",
+            "not exported: SillyTavern keeps it in a world info file",
+        );
+    }
+    if preset.regex_rules.as_ref().is_some_and(|r| !r.is_empty()) {
+        report.push(
+            "regexRules",
+            "not exported: SillyTavern keeps them in its regex extension",
+        );
+    }
+    if preset.processors.as_ref().is_some_and(|p| !p.is_empty()) {
+        report.push("processors", "not exported");
+    }
+    if preset.variables.as_ref().is_some_and(|v| !v.is_empty()) {
+        report.push("variables", "not exported");
+    }
+
+    let value = json!({
+        "prompts": prompts,
+        "prompt_order": [{ "character_id": GLOBAL_ORDER_ID, "order": order }],
+    });
+    Reported { value, report }
+}
+
+/// The recipe for every model (`*`), else the first.
+fn choose_recipe<'a>(
+    preset: &'a AgentPreset,
+    report: &mut ImportReport,
+) -> Option<&'a ContextRecipe> {
+    let chosen = preset
+        .context_recipes
+        .iter()
+        .find(|r| r.model_filter.iter().any(|f| f == "*"))
+        .or_else(|| preset.context_recipes.first());
+    for recipe in &preset.context_recipes {
+        if Some(recipe.id.as_str()) != chosen.map(|c| c.id.as_str()) {
+            report.push(
+                format!("recipe {}", recipe.id),
+                "not exported: a SillyTavern preset has one prompt order",
+            );
+        }
+    }
+    if chosen.is_none() {
+        report.push("contextRecipes", "no recipe; the prompt order is empty");
+    }
+    chosen
+}
+
+fn prompt_from_template(
+    template: &MessageTemplate,
+    identifier: &str,
+    item: &str,
+    report: &mut ImportReport,
+) -> Value {
+    let name = template.name.clone().unwrap_or_else(|| template.id.clone());
+    let marker_prompt = || {
+        json!({
+            "identifier": identifier,
+            "name": name,
+            "system_prompt": true,
+            "marker": true,
+        })
+    };
+    match (template.kind, marker(identifier)) {
+        (TemplateType::ChatHistory | TemplateType::UserProfile, _) => return marker_prompt(),
+        (TemplateType::Placeholder, Some(Marker::Slot(TemplateType::Placeholder))) => {
+            return marker_prompt()
+        }
+        (TemplateType::Placeholder, _) => {
+            report.push(
+                item,
+                "SillyTavern has no such marker; exported as a marker it will leave empty",
+            );
+            return marker_prompt();
+        }
+        (TemplateType::Message, Some(Marker::Field(content))) => {
+            if template.content.as_deref() != Some(content) {
+                report.push(
+                    item,
+                    format!("SillyTavern fills `{identifier}` itself; the content is not exported"),
+                );
+            }
+            return marker_prompt();
+        }
+        (TemplateType::Message, Some(Marker::Slot(_))) => {
+            report.push(
+                item,
+                format!("a message with the id of SillyTavern's marker `{identifier}`; exported as that marker"),
+            );
+            return marker_prompt();
+        }
+        (TemplateType::Message, None) => {}
+    }
+    let mut prompt = Map::new();
+    prompt.insert("identifier".into(), json!(identifier));
+    prompt.insert("name".into(), json!(name));
+    prompt.insert(
+        "system_prompt".into(),
+        json!(BUILT_IN_PROMPTS.contains(&identifier)),
+    );
+    prompt.insert("role".into(), json!(template.role.as_str()));
+    prompt.insert(
+        "content".into(),
+        json!(template.content.clone().unwrap_or_default()),
+    );
+    prompt.insert("marker".into(), json!(false));
+    let strategy = template
+        .default_injection_strategy
+        .clone()
+        .unwrap_or_default();
+    match (strategy.depth, &strategy.anchor_target) {
+        (Some(depth), _) => {
+            prompt.insert("injection_position".into(), json!(1));
+            prompt.insert("injection_depth".into(), json!(depth));
+            // The inverse of 200 − order.
+            prompt.insert(
+                "injection_order".into(),
+                json!(placement_order(i64::from(strategy.order()))),
+            );
+        }
+        (None, Some(anchor)) => {
+            report.push(
+                item,
+                format!("placement at the anchor `{anchor}` has no SillyTavern form; exported in list order"),
+            );
+            prompt.insert("injection_position".into(), json!(0));
+        }
+        (None, None) => {
+            prompt.insert("injection_position".into(), json!(0));
+        }
+    }
+    prompt.insert("forbid_overrides".into(), json!(false));
+    Value::Object(prompt)
+}

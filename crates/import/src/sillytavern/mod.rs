@@ -1,0 +1,8 @@
+//! SillyTavern's formats (SPEC 7).
+
+pub mod card;
+pub mod chat;
+pub mod export;
+pub mod preset;
+pub mod regex;
+pub mod world_info;

@@ -1,0 +1,345 @@
+//! SillyTavern chat-completion presets (`prompts` + `prompt_order`) -> an agent preset (SPEC 7).
+//!
+//! Each prompt becomes a template of its identifier. SillyTavern's markers become slots or
+//! templates: `chatHistory` the chat_history slot, `personaDescription` the user_profile slot,
+//! `worldInfoBefore`, `worldInfoAfter` and `dialogueExamples` placeholders (the anchors lorebook
+//! entries aim at), `charDescription`, `charPersonality` and `scenario` system templates whose
+//! content is the matching macro. `main`, `nsfw`, `jailbreak` and `enhanceDefinitions` are
+//! ordinary prompts with content and are imported as such. One recipe (`["*"]`) follows the order
+//! list of character_id 100001, the global one (else the last list), with its `enabled` flags.
+
+use std::collections::HashSet;
+
+use promptloom_engine::model::{
+    validate_preset, AgentPreset, ContextRecipe, InjectionStrategy, MessageTemplate, RecipeStep,
+    Role, TemplateType, FORMAT_VERSION,
+};
+use serde_json::Value;
+
+use super::world_info::{clamp_u32, placement_order};
+use crate::json::{self, Object};
+use crate::{ImportReport, Problem, Reported};
+
+/// The character_id of SillyTavern's global prompt order.
+pub const GLOBAL_ORDER_ID: i64 = 100001;
+/// SillyTavern's default depth and order for an in-chat prompt.
+const DEFAULT_INJECTION_DEPTH: i64 = 4;
+const DEFAULT_INJECTION_ORDER: i64 = 100;
+/// Id of the recipe an imported preset gets.
+pub const IMPORTED_RECIPE_ID: &str = "default";
+
+/// What a SillyTavern marker prompt becomes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Marker {
+    Slot(TemplateType),
+    /// A system template with this macro as content.
+    Field(&'static str),
+}
+
+pub(crate) fn marker(identifier: &str) -> Option<Marker> {
+    Some(match identifier {
+        "chatHistory" => Marker::Slot(TemplateType::ChatHistory),
+        "personaDescription" => Marker::Slot(TemplateType::UserProfile),
+        "worldInfoBefore" | "worldInfoAfter" | "dialogueExamples" => {
+            Marker::Slot(TemplateType::Placeholder)
+        }
+        "charDescription" => Marker::Field("{{description}}"),
+        "charPersonality" => Marker::Field("{{personality}}"),
+        "scenario" => Marker::Field("{{scenario}}"),
+        _ => return None,
+    })
+}
+
+pub(crate) fn looks_like_preset(root: &Object) -> bool {
+    root.contains_key("prompts") || root.contains_key("prompt_order")
+}
+
+pub(crate) fn parse_role(value: Option<&Value>) -> Result<Role, String> {
+    match value {
+        None | Some(Value::Null) => Ok(Role::System),
+        Some(Value::String(s)) => match s.as_str() {
+            "system" | "" => Ok(Role::System),
+            "user" => Ok(Role::User),
+            "assistant" => Ok(Role::Assistant),
+            other => Err(format!("role \"{other}\"")),
+        },
+        Some(other) => Err(format!("role {other}")),
+    }
+}
+
+pub(crate) fn preset_from_value(
+    file: &str,
+    root: &Object,
+) -> Result<Reported<AgentPreset>, Problem> {
+    let mut report = ImportReport::new("SillyTavern chat-completion preset");
+    let prompts: &[Value] = match root.get("prompts") {
+        Some(Value::Array(items)) => items,
+        None | Some(Value::Null) => &[],
+        Some(other) => {
+            return Err(Problem::shape(format!(
+                "`prompts` is {}, expected a list",
+                json::kind(other)
+            )))
+        }
+    };
+
+    let mut templates: Vec<MessageTemplate> = Vec::new();
+    // Each prompt's own `enabled`, used only when there is no order list.
+    let mut own_enabled: Vec<bool> = Vec::new();
+    for (i, value) in prompts.iter().enumerate() {
+        let Value::Object(prompt) = value else {
+            report.push(
+                format!("prompts[{i}]"),
+                format!("{} instead of a prompt; skipped", json::kind(value)),
+            );
+            continue;
+        };
+        let Some(id) = json::text(prompt, "identifier") else {
+            report.push(format!("prompts[{i}]"), "no identifier; skipped");
+            continue;
+        };
+        let item = format!("prompts[{i}] ({id})");
+        if templates.iter().any(|t| t.id == id) {
+            report.push(&item, "a second prompt with this identifier; skipped");
+            continue;
+        }
+        own_enabled.push(json::boolean(prompt, "enabled").unwrap_or(true));
+        templates.push(template_from_prompt(&id, prompt, &item, &mut report));
+    }
+
+    let steps = steps_from_order(root, &templates, &own_enabled, &mut report)?;
+    let in_order: HashSet<&str> = steps.iter().map(|s| s.message_id.as_str()).collect();
+    for template in &templates {
+        if !in_order.contains(template.id.as_str()) {
+            report.push(
+                format!("prompt {}", template.id),
+                "not in the order list; kept as a template without a step",
+            );
+        }
+    }
+
+    let mut other_keys: Vec<&str> = json::unknown_set_keys(root, &["prompts", "prompt_order"]);
+    // Settings that are off or empty say nothing, but a sampler at 0 is still a setting.
+    for (key, value) in root {
+        if matches!(value, Value::Number(_)) && !other_keys.contains(&key.as_str()) {
+            other_keys.push(key);
+        }
+    }
+    other_keys.sort_unstable();
+    if !other_keys.is_empty() {
+        report.push(
+            other_keys.join(", "),
+            "not mapped (sampler, API and formatting settings of SillyTavern)",
+        );
+    }
+
+    let stem = json::file_stem(file);
+    let preset = AgentPreset {
+        format_version: FORMAT_VERSION,
+        id: json::slug(stem),
+        name: stem.to_owned(),
+        description: Some("Imported from a SillyTavern chat-completion preset".into()),
+        message_templates: templates,
+        context_recipes: vec![ContextRecipe {
+            id: IMPORTED_RECIPE_ID.into(),
+            name: Some("SillyTavern prompt order".into()),
+            model_filter: vec!["*".into()],
+            steps,
+        }],
+        preset_messages: None,
+        character: None,
+        lorebook: None,
+        regex_rules: None,
+        processors: None,
+        variables: None,
+    };
+    validate_preset(&preset)?;
+    Ok(Reported {
+        value: preset,
+        report,
+    })
+}
+
+fn template_from_prompt(
+    id: &str,
+    prompt: &Object,
+    item: &str,
+    report: &mut ImportReport,
+) -> MessageTemplate {
+    let name = json::text(prompt, "name");
+    let role = parse_role(prompt.get("role")).unwrap_or_else(|bad| {
+        report.push(item, format!("{bad} is unknown; system used"));
+        Role::System
+    });
+    let position = json::int(prompt, "injection_position").unwrap_or(0);
+    let is_marker = json::boolean(prompt, "marker").unwrap_or(false);
+    if json::boolean(prompt, "forbid_overrides") == Some(true) {
+        report.push(item, "forbid_overrides not mapped");
+    }
+    let slot = |kind: TemplateType| MessageTemplate {
+        id: id.to_owned(),
+        name: name.clone(),
+        role,
+        kind,
+        content: None,
+        default_injection_strategy: None,
+    };
+    let template = match marker(id) {
+        Some(Marker::Slot(kind)) => {
+            if position == 1 {
+                report.push(
+                    item,
+                    "in-chat position ignored: a slot is always in list order",
+                );
+            }
+            if kind == TemplateType::Placeholder && id == "dialogueExamples" {
+                report.push(
+                    item,
+                    "imported as an anchor; the character's example dialogue is not sent from it (use {{mesExamples}} in a template)",
+                );
+            }
+            slot(kind)
+        }
+        Some(Marker::Field(content)) => MessageTemplate {
+            content: Some(content.into()),
+            default_injection_strategy: strategy(prompt, position),
+            ..slot(TemplateType::Message)
+        },
+        None if is_marker => {
+            report.push(
+                item,
+                "a marker SillyTavern fills from elsewhere; kept as a placeholder anchor",
+            );
+            slot(TemplateType::Placeholder)
+        }
+        None => {
+            if let Some(field) = character_override(id) {
+                report.push(
+                    item,
+                    format!(
+                        "SillyTavern sends the character's {field} here instead when the card has one; this template always sends its own content"
+                    ),
+                );
+            }
+            MessageTemplate {
+                content: Some(json::string(prompt, "content").unwrap_or_default()),
+                default_injection_strategy: strategy(prompt, position),
+                ..slot(TemplateType::Message)
+            }
+        }
+    };
+    if !matches!(position, 0 | 1) {
+        report.push(
+            item,
+            format!("injection_position {position} is unknown; list order used"),
+        );
+    }
+    template
+}
+
+/// The prompts a card's own fields replace in SillyTavern (its "prefer character prompt" and
+/// "prefer character instructions" settings, on by default).
+fn character_override(identifier: &str) -> Option<&'static str> {
+    match identifier {
+        "main" => Some("system prompt"),
+        "jailbreak" => Some("post-history instructions"),
+        _ => None,
+    }
+}
+
+/// `injection_position` 1 is "in chat at depth"; 0 or absent is list order, whatever the depth.
+fn strategy(prompt: &Object, position: i64) -> Option<InjectionStrategy> {
+    (position == 1).then(|| InjectionStrategy {
+        depth: Some(clamp_u32(
+            json::int(prompt, "injection_depth").unwrap_or(DEFAULT_INJECTION_DEPTH),
+        )),
+        anchor_target: None,
+        anchor_position: None,
+        order: Some(placement_order(
+            json::int(prompt, "injection_order").unwrap_or(DEFAULT_INJECTION_ORDER),
+        )),
+    })
+}
+
+fn steps_from_order(
+    root: &Object,
+    templates: &[MessageTemplate],
+    own_enabled: &[bool],
+    report: &mut ImportReport,
+) -> Result<Vec<RecipeStep>, Problem> {
+    let lists: &[Value] = match root.get("prompt_order") {
+        Some(Value::Array(items)) => items,
+        None | Some(Value::Null) => &[],
+        Some(other) => {
+            return Err(Problem::shape(format!(
+                "`prompt_order` is {}, expected a list",
+                json::kind(other)
+            )))
+        }
+    };
+    let lists: Vec<&Object> = lists.iter().filter_map(Value::as_object).collect();
+    let chosen = lists
+        .iter()
+        .find(|l| json::int(l, "character_id") == Some(GLOBAL_ORDER_ID))
+        .or_else(|| lists.last());
+    let Some(chosen) = chosen else {
+        report.push(
+            "prompt_order",
+            "no order list; the steps follow the prompts in file order",
+        );
+        return Ok(templates
+            .iter()
+            .zip(own_enabled)
+            .map(|(t, enabled)| RecipeStep {
+                message_id: t.id.clone(),
+                enabled: *enabled,
+                injection_strategy: None,
+                overrides: None,
+            })
+            .collect());
+    };
+    let character_id = json::int(chosen, "character_id");
+    if character_id != Some(GLOBAL_ORDER_ID) {
+        report.push(
+            "prompt_order",
+            format!(
+                "no global order list (character_id {GLOBAL_ORDER_ID}); the last list (character_id {}) was used",
+                character_id.map_or("none".into(), |c| c.to_string())
+            ),
+        );
+    }
+    let Some(Value::Array(order)) = chosen.get("order") else {
+        return Err(Problem::shape(
+            "the chosen `prompt_order` entry has no `order` list",
+        ));
+    };
+    let mut steps = Vec::with_capacity(order.len());
+    for (i, value) in order.iter().enumerate() {
+        let item = format!("prompt_order order[{i}]");
+        let Some(entry) = value.as_object() else {
+            report.push(
+                item,
+                format!("{} instead of an order entry; skipped", json::kind(value)),
+            );
+            continue;
+        };
+        let Some(id) = json::text(entry, "identifier") else {
+            report.push(item, "no identifier; skipped");
+            continue;
+        };
+        if !templates.iter().any(|t| t.id == id) {
+            report.push(
+                format!("{item} ({id})"),
+                "names a prompt the preset does not have; skipped",
+            );
+            continue;
+        }
+        steps.push(RecipeStep {
+            message_id: id,
+            enabled: json::boolean(entry, "enabled").unwrap_or(true),
+            injection_strategy: None,
+            overrides: None,
+        });
+    }
+    Ok(steps)
+}

@@ -1,0 +1,384 @@
+//! SillyTavern world info: the standalone file (`{"entries": {"0": {...}}}`) and the entry mapping
+//! shared with the `character_book` of character cards (SPEC 6, 7).
+//!
+//! Positions (SillyTavern's `world_info_position`): 0 before and 1 after the character definitions
+//! become the anchors `worldInfoBefore` / `worldInfoAfter` (after them); 2/3, the top and bottom
+//! of the author's note, become before/after the anchor `authorsNote`; 5/6, the top and bottom of
+//! the example messages, become before/after `dialogueExamples`; 4 is a depth injection with the
+//! entry's role. SillyTavern puts a higher `order` nearer the end of the prompt, this model puts a
+//! higher strategy order first, so the strategy's order is 200 − order; the entry's own `order`
+//! (its budget priority, higher first in both) is kept as it is.
+
+use std::collections::HashSet;
+
+use promptloom_engine::model::{
+    AnchorPosition, InjectionStrategy, Lorebook, LorebookEntry, Role, SelectiveLogic,
+};
+use serde_json::Value;
+
+use crate::json::{self, Object};
+use crate::{ImportReport, Problem, Reported};
+
+/// SillyTavern's default depth for "at depth" entries.
+const DEFAULT_WI_DEPTH: i64 = 4;
+
+/// One world info entry read from either source, before mapping.
+#[derive(Debug, Default)]
+pub(crate) struct StEntry {
+    pub id: String,
+    pub name: Option<String>,
+    pub keys: Vec<String>,
+    pub secondary_keys: Vec<String>,
+    /// `selective: false` tells SillyTavern to ignore the secondary keys.
+    pub selective: Option<bool>,
+    pub selective_logic: Option<i64>,
+    pub constant: bool,
+    pub enabled: bool,
+    pub content: String,
+    pub order: Option<i64>,
+    pub position: Option<i64>,
+    pub depth: Option<i64>,
+    pub role: Option<i64>,
+    pub probability: Option<f64>,
+    pub use_probability: Option<bool>,
+    /// Settings that are set and that this model has no place for: `(key, value)`.
+    pub unmapped: Vec<String>,
+}
+
+/// Fields of a world info file entry that are mapped, or that only matter to SillyTavern's editor.
+const WI_FILE_KNOWN: &[&str] = &[
+    "uid",
+    "key",
+    "keysecondary",
+    "comment",
+    "content",
+    "constant",
+    "selective",
+    "selectiveLogic",
+    "order",
+    "position",
+    "disable",
+    "depth",
+    "role",
+    "probability",
+    "useProbability",
+    "displayIndex",
+    "addMemo",
+    "extensions",
+];
+
+pub(crate) fn entry_from_wi_file(key: &str, obj: &Object) -> StEntry {
+    let mut unmapped: Vec<String> = json::unknown_set_keys(obj, WI_FILE_KNOWN)
+        .into_iter()
+        .filter(|k| !is_default_group_weight(k, obj))
+        .map(str::to_owned)
+        .collect();
+    // Only a depth entry's depth and role mean anything.
+    if json::int(obj, "position") != Some(4) {
+        unmapped.retain(|k| k != "depth" && k != "role");
+    }
+    StEntry {
+        id: json::string(obj, "uid").unwrap_or_else(|| key.to_owned()),
+        name: json::text(obj, "comment"),
+        keys: json::strings(obj, "key"),
+        secondary_keys: json::strings(obj, "keysecondary"),
+        selective: json::boolean(obj, "selective"),
+        selective_logic: json::int(obj, "selectiveLogic"),
+        constant: json::boolean(obj, "constant").unwrap_or(false),
+        enabled: !json::boolean(obj, "disable").unwrap_or(false),
+        content: json::string(obj, "content").unwrap_or_default(),
+        order: json::int(obj, "order"),
+        position: json::int(obj, "position"),
+        depth: json::int(obj, "depth"),
+        role: json::int(obj, "role"),
+        probability: json::float(obj, "probability"),
+        use_probability: json::boolean(obj, "useProbability"),
+        unmapped,
+    }
+}
+
+/// `groupWeight` is 100 on every entry that SillyTavern wrote, in a group or not.
+fn is_default_group_weight(key: &str, obj: &Object) -> bool {
+    (key == "groupWeight" || key == "group_weight")
+        && obj.get(key).and_then(json::value_int) == Some(100)
+}
+
+const CARD_ENTRY_KNOWN: &[&str] = &[
+    "id",
+    "keys",
+    "secondary_keys",
+    "comment",
+    "name",
+    "content",
+    "constant",
+    "selective",
+    "insertion_order",
+    "enabled",
+    "position",
+    "extensions",
+    "use_regex",
+];
+
+const CARD_ENTRY_EXTENSIONS_KNOWN: &[&str] = &[
+    "position",
+    "depth",
+    "role",
+    "selectiveLogic",
+    "probability",
+    "useProbability",
+    "display_index",
+    "addMemo",
+];
+
+/// An entry of a card's `character_book` (character card V2/V3 with SillyTavern's extensions).
+pub(crate) fn entry_from_card(index: usize, obj: &Object) -> StEntry {
+    let empty = Object::new();
+    let ext = match obj.get("extensions") {
+        Some(Value::Object(e)) => e,
+        _ => &empty,
+    };
+    let mut unmapped: Vec<String> = json::unknown_set_keys(obj, CARD_ENTRY_KNOWN)
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
+    let position = json::int(ext, "position").or_else(|| match obj.get("position") {
+        Some(Value::String(s)) if s == "after_char" => Some(1),
+        Some(Value::String(s)) if s == "before_char" => Some(0),
+        _ => None,
+    });
+    unmapped.extend(
+        json::unknown_set_keys(ext, CARD_ENTRY_EXTENSIONS_KNOWN)
+            .into_iter()
+            .filter(|k| !is_default_group_weight(k, ext))
+            .map(|k| format!("extensions.{k}")),
+    );
+    if position != Some(4) {
+        unmapped.retain(|k| k != "extensions.depth" && k != "extensions.role");
+    }
+    let mut keys = json::strings(obj, "keys");
+    let mut secondary_keys = json::strings(obj, "secondary_keys");
+    // V3 `use_regex`: the keys are regular expressions, which this model writes `/pattern/`.
+    if json::boolean(obj, "use_regex") == Some(true) {
+        for key in keys.iter_mut().chain(secondary_keys.iter_mut()) {
+            if !key.starts_with('/') {
+                *key = format!("/{key}/");
+            }
+        }
+    }
+    StEntry {
+        id: json::string(obj, "id").unwrap_or_else(|| index.to_string()),
+        name: json::text(obj, "comment").or_else(|| json::text(obj, "name")),
+        keys,
+        secondary_keys,
+        selective: json::boolean(obj, "selective"),
+        selective_logic: json::int(ext, "selectiveLogic"),
+        constant: json::boolean(obj, "constant").unwrap_or(false),
+        enabled: json::boolean(obj, "enabled").unwrap_or(true),
+        content: json::string(obj, "content").unwrap_or_default(),
+        order: json::int(obj, "insertion_order"),
+        position,
+        depth: json::int(ext, "depth"),
+        role: json::int(ext, "role"),
+        probability: json::float(ext, "probability"),
+        use_probability: json::boolean(ext, "useProbability"),
+        unmapped,
+    }
+}
+
+/// Where an entry goes, from SillyTavern's position number.
+pub(crate) fn position_strategy(
+    position: i64,
+    depth: Option<i64>,
+    order: i32,
+) -> Option<InjectionStrategy> {
+    let anchor = |target: &str, side: AnchorPosition| InjectionStrategy {
+        depth: None,
+        anchor_target: Some(target.into()),
+        anchor_position: Some(side),
+        order: Some(order),
+    };
+    Some(match position {
+        0 => anchor("worldInfoBefore", AnchorPosition::After),
+        1 => anchor("worldInfoAfter", AnchorPosition::After),
+        2 => anchor("authorsNote", AnchorPosition::Before),
+        3 => anchor("authorsNote", AnchorPosition::After),
+        4 => InjectionStrategy {
+            depth: Some(clamp_u32(depth.unwrap_or(DEFAULT_WI_DEPTH))),
+            anchor_target: None,
+            anchor_position: None,
+            order: Some(order),
+        },
+        5 => anchor("dialogueExamples", AnchorPosition::Before),
+        6 => anchor("dialogueExamples", AnchorPosition::After),
+        _ => return None,
+    })
+}
+
+/// SillyTavern's message role numbers (`extension_prompt_roles`).
+pub(crate) fn role_from_number(role: i64) -> Option<Role> {
+    match role {
+        0 => Some(Role::System),
+        1 => Some(Role::User),
+        2 => Some(Role::Assistant),
+        _ => None,
+    }
+}
+
+pub(crate) fn clamp_u32(n: i64) -> u32 {
+    u32::try_from(n.max(0)).unwrap_or(u32::MAX)
+}
+
+pub(crate) fn clamp_i32(n: i64) -> i32 {
+    i32::try_from(n).unwrap_or(if n < 0 { i32::MIN } else { i32::MAX })
+}
+
+/// SillyTavern's `injection_order` / entry order -> this model's placement order (SPEC 7).
+pub(crate) fn placement_order(st_order: i64) -> i32 {
+    clamp_i32(200i64.saturating_sub(st_order))
+}
+
+/// Maps one entry, reporting under `item` what did not come through.
+pub(crate) fn map_entry(entry: StEntry, item: &str, report: &mut ImportReport) -> LorebookEntry {
+    let st_order = entry.order.unwrap_or(100);
+    let placement = placement_order(st_order);
+    let position = entry.position.unwrap_or(0);
+    let strategy = position_strategy(position, entry.depth, placement).unwrap_or_else(|| {
+        report.push(
+            item,
+            format!(
+                "position {position} is not one this model knows; placed after worldInfoBefore"
+            ),
+        );
+        position_strategy(0, None, placement).unwrap_or_default()
+    });
+    if matches!(position, 2 | 3) {
+        report.push(
+            item,
+            "placed at the anchor `authorsNote`; a recipe needs a placeholder of that id for it to be sent",
+        );
+    }
+    let role = if position == 4 {
+        match entry.role {
+            None => Role::System,
+            Some(n) => role_from_number(n).unwrap_or_else(|| {
+                report.push(item, format!("role {n} is unknown; system used"));
+                Role::System
+            }),
+        }
+    } else {
+        Role::System
+    };
+    let selective_logic = match entry.selective_logic.unwrap_or(0) {
+        0 => SelectiveLogic::AndAny,
+        1 => SelectiveLogic::NotAll,
+        2 => SelectiveLogic::NotAny,
+        3 => SelectiveLogic::AndAll,
+        other => {
+            report.push(
+                item,
+                format!("selectiveLogic {other} is unknown; AND ANY used"),
+            );
+            SelectiveLogic::AndAny
+        }
+    };
+    let mut secondary_keys = entry.secondary_keys;
+    if entry.selective == Some(false) && !secondary_keys.is_empty() {
+        report.push(
+            item,
+            "secondary keys left out: the entry is not selective, so SillyTavern ignores them",
+        );
+        secondary_keys.clear();
+    }
+    let probability = match (entry.use_probability, entry.probability) {
+        (Some(false), _) | (_, None) => None,
+        (_, Some(p)) if p >= 100.0 => None,
+        (_, Some(p)) => Some(p.clamp(0.0, 100.0).round() as u32),
+    };
+    if !entry.unmapped.is_empty() {
+        report.push(item, format!("not mapped: {}", entry.unmapped.join(", ")));
+    }
+    LorebookEntry {
+        id: entry.id,
+        name: entry.name,
+        keys: entry.keys,
+        secondary_keys,
+        selective_logic,
+        constant: entry.constant,
+        enabled: entry.enabled,
+        content: entry.content,
+        order: clamp_i32(st_order),
+        strategy,
+        role,
+        probability,
+    }
+}
+
+/// Gives every entry a distinct id, reporting the ones changed.
+pub(crate) fn dedupe_ids(entries: &mut [LorebookEntry], report: &mut ImportReport) {
+    let mut seen = HashSet::new();
+    for entry in entries.iter_mut() {
+        if entry.id.trim().is_empty() {
+            entry.id = "entry".into();
+        }
+        if !seen.insert(entry.id.clone()) {
+            let mut n = 2;
+            while seen.contains(&format!("{}-{n}", entry.id)) {
+                n += 1;
+            }
+            let new_id = format!("{}-{n}", entry.id);
+            report.push(
+                format!("entry {}", entry.id),
+                format!("duplicate id; renamed {new_id}"),
+            );
+            entry.id = new_id.clone();
+            seen.insert(new_id);
+        }
+    }
+}
+
+/// A standalone SillyTavern world info file. The file carries no scan settings (they live in the
+/// user's settings), so the lorebook takes this model's defaults, which are SillyTavern's.
+pub(crate) fn lorebook_from_value(root: &Object) -> Result<Reported<Lorebook>, Problem> {
+    let mut report = ImportReport::new("SillyTavern world info");
+    let mut entries = Vec::new();
+    let mut list: Vec<(String, &Value)> = match root.get("entries") {
+        Some(Value::Object(map)) => map.iter().map(|(k, v)| (k.clone(), v)).collect(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (i.to_string(), v))
+            .collect(),
+        Some(other) => {
+            return Err(Problem::shape(format!(
+                "`entries` is {}, expected an object keyed by uid",
+                json::kind(other)
+            )))
+        }
+        None => return Err(Problem::shape("no `entries`")),
+    };
+    // The map is keyed by uid; read it in uid order (as numbers: "2" before "10").
+    list.sort_by_key(|(key, _)| (key.parse::<u64>().unwrap_or(u64::MAX), key.clone()));
+    for (key, value) in list {
+        let item = format!("entries.{key}");
+        let Value::Object(obj) = value else {
+            report.push(
+                &item,
+                format!("{} instead of an entry; skipped", json::kind(value)),
+            );
+            continue;
+        };
+        let entry = entry_from_wi_file(&key, obj);
+        entries.push(map_entry(entry, &item, &mut report));
+    }
+    dedupe_ids(&mut entries, &mut report);
+    for key in json::unknown_set_keys(root, &["entries", "name", "description"]) {
+        report.push(key, "not mapped");
+    }
+    Ok(Reported {
+        value: Lorebook {
+            entries,
+            ..Lorebook::default()
+        },
+        report,
+    })
+}

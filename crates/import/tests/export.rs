@@ -1,0 +1,250 @@
+//! SPEC 7 export: native JSON round trip exact; SillyTavern preset export that keeps every field
+//! this model holds (ST -> ours -> ST).
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::card_v2;
+use promptloom_engine::model::{
+    parse_preset, parse_session, AgentPreset, InjectionStrategy, MessageTemplate, Role,
+    TemplateType,
+};
+use promptloom_import::native::{export_preset, export_session};
+use promptloom_import::{export_sillytavern_preset, import_bytes, Imported};
+use serde_json::{json, Value};
+
+const FIXTURES: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../../shared/fixtures/sillytavern"
+);
+
+fn st_preset() -> Value {
+    json!({
+        "temperature": 0.9,
+        "prompts": [
+            { "identifier": "main", "name": "Main Prompt", "system_prompt": true, "role": "system",
+              "content": "Be {{char}}." },
+            { "identifier": "worldInfoBefore", "name": "World Info (before)", "system_prompt": true, "marker": true },
+            { "identifier": "chatHistory", "name": "Chat History", "system_prompt": true, "marker": true },
+            { "identifier": "personaDescription", "name": "Persona Description", "system_prompt": true, "marker": true },
+            { "identifier": "charDescription", "name": "Char Description", "system_prompt": true, "marker": true },
+            { "identifier": "scenario", "name": "Scenario", "system_prompt": true, "marker": true },
+            { "identifier": "note", "name": "Depth note", "role": "user", "content": "Remember.",
+              "injection_position": 1, "injection_depth": 2, "injection_order": 150 },
+            { "identifier": "late", "name": "Late", "role": "assistant", "content": "Ok.",
+              "injection_position": 1, "injection_depth": 0, "injection_order": 100 },
+            { "identifier": "relative", "name": "Relative", "role": "assistant", "content": "Fine.",
+              "injection_position": 0, "injection_depth": 4, "injection_order": 100 },
+            { "identifier": "spare", "name": "Spare", "role": "user", "content": "unused" },
+            { "identifier": "summary", "name": "Summary", "marker": true }
+        ],
+        "prompt_order": [
+            { "character_id": 100001, "order": [
+                { "identifier": "main", "enabled": true },
+                { "identifier": "worldInfoBefore", "enabled": true },
+                { "identifier": "personaDescription", "enabled": false },
+                { "identifier": "charDescription", "enabled": true },
+                { "identifier": "scenario", "enabled": false },
+                { "identifier": "chatHistory", "enabled": true },
+                { "identifier": "note", "enabled": true },
+                { "identifier": "late", "enabled": false },
+                { "identifier": "relative", "enabled": true },
+                { "identifier": "summary", "enabled": true }
+            ]}
+        ]
+    })
+}
+
+const MARKERS: &[&str] = &[
+    "chatHistory",
+    "personaDescription",
+    "worldInfoBefore",
+    "worldInfoAfter",
+    "dialogueExamples",
+    "charDescription",
+    "charPersonality",
+    "scenario",
+];
+
+/// The fields of a SillyTavern preset that this model holds, with SillyTavern's defaults filled in.
+fn modelled(st: &Value) -> (Vec<Value>, Vec<(String, bool)>) {
+    let prompts = st["prompts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            let id = p["identifier"].as_str().unwrap();
+            let name = p["name"].clone();
+            if p["marker"].as_bool().unwrap_or(false) || MARKERS.contains(&id) {
+                return json!({ "identifier": id, "name": name, "marker": true });
+            }
+            let position = p["injection_position"].as_i64().unwrap_or(0);
+            let mut v = json!({
+                "identifier": id,
+                "name": name,
+                "role": p["role"].as_str().unwrap_or("system"),
+                "content": p["content"].as_str().unwrap_or(""),
+                "injection_position": position,
+            });
+            if position == 1 {
+                v["injection_depth"] = json!(p["injection_depth"].as_i64().unwrap_or(4));
+                v["injection_order"] = json!(p["injection_order"].as_i64().unwrap_or(100));
+            }
+            v
+        })
+        .collect();
+    let lists = st["prompt_order"].as_array().unwrap();
+    let list = lists
+        .iter()
+        .find(|l| l["character_id"] == 100001)
+        .unwrap_or_else(|| lists.last().unwrap());
+    let order = list["order"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| {
+            (
+                o["identifier"].as_str().unwrap().to_string(),
+                o["enabled"].as_bool().unwrap_or(true),
+            )
+        })
+        .collect();
+    (prompts, order)
+}
+
+fn import_preset(file: &str, bytes: &[u8]) -> AgentPreset {
+    match import_bytes(file, bytes).expect("imports").value {
+        Imported::Preset { preset } => *preset,
+        other => panic!("expected a preset, got {}", other.kind()),
+    }
+}
+
+#[test]
+fn sillytavern_round_trip_keeps_every_modelled_field() {
+    let original = st_preset();
+    let preset = import_preset("rt.json", original.to_string().as_bytes());
+    let exported = export_sillytavern_preset(&preset);
+    assert_eq!(modelled(&exported.value), modelled(&original));
+    // The unknown marker is reported on the way out as on the way in.
+    assert!(exported.report.mentions("summary"));
+    // And what comes out imports again to the same preset.
+    let again = import_preset("rt.json", exported.value.to_string().as_bytes());
+    assert_eq!(again, preset);
+}
+
+#[test]
+fn sillytavern_round_trip_of_the_default_preset() {
+    let path = PathBuf::from(FIXTURES).join("Default.json");
+    if !path.exists() {
+        println!("fixtures not found, skipping");
+        return;
+    }
+    let text = std::fs::read(&path).unwrap();
+    let original: Value = serde_json::from_slice(&text).unwrap();
+    let preset = import_preset("Default.json", &text);
+    let exported = export_sillytavern_preset(&preset);
+    assert_eq!(modelled(&exported.value), modelled(&original));
+    assert!(exported.report.is_empty(), "{:?}", exported.report);
+}
+
+#[test]
+fn sillytavern_export_reports_what_it_cannot_hold() {
+    let mut preset = import_preset("p.json", st_preset().to_string().as_bytes());
+    preset.message_templates.push(MessageTemplate {
+        id: "anchored".into(),
+        name: None,
+        role: Role::System,
+        kind: TemplateType::Message,
+        content: Some("x".into()),
+        default_injection_strategy: Some(InjectionStrategy {
+            anchor_target: Some("chat_history".into()),
+            ..InjectionStrategy::default()
+        }),
+    });
+    let mut second = preset.context_recipes[0].clone();
+    second.id = "claude".into();
+    second.model_filter = vec!["claude-*".into()];
+    preset.context_recipes.push(second);
+    preset.context_recipes[0].steps[0].overrides = Some(Default::default());
+    let exported = export_sillytavern_preset(&preset);
+    assert!(exported.report.mentions("anchored"));
+    assert!(exported.report.mentions("recipe claude"));
+    assert!(exported.report.mentions("overrides"));
+    let anchored = exported.value["prompts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["identifier"] == "anchored")
+        .unwrap();
+    assert_eq!(anchored["injection_position"], 0);
+}
+
+#[test]
+fn sillytavern_export_names_slots_by_their_marker() {
+    let preset = parse_preset(
+        &json!({
+            "formatVersion": 1, "id": "p", "name": "P",
+            "messageTemplates": [
+                { "id": "sys", "role": "system", "content": "S" },
+                { "id": "hist", "role": "system", "type": "chat_history" },
+                { "id": "me", "role": "user", "type": "user_profile" }
+            ],
+            "contextRecipes": [ { "id": "r", "modelFilter": ["*"], "steps": [
+                { "messageId": "sys", "enabled": true },
+                { "messageId": "me", "enabled": true },
+                { "messageId": "hist", "enabled": true }
+            ] } ]
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let exported = export_sillytavern_preset(&preset).value;
+    let order: Vec<&str> = exported["prompt_order"][0]["order"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["identifier"].as_str().unwrap())
+        .collect();
+    assert_eq!(order, vec!["sys", "personaDescription", "chatHistory"]);
+}
+
+#[test]
+fn native_preset_round_trip_is_exact() {
+    let mut preset = import_preset("p.json", st_preset().to_string().as_bytes());
+    let Imported::Character(card) =
+        import_bytes("c.json", card_v2("Keeper").to_string().as_bytes())
+            .unwrap()
+            .value
+    else {
+        panic!("expected a character");
+    };
+    preset.character = Some(card.character);
+    preset.lorebook = card.lorebook;
+    let text = export_preset(&preset);
+    let back = parse_preset(&text).expect("reads back");
+    assert_eq!(back, preset);
+    assert_eq!(export_preset(&back), text);
+    // And through the sniffer.
+    assert_eq!(import_preset("p.json", text.as_bytes()), preset);
+}
+
+#[test]
+fn native_session_round_trip_is_exact() {
+    let lines = [
+        json!({ "user_name": "Ana", "character_name": "Keeper" }),
+        json!({ "name": "Keeper", "is_user": false, "mes": "Hello.", "send_date": "today" }),
+        json!({ "name": "Ana", "is_user": true, "mes": "Hi." }),
+    ];
+    let text: Vec<String> = lines.iter().map(Value::to_string).collect();
+    let Imported::Session { session } = import_bytes("chat.jsonl", text.join("\n").as_bytes())
+        .unwrap()
+        .value
+    else {
+        panic!("expected a session");
+    };
+    let native = export_session(&session);
+    let back = parse_session(&native).expect("reads back");
+    assert_eq!(back, session);
+    assert_eq!(export_session(&back), native);
+}

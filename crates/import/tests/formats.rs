@@ -1,0 +1,538 @@
+//! Each importer against small files built here, one test per mapping rule of SPEC 7.
+
+mod common;
+
+use common::{b64, card_v2, png_with_text, zip_with};
+use promptloom_engine::model::{AnchorPosition, RegexScope, Role, SelectiveLogic, TemplateType};
+use promptloom_import::{import_bytes, Imported, Reported};
+use serde_json::json;
+
+fn import(file: &str, value: &serde_json::Value) -> Reported<Imported> {
+    import_bytes(file, value.to_string().as_bytes()).expect("imports")
+}
+
+fn st_preset() -> serde_json::Value {
+    json!({
+        "temperature": 0.7,
+        "top_p": 1,
+        "openai_max_context": 8000,
+        "prompts": [
+            { "identifier": "main", "name": "Main Prompt", "system_prompt": true, "role": "system",
+              "content": "Be {{char}}." },
+            { "identifier": "chatHistory", "name": "Chat History", "system_prompt": true, "marker": true },
+            { "identifier": "personaDescription", "name": "Persona", "system_prompt": true, "marker": true },
+            { "identifier": "charDescription", "name": "Char Description", "marker": true },
+            { "identifier": "note", "name": "Depth note", "role": "user", "content": "Remember.",
+              "injection_position": 1, "injection_depth": 2, "injection_order": 150 },
+            { "identifier": "relative", "name": "Relative", "role": "assistant", "content": "Ok.",
+              "injection_position": 0, "injection_depth": 7, "injection_order": 3 },
+            { "identifier": "spare", "name": "Not ordered", "role": "system", "content": "unused" },
+            { "identifier": "summary", "name": "Summary", "marker": true }
+        ],
+        "prompt_order": [
+            { "character_id": 100001, "order": [
+                { "identifier": "main", "enabled": true },
+                { "identifier": "charDescription", "enabled": true },
+                { "identifier": "personaDescription", "enabled": false },
+                { "identifier": "chatHistory", "enabled": true },
+                { "identifier": "note", "enabled": true },
+                { "identifier": "relative", "enabled": true },
+                { "identifier": "ghost", "enabled": true }
+            ]},
+            { "character_id": 7, "order": [ { "identifier": "main", "enabled": false } ] }
+        ]
+    })
+}
+
+fn preset_of(r: &Reported<Imported>) -> &promptloom_engine::model::AgentPreset {
+    match &r.value {
+        Imported::Preset { preset } => preset,
+        other => panic!("expected a preset, got {}", other.kind()),
+    }
+}
+
+#[test]
+fn preset_prompts_become_templates_and_the_global_order_the_steps() {
+    let r = import("My Preset.json", &st_preset());
+    let preset = preset_of(&r);
+    assert_eq!(preset.id, "my-preset");
+    assert_eq!(preset.name, "My Preset");
+    let steps: Vec<(&str, bool)> = preset.context_recipes[0]
+        .steps
+        .iter()
+        .map(|s| (s.message_id.as_str(), s.enabled))
+        .collect();
+    assert_eq!(
+        steps,
+        vec![
+            ("main", true),
+            ("charDescription", true),
+            ("personaDescription", false),
+            ("chatHistory", true),
+            ("note", true),
+            ("relative", true),
+        ]
+    );
+    assert!(r.report.mentions("ghost"));
+    // SillyTavern would send a card's own system prompt in place of `main`: said, not mapped.
+    assert!(r
+        .report
+        .items
+        .iter()
+        .any(|i| i.item.contains("(main)") && i.message.contains("system prompt")));
+}
+
+#[test]
+fn preset_markers_become_slots_anchors_and_macro_templates() {
+    let r = import("p.json", &st_preset());
+    let preset = preset_of(&r);
+    let t = |id: &str| preset.template(id).expect(id);
+    assert_eq!(t("chatHistory").kind, TemplateType::ChatHistory);
+    assert_eq!(t("personaDescription").kind, TemplateType::UserProfile);
+    assert_eq!(t("charDescription").kind, TemplateType::Message);
+    assert_eq!(
+        t("charDescription").content.as_deref(),
+        Some("{{description}}")
+    );
+    assert_eq!(t("charDescription").role, Role::System);
+    // An unknown marker is kept as an anchor, and reported.
+    assert_eq!(t("summary").kind, TemplateType::Placeholder);
+    assert!(r.report.mentions("summary"));
+}
+
+#[test]
+fn preset_in_chat_prompt_gets_depth_and_order_200_minus_order() {
+    let r = import("p.json", &st_preset());
+    let preset = preset_of(&r);
+    let note = preset.template("note").unwrap();
+    assert_eq!(note.role, Role::User);
+    let strategy = note.default_injection_strategy.as_ref().unwrap();
+    assert_eq!(strategy.depth, Some(2));
+    assert_eq!(strategy.order, Some(50));
+    assert_eq!(strategy.anchor_target, None);
+}
+
+#[test]
+fn preset_relative_prompt_stays_in_list_order_whatever_its_depth() {
+    let r = import("p.json", &st_preset());
+    let relative = preset_of(&r).template("relative").unwrap();
+    assert_eq!(relative.role, Role::Assistant);
+    assert_eq!(relative.default_injection_strategy, None);
+}
+
+#[test]
+fn preset_prompt_outside_the_order_list_is_kept_and_reported() {
+    let r = import("p.json", &st_preset());
+    assert!(preset_of(&r).template("spare").is_some());
+    assert!(r
+        .report
+        .items
+        .iter()
+        .any(|i| i.item.contains("spare") && i.message.contains("not in the order list")));
+}
+
+#[test]
+fn preset_samplers_are_reported_on_one_line() {
+    let r = import("p.json", &st_preset());
+    let lines: Vec<_> = r
+        .report
+        .items
+        .iter()
+        .filter(|i| i.message.starts_with("not mapped"))
+        .collect();
+    assert_eq!(lines.len(), 1, "{:?}", r.report);
+    assert_eq!(lines[0].item, "openai_max_context, temperature, top_p");
+}
+
+#[test]
+fn preset_without_the_global_list_uses_the_last() {
+    let mut value = st_preset();
+    value["prompt_order"][0]["character_id"] = json!(5);
+    let r = import("p.json", &value);
+    let steps = &preset_of(&r).context_recipes[0].steps;
+    assert_eq!(steps.len(), 1);
+    assert_eq!(steps[0].message_id, "main");
+    assert!(!steps[0].enabled);
+    assert!(r.report.mentions("character_id 7"));
+}
+
+#[test]
+fn card_v2_json_fills_the_character() {
+    let r = import("keeper.json", &card_v2("Keeper"));
+    let Imported::Character(card) = &r.value else {
+        panic!("expected a character");
+    };
+    let c = &card.character;
+    assert_eq!(c.name, "Keeper");
+    assert_eq!(c.description.as_deref(), Some("A lighthouse keeper."));
+    assert_eq!(c.personality.as_deref(), Some("patient"));
+    assert_eq!(c.scenario.as_deref(), Some("A storm night."));
+    assert_eq!(
+        c.greeting.as_deref(),
+        Some("You made it in before the rain.")
+    );
+    assert_eq!(
+        c.example_dialogue.as_deref(),
+        Some("<START>\n{{char}}: Tea?")
+    );
+    assert_eq!(c.system_prompt.as_deref(), Some("Stay in character."));
+    assert_eq!(
+        c.post_history_instructions.as_deref(),
+        Some("Keep replies short.")
+    );
+    assert_eq!(c.creator_notes.as_deref(), Some("Test card."));
+    assert_eq!(
+        c.tags.as_deref(),
+        Some(&["sea".to_string(), "calm".to_string()][..])
+    );
+    assert!(r.report.mentions("alternate_greetings"));
+    assert!(r.report.mentions("depth_prompt"));
+    assert!(r.report.mentions("token_budget"));
+}
+
+#[test]
+fn card_book_positions_map_to_anchors_and_depth() {
+    let r = import("keeper.json", &card_v2("Keeper"));
+    let Imported::Character(card) = &r.value else {
+        panic!("expected a character");
+    };
+    let book = card.lorebook.as_ref().unwrap();
+    assert_eq!(book.scan_depth, 3);
+    assert!(!book.recursive);
+    let e = &book.entries;
+    assert_eq!(e.len(), 7);
+    let anchor = |i: usize| {
+        (
+            e[i].strategy.anchor_target.as_deref(),
+            e[i].strategy.anchor_position,
+        )
+    };
+    assert_eq!(
+        anchor(0),
+        (Some("worldInfoBefore"), Some(AnchorPosition::After))
+    );
+    assert_eq!(
+        anchor(1),
+        (Some("worldInfoAfter"), Some(AnchorPosition::After))
+    );
+    assert_eq!(
+        anchor(2),
+        (Some("authorsNote"), Some(AnchorPosition::Before))
+    );
+    assert_eq!(
+        anchor(3),
+        (Some("authorsNote"), Some(AnchorPosition::After))
+    );
+    assert_eq!(
+        anchor(5),
+        (Some("dialogueExamples"), Some(AnchorPosition::Before))
+    );
+    assert_eq!(
+        anchor(6),
+        (Some("dialogueExamples"), Some(AnchorPosition::After))
+    );
+    assert_eq!(e[4].strategy.depth, Some(2));
+    assert_eq!(e[4].strategy.anchor_target, None);
+    assert_eq!(e[4].role, Role::User);
+    assert_eq!(e[0].role, Role::System);
+    // Orders: kept on the entry, 200 − order for placement.
+    assert_eq!((e[1].order, e[1].strategy.order), (50, Some(150)));
+    assert_eq!((e[4].order, e[4].strategy.order), (10, Some(190)));
+    // Flags, keys, logic, probability.
+    assert!(e[0].constant && !e[1].constant);
+    assert!(!e[5].enabled && e[4].enabled);
+    assert_eq!(e[0].keys, vec!["key0"]);
+    assert_eq!(e[0].secondary_keys, vec!["second"]);
+    assert_eq!(e[0].name.as_deref(), Some("entry 0"));
+    assert_eq!(e[6].selective_logic, SelectiveLogic::AndAll);
+    assert_eq!(e[6].probability, Some(40));
+    assert_eq!(e[0].probability, None);
+    assert!(r
+        .report
+        .items
+        .iter()
+        .any(|i| i.item.contains("entries[6]") && i.message.contains("sticky")));
+}
+
+#[test]
+fn card_v3_json_and_use_regex_keys() {
+    let mut card = card_v2("Nova");
+    card["spec"] = json!("chara_card_v3");
+    card["spec_version"] = json!("3.0");
+    card["data"]["character_book"]["entries"][0]["use_regex"] = json!(true);
+    let r = import("nova.json", &card);
+    assert!(r.report.format.contains("V3"));
+    let Imported::Character(card) = &r.value else {
+        panic!("expected a character");
+    };
+    assert_eq!(card.character.name, "Nova");
+    assert_eq!(
+        card.lorebook.as_ref().unwrap().entries[0].keys,
+        vec!["/key0/"]
+    );
+}
+
+#[test]
+fn card_v1_json_reads_the_top_level_fields() {
+    let r = import(
+        "old.json",
+        &json!({ "name": "Old", "description": "d", "first_mes": "hi", "mes_example": "" }),
+    );
+    let Imported::Character(card) = &r.value else {
+        panic!("expected a character");
+    };
+    assert_eq!(card.character.name, "Old");
+    assert_eq!(card.character.greeting.as_deref(), Some("hi"));
+    assert_eq!(card.character.example_dialogue, None);
+    assert!(card.lorebook.is_none());
+}
+
+#[test]
+fn png_card_chunk_after_the_image_data_is_found() {
+    let png = png_with_text(&[("chara", &b64(&card_v2("Late").to_string()))], true);
+    let r = import_bytes("late.png", &png).expect("imports");
+    let Imported::Character(card) = &r.value else {
+        panic!("expected a character");
+    };
+    assert_eq!(card.character.name, "Late");
+    assert_eq!(card.lorebook.as_ref().unwrap().entries.len(), 7);
+}
+
+#[test]
+fn png_ccv3_chunk_wins_over_chara() {
+    let mut v3 = card_v2("Three");
+    v3["spec"] = json!("chara_card_v3");
+    let png = png_with_text(
+        &[
+            ("chara", &b64(&card_v2("Two").to_string())),
+            ("ccv3", &b64(&v3.to_string())),
+        ],
+        false,
+    );
+    let r = import_bytes("both.png", &png).expect("imports");
+    let Imported::Character(card) = &r.value else {
+        panic!("expected a character");
+    };
+    assert_eq!(card.character.name, "Three");
+    assert!(r.report.format.contains("ccv3"));
+}
+
+#[test]
+fn png_broken_ccv3_falls_back_to_chara_and_says_so() {
+    let png = png_with_text(
+        &[
+            ("ccv3", "%%%"),
+            ("chara", &b64(&card_v2("Two").to_string())),
+        ],
+        false,
+    );
+    let r = import_bytes("fallback.png", &png).expect("imports");
+    let Imported::Character(card) = &r.value else {
+        panic!("expected a character");
+    };
+    assert_eq!(card.character.name, "Two");
+    assert!(r.report.mentions("ccv3"));
+}
+
+#[test]
+fn charx_reads_card_json_and_reports_the_assets() {
+    let card = card_v2("Zipped").to_string();
+    let zip = zip_with(&[
+        ("card.json", card.as_bytes()),
+        ("assets/icon/main.png", &[1, 2, 3]),
+    ]);
+    let r = import_bytes("zipped.charx", &zip).expect("imports");
+    let Imported::Character(card) = &r.value else {
+        panic!("expected a character");
+    };
+    assert_eq!(card.character.name, "Zipped");
+    assert!(r.report.format.contains("CHARX"));
+    assert!(r.report.mentions("1 other file"));
+}
+
+#[test]
+fn world_info_file_maps_every_field() {
+    let wi = json!({ "entries": {
+        "3": { "uid": 3, "key": ["harbor", "/do(ck|cks)/i"], "keysecondary": ["night"],
+               "comment": "Harbor", "content": "The harbor is closed at night.",
+               "constant": false, "selective": true, "selectiveLogic": 2, "order": 120,
+               "position": 4, "depth": 1, "role": 2, "disable": false,
+               "probability": 75, "useProbability": true, "group": "places", "groupWeight": 100 },
+        "4": { "uid": 4, "key": ["lamp"], "keysecondary": ["oil"], "content": "Lamp.",
+               "selective": false, "order": 100, "position": 1, "disable": true,
+               "probability": 30, "useProbability": false, "depth": 4, "role": null }
+    }});
+    let r = import("coast.json", &wi);
+    let Imported::Lorebook { lorebook } = &r.value else {
+        panic!("expected a lorebook");
+    };
+    let e = &lorebook.entries;
+    assert_eq!(e[0].id, "3");
+    assert_eq!(e[0].name.as_deref(), Some("Harbor"));
+    assert_eq!(e[0].keys, vec!["harbor", "/do(ck|cks)/i"]);
+    assert_eq!(e[0].secondary_keys, vec!["night"]);
+    assert_eq!(e[0].selective_logic, SelectiveLogic::NotAny);
+    assert_eq!(e[0].order, 120);
+    assert_eq!(e[0].strategy.depth, Some(1));
+    assert_eq!(e[0].strategy.order, Some(80));
+    assert_eq!(e[0].role, Role::Assistant);
+    assert_eq!(e[0].probability, Some(75));
+    assert!(e[0].enabled);
+    // Entry 4: disabled, not selective (secondary keys dropped), probability off.
+    assert!(!e[1].enabled);
+    assert!(e[1].secondary_keys.is_empty());
+    assert_eq!(e[1].probability, None);
+    assert_eq!(
+        e[1].strategy.anchor_target.as_deref(),
+        Some("worldInfoAfter")
+    );
+    // Reports: the group of entry 3, the dropped secondary keys of entry 4; not the default
+    // group weight, nor the depth of a non-depth entry.
+    let items: Vec<String> = r
+        .report
+        .items
+        .iter()
+        .map(|i| format!("{}: {}", i.item, i.message))
+        .collect();
+    assert!(
+        items.iter().any(|i| i == "entries.3: not mapped: group"),
+        "{items:?}"
+    );
+    assert!(
+        items
+            .iter()
+            .any(|i| i.starts_with("entries.4: secondary keys")),
+        "{items:?}"
+    );
+    assert_eq!(items.len(), 2, "{items:?}");
+}
+
+#[test]
+fn world_info_entries_come_in_uid_order() {
+    let entry = |uid: u32| json!({ "uid": uid, "key": ["k"], "content": "c", "position": 0 });
+    let wi = json!({ "entries": { "10": entry(10), "2": entry(2), "1": entry(1) } });
+    let r = import("order.json", &wi);
+    let Imported::Lorebook { lorebook } = &r.value else {
+        panic!("expected a lorebook");
+    };
+    let ids: Vec<&str> = lorebook.entries.iter().map(|e| e.id.as_str()).collect();
+    assert_eq!(ids, vec!["1", "2", "10"]);
+}
+
+#[test]
+fn regex_script_maps_to_a_rule() {
+    let script = json!({
+        "id": "b1", "scriptName": "Strip notes", "findRegex": "/\\[note:(.*?)\\]/gis",
+        "replaceString": "($1) $&", "trimStrings": [], "placement": [2],
+        "disabled": false, "markdownOnly": false, "promptOnly": true, "runOnEdit": true,
+        "substituteRegex": 0, "minDepth": null, "maxDepth": 3
+    });
+    let r = import("strip.json", &script);
+    let Imported::RegexRules { rules } = &r.value else {
+        panic!("expected rules");
+    };
+    let rule = &rules[0];
+    assert_eq!(rule.id, "b1");
+    assert_eq!(rule.name.as_deref(), Some("Strip notes"));
+    assert_eq!(rule.pattern, "\\[note:(.*?)\\]");
+    assert_eq!(rule.flags, "is");
+    assert_eq!(rule.replacement, "($1) {{match}}");
+    assert_eq!(rule.scope, RegexScope::History);
+    assert_eq!(rule.roles, Some(vec![Role::Assistant]));
+    assert_eq!((rule.min_depth, rule.max_depth), (None, Some(3)));
+    assert!(rule.enabled);
+    assert!(r.report.is_empty(), "{:?}", r.report);
+}
+
+#[test]
+fn regex_scripts_list_reports_what_does_not_fit() {
+    let scripts = json!([
+        { "scriptName": "both", "findRegex": "a", "replaceString": "b", "placement": [1, 2] },
+        { "scriptName": "display", "findRegex": "a", "placement": [2], "markdownOnly": true },
+        { "scriptName": "wi", "findRegex": "a", "placement": [5], "trimStrings": ["x"] },
+        { "scriptName": "lookahead", "findRegex": "/a(?=b)/", "placement": [1] }
+    ]);
+    let r = import("list.json", &scripts);
+    let Imported::RegexRules { rules } = &r.value else {
+        panic!("expected rules");
+    };
+    assert_eq!(rules.len(), 3);
+    assert_eq!(rules[0].id, "regex-1");
+    assert_eq!(rules[0].roles, None);
+    assert!(rules[0].enabled);
+    assert!(!rules[1].enabled);
+    assert!(!rules[2].enabled);
+    assert!(r.report.mentions("markdownOnly"));
+    assert!(r.report.mentions("placement 5"));
+    assert!(r.report.mentions("trimStrings"));
+    assert!(r
+        .report
+        .items
+        .iter()
+        .any(|i| i.item == "script lookahead" && i.message.contains("skipped")));
+}
+
+#[test]
+fn chat_jsonl_becomes_a_session() {
+    let lines = [
+        json!({ "user_name": "Ana", "character_name": "Keeper", "create_date": "2024-09-28@10h00m00s",
+                "chat_metadata": {} }),
+        json!({ "name": "Keeper", "is_user": false, "is_system": false, "send_date": "September 28, 2024 10:00am",
+                "mes": "You made it.", "swipes": ["You made it.", "Welcome."] }),
+        json!({ "name": "Ana", "is_user": true, "is_system": false, "send_date": 1727517600000u64,
+                "mes": "Barely." }),
+        json!({ "name": "Ana", "is_user": false, "is_system": true, "mes": "hidden note" }),
+        json!({ "name": "Narrator", "is_user": false, "is_system": true, "mes": "Thunder.",
+                "extra": { "type": "narrator" } }),
+    ];
+    let text: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    let r = import_bytes("Keeper - 2024-09-28.jsonl", text.join("\n").as_bytes()).expect("imports");
+    let Imported::Session { session } = &r.value else {
+        panic!("expected a session");
+    };
+    assert_eq!(session.id, "keeper-2024-09-28");
+    assert_eq!(session.title.as_deref(), Some("Keeper - 2024-09-28"));
+    assert_eq!(session.user_profile.as_ref().unwrap().name, "Ana");
+    let m = &session.messages;
+    assert_eq!(m.len(), 3);
+    assert_eq!(
+        (m[0].role, &*m[0].content),
+        (Role::Assistant, "You made it.")
+    );
+    assert_eq!(m[0].name.as_deref(), Some("Keeper"));
+    assert_eq!(
+        m[0].created_at.as_deref(),
+        Some("September 28, 2024 10:00am")
+    );
+    assert_eq!((m[1].role, &*m[1].content), (Role::User, "Barely."));
+    assert_eq!(m[1].created_at.as_deref(), Some("1727517600000"));
+    assert_eq!((m[2].role, &*m[2].content), (Role::System, "Thunder."));
+    assert!(r.report.mentions("swipes"));
+    assert!(r.report.mentions("is_system"));
+}
+
+#[test]
+fn native_preset_and_session_go_through_the_engine() {
+    let preset = json!({
+        "formatVersion": 1, "id": "p", "name": "P",
+        "presetMessages": [ { "role": "system", "content": "Hi" } ]
+    });
+    let r = import("p.json", &preset);
+    assert_eq!(preset_of(&r).context_recipes.len(), 1);
+    let session = json!({ "formatVersion": 1, "id": "s", "messages": [ { "role": "user", "content": "x" } ] });
+    let r = import("s.json", &session);
+    assert!(matches!(r.value, Imported::Session { .. }));
+    let newer = json!({ "formatVersion": 9, "id": "p", "name": "P" });
+    let err = import_bytes("new.json", newer.to_string().as_bytes()).unwrap_err();
+    assert_eq!(err.code(), "newer_format");
+    assert!(err.to_string().starts_with("new.json: "));
+}
+
+#[test]
+fn imported_results_serialise_with_their_kind() {
+    let r = import("keeper.json", &card_v2("Keeper"));
+    let value = serde_json::to_value(&r).unwrap();
+    assert_eq!(value["value"]["kind"], "character");
+    assert_eq!(value["value"]["character"]["name"], "Keeper");
+    assert!(value["report"]["items"].as_array().is_some());
+}

@@ -1,0 +1,177 @@
+//! The importers against real SillyTavern files from the shared fixtures folder beside the
+//! repository (never copied into it). Each test skips with a notice when the folder is absent.
+
+use std::path::PathBuf;
+
+use promptloom_engine::model::{AnchorPosition, TemplateType};
+use promptloom_import::{import_file, Imported};
+
+const FIXTURES: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../../shared/fixtures/sillytavern"
+);
+
+fn fixture(name: &str) -> Option<PathBuf> {
+    let dir = PathBuf::from(FIXTURES);
+    if !dir.is_dir() {
+        println!("fixtures not found, skipping");
+        return None;
+    }
+    Some(dir.join(name))
+}
+
+#[test]
+fn default_preset_follows_the_global_order_list() {
+    let Some(path) = fixture("Default.json") else {
+        return;
+    };
+    let imported = import_file(&path).expect("Default.json imports");
+    let Imported::Preset { preset } = imported.value else {
+        panic!("expected a preset, got {}", imported.value.kind());
+    };
+    assert_eq!(preset.context_recipes.len(), 1);
+    let recipe = &preset.context_recipes[0];
+    assert_eq!(recipe.model_filter, vec!["*".to_string()]);
+    let steps: Vec<(&str, bool)> = recipe
+        .steps
+        .iter()
+        .map(|s| (s.message_id.as_str(), s.enabled))
+        .collect();
+    // The list of character_id 100001, which (unlike 100000) has personaDescription.
+    assert_eq!(
+        steps,
+        vec![
+            ("main", true),
+            ("worldInfoBefore", true),
+            ("personaDescription", true),
+            ("charDescription", true),
+            ("charPersonality", true),
+            ("scenario", true),
+            ("enhanceDefinitions", false),
+            ("nsfw", true),
+            ("worldInfoAfter", true),
+            ("dialogueExamples", true),
+            ("chatHistory", true),
+            ("jailbreak", true),
+        ]
+    );
+    let kind = |id: &str| preset.template(id).map(|t| t.kind);
+    assert_eq!(kind("chatHistory"), Some(TemplateType::ChatHistory));
+    assert_eq!(kind("personaDescription"), Some(TemplateType::UserProfile));
+    for anchor in ["worldInfoBefore", "worldInfoAfter", "dialogueExamples"] {
+        assert_eq!(kind(anchor), Some(TemplateType::Placeholder), "{anchor}");
+    }
+    let content = |id: &str| preset.template(id).and_then(|t| t.content.clone());
+    assert_eq!(
+        content("charDescription").as_deref(),
+        Some("{{description}}")
+    );
+    assert_eq!(
+        content("charPersonality").as_deref(),
+        Some("{{personality}}")
+    );
+    assert_eq!(content("scenario").as_deref(), Some("{{scenario}}"));
+    assert!(content("main")
+        .unwrap_or_default()
+        .starts_with("Write {{char}}'s next reply"));
+    assert!(preset.template("enhanceDefinitions").is_some());
+    // Every prompt is relative: no template moves.
+    assert!(preset
+        .message_templates
+        .iter()
+        .all(|t| t.default_injection_strategy.is_none()));
+    // The samplers are reported on one line.
+    let sampler_lines: Vec<_> = imported
+        .report
+        .items
+        .iter()
+        .filter(|i| i.item.contains("temperature"))
+        .collect();
+    assert_eq!(sampler_lines.len(), 1);
+    assert!(sampler_lines[0].item.contains("top_p"));
+}
+
+#[test]
+fn seraphina_png_gives_the_character_and_its_lorebook() {
+    let Some(path) = fixture("default_Seraphina.png") else {
+        return;
+    };
+    let imported = import_file(&path).expect("the Seraphina card imports");
+    let Imported::Character(card) = imported.value else {
+        panic!("expected a character, got {}", imported.value.kind());
+    };
+    let character = card.character;
+    assert_eq!(character.name, "Seraphina");
+    assert!(character
+        .description
+        .as_deref()
+        .unwrap_or_default()
+        .starts_with("[Seraphina's Personality="));
+    assert!(character
+        .greeting
+        .as_deref()
+        .unwrap_or_default()
+        .starts_with("*You wake with a start"));
+    assert_eq!(
+        character.creator_notes.as_deref(),
+        Some("ST Default Bot contest winner: roleplay bots category")
+    );
+    let lorebook = card.lorebook.expect("the card carries a lorebook");
+    assert_eq!(lorebook.entries.len(), 4);
+    for (i, entry) in lorebook.entries.iter().enumerate() {
+        assert_eq!(entry.id, i.to_string());
+        assert!(entry.enabled);
+        assert!(!entry.constant);
+        // insertion_order 100 kept; SillyTavern's position 0 = before the character definitions.
+        assert_eq!(entry.order, 100);
+        assert_eq!(
+            entry.strategy.anchor_target.as_deref(),
+            Some("worldInfoBefore")
+        );
+        assert_eq!(entry.strategy.anchor_position, Some(AnchorPosition::After));
+        assert_eq!(entry.strategy.order, Some(100));
+        assert_eq!(entry.strategy.depth, None);
+    }
+    assert_eq!(
+        lorebook.entries[0].keys,
+        vec!["eldoria", "wood", "forest", "magical forest"]
+    );
+    assert!(lorebook.entries[1].content.contains("Shadowfangs"));
+    assert!(imported.report.format.contains("V2"));
+    assert!(imported.report.format.contains("chara"));
+}
+
+#[test]
+fn eldoria_gives_a_lorebook() {
+    let Some(path) = fixture("Eldoria.json") else {
+        return;
+    };
+    let imported = import_file(&path).expect("Eldoria.json imports");
+    let Imported::Lorebook { lorebook } = imported.value else {
+        panic!("expected a lorebook, got {}", imported.value.kind());
+    };
+    assert_eq!(lorebook.entries.len(), 4);
+    assert_eq!(
+        lorebook.entries[2].keys,
+        vec!["glade", "safe haven", "refuge"]
+    );
+    assert!(lorebook
+        .entries
+        .iter()
+        .all(|e| e.order == 100 && e.strategy.anchor_target.as_deref() == Some("worldInfoBefore")));
+    // SillyTavern's defaults are this model's.
+    assert_eq!(lorebook.scan_depth, 2);
+    assert_eq!(lorebook.token_budget, 25);
+    assert!(lorebook.recursive);
+    assert!(lorebook.match_whole_words);
+    assert!(imported.report.is_empty(), "{:?}", imported.report);
+}
+
+#[test]
+fn settings_json_is_not_mistaken_for_something_importable() {
+    let Some(path) = fixture("settings.json") else {
+        return;
+    };
+    let err = import_file(&path).expect_err("settings.json is not importable");
+    assert!(err.to_string().starts_with("settings.json: "), "{err}");
+}
