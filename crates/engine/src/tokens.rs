@@ -3,6 +3,7 @@
 //! per (tokenizer, content hash), so a live preview recounts only what changed.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::RwLock;
 
@@ -86,8 +87,23 @@ impl TokenizerChoice {
 pub fn tokenizer_for_model(model_id: &str) -> TokenizerChoice {
     let id = model_id.to_ascii_lowercase();
     let id = id.rsplit('/').next().unwrap_or(&id);
-    let o200k = ["gpt-4o", "gpt-4.1", "gpt-4.5", "gpt-5", "chatgpt-4o", "o1", "o3", "o4", "gpt-oss"];
-    let cl100k = ["gpt-4", "gpt-3.5", "text-embedding-3", "text-embedding-ada-002"];
+    let o200k = [
+        "gpt-4o",
+        "gpt-4.1",
+        "gpt-4.5",
+        "gpt-5",
+        "chatgpt-4o",
+        "o1",
+        "o3",
+        "o4",
+        "gpt-oss",
+    ];
+    let cl100k = [
+        "gpt-4",
+        "gpt-3.5",
+        "text-embedding-3",
+        "text-embedding-ada-002",
+    ];
     let is_family = |prefix: &&str| {
         id.strip_prefix(prefix)
             .is_some_and(|rest| rest.is_empty() || rest.starts_with(['-', '.', ':']))
@@ -129,11 +145,50 @@ impl MessageOverhead {
     };
 }
 
+/// The cache key: tokenizer, xxh3 of the content, content length.
+type CountKey = (TokenizerKind, u64, usize);
+
+/// The key already carries a strong hash of the content, so the map only needs to fold its words
+/// together: one multiply per word instead of SipHash over 24 bytes on every lookup (a warm
+/// rebuild of a long session looks up every message).
+#[derive(Debug, Default)]
+struct KeyHasher(u64);
+
+impl KeyHasher {
+    fn mix(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.mix(u64::from(b));
+        }
+    }
+
+    fn write_u8(&mut self, n: u8) {
+        self.mix(u64::from(n));
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.mix(n);
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.mix(n as u64);
+    }
+}
+
 /// Counting with a shared cache keyed by (tokenizer, content hash). Thread-safe: the app shares
 /// one cache between the preview builds it runs.
 #[derive(Debug, Default)]
 pub struct TokenCache {
-    counts: RwLock<HashMap<(TokenizerKind, u64, usize), u32>>,
+    counts: RwLock<HashMap<CountKey, u32, BuildHasherDefault<KeyHasher>>>,
     hits: AtomicU64,
     misses: AtomicU64,
 }
@@ -148,8 +203,17 @@ impl TokenCache {
         if text.is_empty() {
             return 0;
         }
-        let key = (kind, xxhash_rust::xxh3::xxh3_64(text.as_bytes()), text.len());
-        if let Some(&n) = self.counts.read().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        let key = (
+            kind,
+            xxhash_rust::xxh3::xxh3_64(text.as_bytes()),
+            text.len(),
+        );
+        if let Some(&n) = self
+            .counts
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&key)
+        {
             self.hits.fetch_add(1, Ordering::Relaxed);
             return n;
         }
@@ -179,7 +243,10 @@ impl TokenCache {
     }
 
     pub fn clear(&self) {
-        self.counts.write().unwrap_or_else(|e| e.into_inner()).clear();
+        self.counts
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
     }
 }
 
@@ -217,12 +284,30 @@ mod tests {
     #[test]
     fn model_ids_map_to_their_tokenizers() {
         let exact = |kind| TokenizerChoice { kind, exact: true };
-        assert_eq!(tokenizer_for_model("gpt-4o"), exact(TokenizerKind::O200kBase));
-        assert_eq!(tokenizer_for_model("GPT-4o-mini"), exact(TokenizerKind::O200kBase));
-        assert_eq!(tokenizer_for_model("openai/gpt-4.1"), exact(TokenizerKind::O200kBase));
-        assert_eq!(tokenizer_for_model("o3-mini"), exact(TokenizerKind::O200kBase));
-        assert_eq!(tokenizer_for_model("gpt-4-turbo"), exact(TokenizerKind::Cl100kBase));
-        assert_eq!(tokenizer_for_model("gpt-3.5-turbo"), exact(TokenizerKind::Cl100kBase));
+        assert_eq!(
+            tokenizer_for_model("gpt-4o"),
+            exact(TokenizerKind::O200kBase)
+        );
+        assert_eq!(
+            tokenizer_for_model("GPT-4o-mini"),
+            exact(TokenizerKind::O200kBase)
+        );
+        assert_eq!(
+            tokenizer_for_model("openai/gpt-4.1"),
+            exact(TokenizerKind::O200kBase)
+        );
+        assert_eq!(
+            tokenizer_for_model("o3-mini"),
+            exact(TokenizerKind::O200kBase)
+        );
+        assert_eq!(
+            tokenizer_for_model("gpt-4-turbo"),
+            exact(TokenizerKind::Cl100kBase)
+        );
+        assert_eq!(
+            tokenizer_for_model("gpt-3.5-turbo"),
+            exact(TokenizerKind::Cl100kBase)
+        );
         let claude = tokenizer_for_model("claude-3-5-sonnet");
         assert!(!claude.exact);
         assert_eq!(claude.label(), "estimate (o200k_base)");
@@ -251,6 +336,9 @@ mod tests {
             assert!(TokenizerKind::O200kBase.count(&tail) <= max);
             assert!(text.ends_with(&tail));
         }
-        assert_eq!(TokenizerKind::O200kBase.keep_last_tokens("short", 10), "short");
+        assert_eq!(
+            TokenizerKind::O200kBase.keep_last_tokens("short", 10),
+            "short"
+        );
     }
 }

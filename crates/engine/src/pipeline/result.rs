@@ -2,10 +2,11 @@
 //! dropped or cut and why, warnings and logs.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::{LogEntry, LogLevel, PipelineContext, Source};
+use super::{LogEntry, LogLevel, PipelineContext, Source, SourceKind};
 use crate::model::Role;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -14,7 +15,9 @@ pub struct BuiltMessage {
     pub role: Role,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
-    pub content: String,
+    /// Shared with the pipeline (and, for history, with the stored session): a build over a long
+    /// session references its text instead of copying it.
+    pub content: Arc<str>,
     /// Content tokens plus the format's per-message overhead.
     pub tokens: u32,
     pub source: Source,
@@ -90,15 +93,20 @@ pub struct BuildResult {
 impl PipelineContext<'_> {
     /// Counts what is not counted yet, resolves stored message ids and packs the result.
     pub(super) fn finish(mut self) -> BuildResult {
-        let mut messages = std::mem::take(&mut self.messages);
-        let mut by_source: BTreeMap<String, u32> = BTreeMap::new();
+        let messages = std::mem::take(&mut self.messages);
+        // Totals per source kind, summed in a table and named once: no string per message.
+        let mut by_kind: Vec<(SourceKind, u32)> = Vec::new();
         let mut total = self.profile.overhead().reply;
         let mut built = Vec::with_capacity(messages.len());
-        for mut m in messages.drain(..) {
+        for mut m in messages {
             let tokens = self.count_message(&mut m);
             total += tokens;
-            *by_source.entry(m.source.kind.as_str().into()).or_default() += tokens;
-            let mut source = m.source.clone();
+            match by_kind.iter_mut().find(|(kind, _)| *kind == m.source.kind) {
+                Some((_, sum)) => *sum += tokens,
+                None => by_kind.push((m.source.kind, tokens)),
+            }
+            let content = m.content_arc().clone();
+            let mut source = m.source;
             if let Some(i) = source.history_index {
                 source.message_id = self
                     .session
@@ -108,14 +116,18 @@ impl PipelineContext<'_> {
             }
             built.push(BuiltMessage {
                 role: m.role,
-                name: m.name.clone(),
-                content: m.content().to_string(),
+                name: m.name,
+                content,
                 tokens,
                 source,
                 truncated: m.truncated,
-                attachments: m.attachments.clone(),
+                attachments: m.attachments,
             });
         }
+        let by_source: BTreeMap<String, u32> = by_kind
+            .into_iter()
+            .map(|(kind, sum)| (kind.as_str().to_string(), sum))
+            .collect();
         let budget = self.budget();
         if self.over_budget.is_none() && total > budget {
             // The limiter did not run (or could not cut enough): still say so.
