@@ -262,7 +262,13 @@ pub fn builtin_profiles() -> Vec<ModelProfile> {
         profile(
             "mistral",
             "Mistral",
-            &["mistral-*", "ministral-*", "codestral-*", "magistral-*", "mistralai/*"],
+            &[
+                "mistral-*",
+                "ministral-*",
+                "codestral-*",
+                "magistral-*",
+                "mistralai/*",
+            ],
             OpenaiChat,
             131_072,
             4_096,
@@ -286,7 +292,10 @@ pub fn builtin_profiles() -> Vec<ModelProfile> {
 /// one (`generic` matches everything). An exact match beats a wildcard, a more specific wildcard
 /// beats a less specific one.
 pub fn profile_for_model(model_id: &str, user_profiles: &[ModelProfile]) -> ModelProfile {
-    if let Some(i) = best_match(user_profiles.iter().map(|p| p.patterns.as_slice()), model_id) {
+    if let Some(i) = best_match(
+        user_profiles.iter().map(|p| p.patterns.as_slice()),
+        model_id,
+    ) {
         return user_profiles[i].clone();
     }
     let builtin = builtin_profiles();
@@ -327,6 +336,9 @@ mod tests {
         mine.id = "my-gpt".into();
         mine.context_window = 1000;
         assert_eq!(profile_for_model("gpt-4o", &[mine.clone()]).id, "my-gpt");
-        assert_eq!(profile_for_model("claude-x", &[mine]).id, "anthropic-claude");
+        assert_eq!(
+            profile_for_model("claude-x", &[mine]).id,
+            "anthropic-claude"
+        );
     }
 }

@@ -19,5 +19,8 @@ pub fn compile(rule: &RegexRule) -> Result<Regex, String> {
             other => return Err(format!("unknown regex flag '{other}' (use i, m or s)")),
         };
     }
-    builder.size_limit(1 << 20).build().map_err(|e| e.to_string())
+    builder
+        .size_limit(1 << 20)
+        .build()
+        .map_err(|e| e.to_string())
 }

@@ -15,7 +15,10 @@ pub fn validate_preset(preset: &AgentPreset) -> Result<(), EngineError> {
     for (i, template) in preset.message_templates.iter().enumerate() {
         let path = format!("messageTemplates[{i}]");
         if template.id.trim().is_empty() {
-            return Err(EngineError::invalid(format!("{path}.id"), "the template id is empty"));
+            return Err(EngineError::invalid(
+                format!("{path}.id"),
+                "the template id is empty",
+            ));
         }
         if !ids.insert(template.id.as_str()) {
             return Err(EngineError::invalid(

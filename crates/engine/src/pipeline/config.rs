@@ -194,8 +194,6 @@ fn fits(field: &ConfigField, value: &Value) -> bool {
         FieldType::Boolean => value.is_boolean(),
         FieldType::Number => value.is_number(),
         FieldType::Text => value.is_string(),
-        FieldType::Select => value
-            .as_str()
-            .is_some_and(|s| field.options.contains(&s)),
+        FieldType::Select => value.as_str().is_some_and(|s| field.options.contains(&s)),
     }
 }

@@ -174,7 +174,8 @@ impl<'a> PipelineContext<'a> {
             return n;
         }
         let overhead = self.profile.overhead();
-        let mut n = self.tokens.count(self.tokenizer.kind, message.content()) + overhead.per_message;
+        let mut n =
+            self.tokens.count(self.tokenizer.kind, message.content()) + overhead.per_message;
         if let Some(name) = &message.name {
             n += overhead.per_name + self.tokens.count(self.tokenizer.kind, name);
         }

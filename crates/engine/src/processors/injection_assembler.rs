@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, HashMap};
 use crate::macros::{expand, has_macros, MacroEnv, MacroState};
 use crate::model::{AnchorPosition, InjectionStrategy, Role, TemplateType};
 use crate::pipeline::{
-    ConfigField, DropAction, DroppedItem, Placement, PipelineContext, PipelineMessage, Processor,
+    ConfigField, DropAction, DroppedItem, PipelineContext, PipelineMessage, Placement, Processor,
     ProcessorDescriptor, ResolvedConfig, Source, SourceKind,
 };
 use crate::recipe::choose_recipe;
@@ -39,7 +39,11 @@ impl Processor for InjectionAssembler {
         }
     }
 
-    fn execute(&self, ctx: &mut PipelineContext<'_>, config: &ResolvedConfig) -> Result<(), EngineError> {
+    fn execute(
+        &self,
+        ctx: &mut PipelineContext<'_>,
+        config: &ResolvedConfig,
+    ) -> Result<(), EngineError> {
         let recipe = choose_recipe(ctx.preset, ctx.model)?;
         ctx.recipe = Some(recipe.id.clone());
         ctx.info(
@@ -98,7 +102,11 @@ impl Processor for InjectionAssembler {
                 return text.to_string();
             }
             let out = expand(text, &env, &mut state, position);
-            logs.extend(out.warnings.into_iter().map(|w| (true, format!("{position}: {w}"))));
+            logs.extend(
+                out.warnings
+                    .into_iter()
+                    .map(|w| (true, format!("{position}: {w}"))),
+            );
             out.text
         };
 
@@ -149,7 +157,13 @@ impl Processor for InjectionAssembler {
                     _ => slot_names.contains_key(&template.id),
                 };
                 if duplicate {
-                    logs.push((true, format!("{label}: a second {} slot is ignored", template.kind.as_str())));
+                    logs.push((
+                        true,
+                        format!(
+                            "{label}: a second {} slot is ignored",
+                            template.kind.as_str()
+                        ),
+                    ));
                     continue;
                 }
                 let index = skeleton.len();
@@ -176,7 +190,11 @@ impl Processor for InjectionAssembler {
                 .and_then(|o| o.content.as_deref())
                 .or(template.content.as_deref())
                 .unwrap_or("");
-            let content = expand_logged(raw, &format!("template:{}#{step_index}", template.id), &mut logs);
+            let content = expand_logged(
+                raw,
+                &format!("template:{}#{step_index}", template.id),
+                &mut logs,
+            );
             if content.trim().is_empty() {
                 logs.push((false, format!("{label}: empty after macros; not sent")));
                 continue;
@@ -189,9 +207,17 @@ impl Processor for InjectionAssembler {
                 Class::List => skeleton.push(Part::Message(message)),
                 class => {
                     if strategy.depth.is_some() && strategy.anchor_target.is_some() {
-                        logs.push((true, format!("{label}: has both depth and anchor; depth wins")));
+                        logs.push((
+                            true,
+                            format!("{label}: has both depth and anchor; depth wins"),
+                        ));
                     }
-                    injections.push(Injection { class, order: strategy.order(), tie: step_index, message });
+                    injections.push(Injection {
+                        class,
+                        order: strategy.order(),
+                        tie: step_index,
+                        message,
+                    });
                 }
             }
         }
@@ -199,7 +225,10 @@ impl Processor for InjectionAssembler {
         // Injection candidates of earlier processors (the lorebook) are placed by the same rules,
         // after every step in tie order.
         let tie_base = recipe.steps.len();
-        for (i, candidate) in std::mem::take(&mut ctx.blackboard.injections).into_iter().enumerate() {
+        for (i, candidate) in std::mem::take(&mut ctx.blackboard.injections)
+            .into_iter()
+            .enumerate()
+        {
             let position = candidate
                 .source
                 .entry_id
@@ -207,9 +236,19 @@ impl Processor for InjectionAssembler {
                 .or(candidate.source.template_id.as_deref())
                 .unwrap_or("injection")
                 .to_string();
-            let content = expand_logged(&candidate.content, &format!("{}:{position}", candidate.source.kind.as_str()), &mut logs);
+            let content = expand_logged(
+                &candidate.content,
+                &format!("{}:{position}", candidate.source.kind.as_str()),
+                &mut logs,
+            );
             if content.trim().is_empty() {
-                logs.push((false, format!("{} \"{position}\": empty after macros; not sent", candidate.source.kind.as_str())));
+                logs.push((
+                    false,
+                    format!(
+                        "{} \"{position}\": empty after macros; not sent",
+                        candidate.source.kind.as_str()
+                    ),
+                ));
                 continue;
             }
             let message = PipelineMessage::new(candidate.role, content, candidate.source);
@@ -220,7 +259,12 @@ impl Processor for InjectionAssembler {
             } else {
                 class
             };
-            injections.push(Injection { class, order: candidate.strategy.order(), tie: tie_base + i, message });
+            injections.push(Injection {
+                class,
+                order: candidate.strategy.order(),
+                tie: tie_base + i,
+                message,
+            });
         }
 
         // Rules 4 and 5: sort injections into their places.
@@ -241,43 +285,65 @@ impl Processor for InjectionAssembler {
                         continue;
                     }
                     injection.message.source.placement = Placement::Depth { depth: d };
-                    at_depth.entry(n.saturating_sub(d as usize)).or_default().push(injection);
+                    at_depth
+                        .entry(n.saturating_sub(d as usize))
+                        .or_default()
+                        .push(injection);
                     depth_count += 1;
                 }
                 Class::Anchor(target, position) => {
                     let Some(&slot) = slot_names.get(&target) else {
                         let reason = format!("anchor \"{target}\" is not in the recipe");
-                        logs.push((true, format!("{}: {reason}; dropped", describe(&injection.message))));
+                        logs.push((
+                            true,
+                            format!("{}: {reason}; dropped", describe(&injection.message)),
+                        ));
                         dropped.push((injection.message, reason));
                         continue;
                     };
                     injection.message.source.placement = Placement::Anchor { target, position };
-                    at_anchor.entry((slot, position)).or_default().push(injection);
+                    at_anchor
+                        .entry((slot, position))
+                        .or_default()
+                        .push(injection);
                     anchor_count += 1;
                 }
                 Class::List => unreachable!("list-order messages are skeleton"),
             }
         }
         // Order descending; ties by step order (stable sort over step order).
-        let sort = |v: &mut Vec<Injection>| v.sort_by(|a, b| b.order.cmp(&a.order).then(a.tie.cmp(&b.tie)));
+        let sort = |v: &mut Vec<Injection>| {
+            v.sort_by(|a, b| b.order.cmp(&a.order).then(a.tie.cmp(&b.tie)))
+        };
         at_depth.values_mut().for_each(sort);
         at_anchor.values_mut().for_each(sort);
 
         // Rule 4: without an enabled chat_history slot the history is not sent.
         if !has_history_slot && !history.is_empty() {
-            logs.push((true, format!("the recipe has no enabled chat_history slot: {n} history messages not sent")));
+            logs.push((
+                true,
+                format!(
+                    "the recipe has no enabled chat_history slot: {n} history messages not sent"
+                ),
+            ));
         }
 
         // Emit.
-        let mut out: Vec<PipelineMessage> = Vec::with_capacity(skeleton.len() + n + at_depth.len() + at_anchor.len());
+        let mut out: Vec<PipelineMessage> =
+            Vec::with_capacity(skeleton.len() + n + at_depth.len() + at_anchor.len());
         let skeleton_len = skeleton.len();
         let mut history = Some(history);
         for (index, part) in skeleton.into_iter().enumerate() {
-            let mut before = at_anchor.remove(&(index, AnchorPosition::Before)).unwrap_or_default();
+            let mut before = at_anchor
+                .remove(&(index, AnchorPosition::Before))
+                .unwrap_or_default();
             out.extend(before.drain(..).map(|i| i.message));
             match part {
                 Part::Message(m) => out.push(m),
-                Part::Slot { kind: TemplateType::ChatHistory, .. } => {
+                Part::Slot {
+                    kind: TemplateType::ChatHistory,
+                    ..
+                } => {
                     let history = history.take().unwrap_or_default();
                     let mut history = history.into_iter();
                     let mut next = 0;
@@ -288,11 +354,19 @@ impl Processor for InjectionAssembler {
                     }
                     out.extend(history);
                 }
-                Part::Slot { kind: TemplateType::UserProfile, template_id, step_index, role } => {
+                Part::Slot {
+                    kind: TemplateType::UserProfile,
+                    template_id,
+                    step_index,
+                    role,
+                } => {
                     let content = profile.and_then(|p| p.content.as_deref()).unwrap_or("");
                     let content = expand_logged(content, "profile", &mut logs);
                     if content.trim().is_empty() {
-                        logs.push((false, "no user profile content; the user_profile slot is empty".into()));
+                        logs.push((
+                            false,
+                            "no user profile content; the user_profile slot is empty".into(),
+                        ));
                     } else {
                         let mut source = Source::new(SourceKind::Profile, Placement::List);
                         source.template_id = Some(template_id);
@@ -302,7 +376,9 @@ impl Processor for InjectionAssembler {
                 }
                 Part::Slot { .. } => {} // a placeholder is only an anchor
             }
-            let mut after = at_anchor.remove(&(index, AnchorPosition::After)).unwrap_or_default();
+            let mut after = at_anchor
+                .remove(&(index, AnchorPosition::After))
+                .unwrap_or_default();
             out.extend(after.drain(..).map(|i| i.message));
         }
 
@@ -376,7 +452,11 @@ struct Injection {
 }
 
 fn describe(m: &PipelineMessage) -> String {
-    match (&m.source.template_id, m.source.step_index, &m.source.entry_id) {
+    match (
+        &m.source.template_id,
+        m.source.step_index,
+        &m.source.entry_id,
+    ) {
         (Some(id), Some(step), _) => format!("step {step} (\"{id}\")"),
         (_, _, Some(entry)) => format!("lorebook entry \"{entry}\""),
         _ => m.source.kind.as_str().to_string(),

@@ -4,7 +4,7 @@
 
 use crate::model::Role;
 use crate::pipeline::{
-    AttachmentRef, Placement, PipelineContext, PipelineMessage, Processor, ProcessorDescriptor,
+    AttachmentRef, PipelineContext, PipelineMessage, Placement, Processor, ProcessorDescriptor,
     ResolvedConfig, Source, SourceKind,
 };
 use crate::EngineError;
@@ -18,7 +18,8 @@ impl Processor for SessionLoader {
         ProcessorDescriptor {
             id: ID,
             name: "Session loader",
-            description: "Reads the session's messages into the pipeline; appends the pending input.",
+            description:
+                "Reads the session's messages into the pipeline; appends the pending input.",
             priority: 100,
             is_core: true,
             default_enabled: true,
@@ -26,7 +27,11 @@ impl Processor for SessionLoader {
         }
     }
 
-    fn execute(&self, ctx: &mut PipelineContext<'_>, _: &ResolvedConfig) -> Result<(), EngineError> {
+    fn execute(
+        &self,
+        ctx: &mut PipelineContext<'_>,
+        _: &ResolvedConfig,
+    ) -> Result<(), EngineError> {
         let session = ctx.session;
         let mut history = crate::history::History::with_capacity(session.messages.len() + 1);
         for (i, stored) in session.messages.iter().enumerate() {
@@ -44,13 +49,21 @@ impl Processor for SessionLoader {
         ctx.history = history;
         ctx.info(ID, format!("loaded {} messages", session.messages.len()));
 
-        if let Some(input) = ctx.options.input.as_deref().filter(|s| !s.trim().is_empty()) {
+        if let Some(input) = ctx
+            .options
+            .input
+            .as_deref()
+            .filter(|s| !s.trim().is_empty())
+        {
             let already_sent = session
                 .messages
                 .last()
                 .is_some_and(|m| m.role == Role::User && m.content.trim() == input.trim());
             if already_sent {
-                ctx.info(ID, "the session already ends with the input; not appended again");
+                ctx.info(
+                    ID,
+                    "the session already ends with the input; not appended again",
+                );
             } else {
                 ctx.history.push(PipelineMessage::new(
                     Role::User,

@@ -35,7 +35,11 @@ impl Processor for TokenLimiter {
         }
     }
 
-    fn execute(&self, ctx: &mut PipelineContext<'_>, config: &ResolvedConfig) -> Result<(), EngineError> {
+    fn execute(
+        &self,
+        ctx: &mut PipelineContext<'_>,
+        config: &ResolvedConfig,
+    ) -> Result<(), EngineError> {
         let budget = ctx.budget();
         let overhead = ctx.profile.overhead();
         let mut messages = std::mem::take(&mut ctx.messages);
@@ -81,11 +85,16 @@ impl Processor for TokenLimiter {
         if config.bool("truncateOverflowing") && cut_at > 0 && fixed <= budget {
             let i = history_indices[cut_at - 1];
             let m = &messages[i];
-            let name_cost = m.name.as_ref().map_or(0, |n| overhead.per_name + ctx.tokens.count(ctx.tokenizer.kind, n));
+            let name_cost = m.name.as_ref().map_or(0, |n| {
+                overhead.per_name + ctx.tokens.count(ctx.tokenizer.kind, n)
+            });
             let room = remaining.saturating_sub(overhead.per_message + name_cost);
             if room > 0 {
                 let before = ctx.count_message(&mut messages[i]);
-                let tail = ctx.tokenizer.kind.keep_last_tokens(messages[i].content(), room as usize);
+                let tail = ctx
+                    .tokenizer
+                    .kind
+                    .keep_last_tokens(messages[i].content(), room as usize);
                 if !tail.trim().is_empty() {
                     let m = &mut messages[i];
                     m.set_content(tail);
