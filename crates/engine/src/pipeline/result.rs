@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::{LogEntry, LogLevel, PipelineContext, Source, SourceKind};
+use super::{LogEntry, LogLevel, PipelineContext, PipelineMessage, Source, SourceKind};
 use crate::model::Role;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -105,8 +105,17 @@ impl PipelineContext<'_> {
                 Some((_, sum)) => *sum += tokens,
                 None => by_kind.push((m.source.kind, tokens)),
             }
-            let content = m.content_arc().clone();
-            let mut source = m.source;
+            // Moved, not cloned: a clone and a drop per message would be two locked
+            // operations on text that is rarely in cache.
+            let PipelineMessage {
+                role,
+                name,
+                content,
+                mut source,
+                attachments,
+                truncated,
+                ..
+            } = m;
             if let Some(i) = source.history_index {
                 source.message_id = self
                     .session
@@ -115,19 +124,23 @@ impl PipelineContext<'_> {
                     .and_then(|s| s.id.clone());
             }
             built.push(BuiltMessage {
-                role: m.role,
-                name: m.name,
+                role,
+                name,
                 content,
                 tokens,
                 source,
-                truncated: m.truncated,
-                attachments: m.attachments,
+                truncated,
+                attachments,
             });
         }
         let by_source: BTreeMap<String, u32> = by_kind
             .into_iter()
             .map(|(kind, sum)| (kind.as_str().to_string(), sum))
             .collect();
+        let mut history_counts = std::mem::take(&mut self.history_counts);
+        history_counts.truncate(self.session.messages.len());
+        self.tokens
+            .keep_history_counts(self.tokenizer.kind, &self.session.id, history_counts);
         let budget = self.budget();
         if self.over_budget.is_none() && total > budget {
             // The limiter did not run (or could not cut enough): still say so.

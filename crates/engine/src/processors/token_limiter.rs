@@ -5,6 +5,7 @@
 //! is never dropped. History is counted from the newest backwards and only until the budget is
 //! spent, so a 100,000-message session costs the messages that fit, not the whole history.
 
+use crate::history::{prefetch_shared, PREFETCH_AHEAD};
 use crate::model::Role;
 use crate::pipeline::{
     ConfigField, DropAction, DroppedItem, PipelineContext, Processor, ProcessorDescriptor,
@@ -153,8 +154,20 @@ impl Processor for TokenLimiter {
             for &i in dropped_set {
                 keep[i] = false;
             }
-            let mut k = keep.into_iter();
-            messages.retain(|_| k.next().unwrap_or(true));
+            // Dropping most of a long history releases a shared text per message; hint those
+            // a few messages ahead so that the misses overlap (see `prefetch_shared`).
+            let mut kept = Vec::with_capacity(messages.len() - dropped_count);
+            let mut rest = messages.into_iter();
+            let mut keep = keep.into_iter();
+            while let Some(message) = rest.next() {
+                if let Some(ahead) = rest.as_slice().get(PREFETCH_AHEAD) {
+                    prefetch_shared(ahead.content_arc());
+                }
+                if keep.next().unwrap_or(true) {
+                    kept.push(message);
+                }
+            }
+            messages = kept;
         }
         ctx.messages = messages;
         ctx.dropped.extend(runs);
