@@ -181,3 +181,64 @@ impl PipelineContext<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use chrono::DateTime;
+
+    use crate::model::{parse_preset, parse_session, Session};
+    use crate::pipeline::{BuildOptions, BuildRequest};
+    use crate::tokens::TokenCache;
+
+    const PRESET: &str = r#"{"formatVersion": 1, "id": "p", "name": "P",
+        "messageTemplates": [
+            {"id": "sys", "role": "system", "content": "You are {{char}}."},
+            {"id": "hist", "role": "system", "type": "chat_history"}],
+        "contextRecipes": [{"id": "r", "modelFilter": ["*"], "steps": [
+            {"messageId": "sys", "enabled": true}, {"messageId": "hist", "enabled": true}]}]}"#;
+
+    const SESSION: &str = r#"{"formatVersion": 1, "id": "s", "messages": [
+        {"role": "user", "content": "Hello there."},
+        {"role": "assistant", "content": "Hi! How can I help?"},
+        {"role": "user", "content": "Tell me about the mill."}]}"#;
+
+    #[test]
+    fn a_rebuild_counts_history_from_the_kept_counts_and_recounts_only_changed_text() {
+        let preset = parse_preset(PRESET).unwrap();
+        let mut session = parse_session(SESSION).unwrap();
+        let options =
+            BuildOptions::at(DateTime::parse_from_rfc3339("2026-01-01T00:00:00Z").unwrap());
+        let tokens = TokenCache::new();
+        let build = |session: &Session| {
+            crate::build(&BuildRequest {
+                preset: &preset,
+                session,
+                model: "gpt-4o",
+                options: &options,
+                tokens: &tokens,
+                profiles: &[],
+            })
+            .unwrap()
+        };
+        let first = build(&session);
+        assert_eq!(
+            tokens.stats(),
+            (0, 4),
+            "one template and three history texts counted"
+        );
+        let second = build(&session);
+        assert_eq!(second.messages, first.messages);
+        assert_eq!(tokens.stats(), (4, 4), "nothing counted again");
+
+        // New text in the same place is counted, never read from the kept counts.
+        session.messages[1].content = Arc::from("Hi! How can I help you today, traveller?");
+        let third = build(&session);
+        assert_eq!(tokens.stats(), (7, 5));
+        let expected =
+            crate::tokens::TokenizerKind::O200kBase.count(&session.messages[1].content) as u32 + 3;
+        assert_eq!(third.messages[2].tokens, expected);
+        assert_ne!(third.messages[2].tokens, first.messages[2].tokens);
+    }
+}
