@@ -93,7 +93,7 @@ fn input_is_not_appended_when_the_session_already_ends_with_it() {
     let mut options = options();
     options.input = Some("  u2 ".into());
     let r = try_run(&p, &session_of(&["u1", "a1", "u2"]), "gpt-4o", &options).expect("builds");
-    let users = r.messages.iter().filter(|m| m.content == "u2").count();
+    let users = r.messages.iter().filter(|m| &*m.content == "u2").count();
     assert_eq!(users, 1);
     assert!(r
         .logs
@@ -209,7 +209,7 @@ fn token_limiter_truncate_overflowing_cuts_the_oldest_kept_message() {
     assert_eq!(truncated.len(), 1);
     let t = truncated[0];
     let original = &history[t.source.history_index.expect("history") as usize];
-    assert!(original.ends_with(&t.content) && t.content.len() < original.len());
+    assert!(original.ends_with(&*t.content) && t.content.len() < original.len());
     assert!(cut
         .dropped
         .iter()
@@ -243,7 +243,7 @@ fn rebuilding_after_one_template_edit_recounts_one_message() {
     let r = build_with(&p);
     let (_, misses_after) = cache.stats();
     assert_eq!(misses_after - misses_before, 1);
-    assert_eq!(r.messages[0].content, "[sys] edited");
+    assert_eq!(&*r.messages[0].content, "[sys] edited");
 }
 
 #[test]
@@ -356,7 +356,7 @@ fn macros_in_a_build_read_the_build_timestamp_and_the_session_seed() {
         chrono::DateTime::parse_from_rfc3339("2026-11-23T09:00:00+00:00").expect("time");
     let next = try_run(&p, &s, "gpt-4o", &later).expect("builds");
     assert_eq!(
-        next.messages[0].content,
+        &*next.messages[0].content,
         text.replace("November 22, 2026 Sunday", "November 23, 2026 Monday")
     );
 }

@@ -77,7 +77,7 @@ fn regex_rules_honour_roles_and_depth() {
         .messages
         .iter()
         .filter(|m| m.source.kind == SourceKind::History)
-        .map(|m| m.content.as_str())
+        .map(|m| &*m.content)
         .collect();
     assert_eq!(history, ["uy z", "ax w", "ux z"]);
 }

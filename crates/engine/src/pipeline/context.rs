@@ -6,11 +6,11 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, FixedOffset};
 use serde::{Deserialize, Serialize};
 
-use super::{BuildRequest, DroppedItem, PipelineMessage, Source};
+use super::{BuildRequest, DroppedItem, PipelineMessage, Source, SourceKind};
 use crate::history::History;
 use crate::model::{AgentPreset, InjectionStrategy, Role, Session};
 use crate::profiles::ModelProfile;
-use crate::tokens::{TokenCache, TokenizerChoice};
+use crate::tokens::{HistoryCounts, TokenCache, TokenizerChoice};
 
 /// Options of one build.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -121,6 +121,8 @@ pub struct PipelineContext<'a> {
     pub tokenizer: TokenizerChoice,
     pub tokens: &'a TokenCache,
     pub assets: &'a dyn crate::assets::AssetSource,
+    /// Counts of this session's history from its previous build, handed back when it finishes.
+    pub(super) history_counts: HistoryCounts,
     /// The session history in intermediate form, filled by `session-loader`, consumed by the
     /// injection assembler.
     pub history: History,
@@ -139,12 +141,16 @@ pub struct PipelineContext<'a> {
 
 impl<'a> PipelineContext<'a> {
     pub(crate) fn new(request: &BuildRequest<'a>, profile: &ModelProfile) -> Self {
+        let tokenizer = profile.tokenizer_choice();
         PipelineContext {
+            history_counts: request
+                .tokens
+                .take_history_counts(tokenizer.kind, &request.session.id),
             preset: request.preset,
             session: request.session,
             model: request.model,
             options: request.options,
-            tokenizer: profile.tokenizer_choice(),
+            tokenizer,
             profile: profile.clone(),
             tokens: request.tokens,
             assets: request.assets,
@@ -184,13 +190,24 @@ impl<'a> PipelineContext<'a> {
 
     /// Tokens of one message: content plus the format's per-message and per-name overhead,
     /// counted through the shared cache and remembered on the message.
-    pub fn count_message(&self, message: &mut PipelineMessage) -> u32 {
+    pub fn count_message(&mut self, message: &mut PipelineMessage) -> u32 {
         if let Some(n) = message.tokens() {
             return n;
         }
         let overhead = self.profile.overhead();
-        let mut n =
-            self.tokens.count(self.tokenizer.kind, message.content()) + overhead.per_message;
+        let kind = self.tokenizer.kind;
+        // Stored history goes through the session's counts by position (no hashing of the
+        // text on a warm rebuild); everything else through the content-hash map.
+        let content = match (message.source.kind, message.source.history_index) {
+            (SourceKind::History, Some(i)) => self.tokens.count_history(
+                kind,
+                &mut self.history_counts,
+                i as usize,
+                message.content_arc(),
+            ),
+            _ => self.tokens.count(kind, message.content()),
+        };
+        let mut n = content + overhead.per_message;
         if let Some(name) = &message.name {
             n += overhead.per_name + self.tokens.count(self.tokenizer.kind, name);
         }

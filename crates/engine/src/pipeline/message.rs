@@ -167,7 +167,8 @@ pub struct AttachmentRef {
 pub struct PipelineMessage {
     pub role: Role,
     pub name: Option<String>,
-    content: Arc<str>,
+    /// Visible to the pipeline module so that the build result can move it out.
+    pub(super) content: Arc<str>,
     pub source: Source,
     pub attachments: Vec<AttachmentRef>,
     /// Cut by the token limiter (`truncateOverflowing`).

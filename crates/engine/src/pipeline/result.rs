@@ -2,10 +2,11 @@
 //! dropped or cut and why, warnings and logs.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::{LogEntry, LogLevel, PipelineContext, Source};
+use super::{LogEntry, LogLevel, PipelineContext, PipelineMessage, Source, SourceKind};
 use crate::model::Role;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -14,7 +15,9 @@ pub struct BuiltMessage {
     pub role: Role,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
-    pub content: String,
+    /// Shared with the pipeline (and, for history, with the stored session): a build over a long
+    /// session references its text instead of copying it.
+    pub content: Arc<str>,
     /// Content tokens plus the format's per-message overhead.
     pub tokens: u32,
     pub source: Source,
@@ -90,15 +93,29 @@ pub struct BuildResult {
 impl PipelineContext<'_> {
     /// Counts what is not counted yet, resolves stored message ids and packs the result.
     pub(crate) fn finish(mut self) -> BuildResult {
-        let mut messages = std::mem::take(&mut self.messages);
-        let mut by_source: BTreeMap<String, u32> = BTreeMap::new();
+        let messages = std::mem::take(&mut self.messages);
+        // Totals per source kind, summed in a table and named once: no string per message.
+        let mut by_kind: Vec<(SourceKind, u32)> = Vec::new();
         let mut total = self.profile.overhead().reply;
         let mut built = Vec::with_capacity(messages.len());
-        for mut m in messages.drain(..) {
+        for mut m in messages {
             let tokens = self.count_message(&mut m);
             total += tokens;
-            *by_source.entry(m.source.kind.as_str().into()).or_default() += tokens;
-            let mut source = m.source.clone();
+            match by_kind.iter_mut().find(|(kind, _)| *kind == m.source.kind) {
+                Some((_, sum)) => *sum += tokens,
+                None => by_kind.push((m.source.kind, tokens)),
+            }
+            // Moved, not cloned: a clone and a drop per message would be two locked
+            // operations on text that is rarely in cache.
+            let PipelineMessage {
+                role,
+                name,
+                content,
+                mut source,
+                attachments,
+                truncated,
+                ..
+            } = m;
             if let Some(i) = source.history_index {
                 source.message_id = self
                     .session
@@ -107,15 +124,23 @@ impl PipelineContext<'_> {
                     .and_then(|s| s.id.clone());
             }
             built.push(BuiltMessage {
-                role: m.role,
-                name: m.name.clone(),
-                content: m.content().to_string(),
+                role,
+                name,
+                content,
                 tokens,
                 source,
-                truncated: m.truncated,
-                attachments: m.attachments.clone(),
+                truncated,
+                attachments,
             });
         }
+        let by_source: BTreeMap<String, u32> = by_kind
+            .into_iter()
+            .map(|(kind, sum)| (kind.as_str().to_string(), sum))
+            .collect();
+        let mut history_counts = std::mem::take(&mut self.history_counts);
+        history_counts.truncate(self.session.messages.len());
+        self.tokens
+            .keep_history_counts(self.tokenizer.kind, &self.session.id, history_counts);
         let budget = self.budget();
         if self.over_budget.is_none() && total > budget {
             // The limiter did not run (or could not cut enough): still say so.
@@ -154,5 +179,67 @@ impl PipelineContext<'_> {
             logs: self.logs,
             variables: self.variables,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use chrono::DateTime;
+
+    use crate::model::{parse_preset, parse_session, Session};
+    use crate::pipeline::{BuildOptions, BuildRequest};
+    use crate::tokens::TokenCache;
+
+    const PRESET: &str = r#"{"formatVersion": 1, "id": "p", "name": "P",
+        "messageTemplates": [
+            {"id": "sys", "role": "system", "content": "You are {{char}}."},
+            {"id": "hist", "role": "system", "type": "chat_history"}],
+        "contextRecipes": [{"id": "r", "modelFilter": ["*"], "steps": [
+            {"messageId": "sys", "enabled": true}, {"messageId": "hist", "enabled": true}]}]}"#;
+
+    const SESSION: &str = r#"{"formatVersion": 1, "id": "s", "messages": [
+        {"role": "user", "content": "Hello there."},
+        {"role": "assistant", "content": "Hi! How can I help?"},
+        {"role": "user", "content": "Tell me about the mill."}]}"#;
+
+    #[test]
+    fn a_rebuild_counts_history_from_the_kept_counts_and_recounts_only_changed_text() {
+        let preset = parse_preset(PRESET).unwrap();
+        let mut session = parse_session(SESSION).unwrap();
+        let options =
+            BuildOptions::at(DateTime::parse_from_rfc3339("2026-01-01T00:00:00Z").unwrap());
+        let tokens = TokenCache::new();
+        let build = |session: &Session| {
+            crate::build(&BuildRequest {
+                assets: &crate::assets::InlineAssets,
+                preset: &preset,
+                session,
+                model: "gpt-4o",
+                options: &options,
+                tokens: &tokens,
+                profiles: &[],
+            })
+            .unwrap()
+        };
+        let first = build(&session);
+        assert_eq!(
+            tokens.stats(),
+            (0, 4),
+            "one template and three history texts counted"
+        );
+        let second = build(&session);
+        assert_eq!(second.messages, first.messages);
+        assert_eq!(tokens.stats(), (4, 4), "nothing counted again");
+
+        // New text in the same place is counted, never read from the kept counts.
+        session.messages[1].content = Arc::from("Hi! How can I help you today, traveller?");
+        let third = build(&session);
+        assert_eq!(tokens.stats(), (7, 5));
+        let expected =
+            crate::tokens::TokenizerKind::O200kBase.count(&session.messages[1].content) as u32 + 3;
+        assert_eq!(third.messages[2].tokens, expected);
+        assert_ne!(third.messages[2].tokens, first.messages[2].tokens);
     }
 }

@@ -134,8 +134,8 @@ mod tests {
                 Role::Assistant
             ]
         );
-        assert_eq!(out.messages[1].content, "(ok)");
-        assert_eq!(out.messages[4].content, "[Start a new chat]");
+        assert_eq!(&*out.messages[1].content, "(ok)");
+        assert_eq!(&*out.messages[4].content, "[Start a new chat]");
     }
 
     #[test]

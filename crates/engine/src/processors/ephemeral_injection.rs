@@ -132,11 +132,14 @@ mod tests {
         let r = run(EphemeralKind::Document, None, true);
         let last = r.messages.last().expect("message");
         assert_eq!(
-            last.content,
+            &*last.content,
             format!("{DOCUMENT_START}\nthe note\n{DOCUMENT_END}\n\nu2")
         );
         assert_eq!(last.source.ephemeral, Some(EphemeralKind::Document));
-        assert_eq!(r.messages[1].content, "u1", "older user messages untouched");
+        assert_eq!(
+            &*r.messages[1].content, "u1",
+            "older user messages untouched"
+        );
         assert!(last.source.badge().contains("ephemeral document"));
     }
 

@@ -83,7 +83,7 @@ mod tests {
         let settings = [("template", serde_json::json!("Remember: {{request}}"))];
         let r = run_with(&InstructionPinning, &settings, messages, &options());
         let last = r.messages.last().expect("pinned");
-        assert_eq!(last.content, "Remember: summarise it");
+        assert_eq!(&*last.content, "Remember: summarise it");
         assert_eq!(last.role, Role::System);
         assert_eq!(last.source.kind, SourceKind::Processor);
     }

@@ -2,6 +2,7 @@
 //! attachments stay references. Also the seed 001 safety net: the build option `input` is
 //! appended as the newest user message unless the session already ends with it.
 
+use crate::history::{prefetch_shared, PREFETCH_AHEAD};
 use crate::model::Role;
 use crate::pipeline::{
     AttachmentRef, PipelineContext, PipelineMessage, Placement, Processor, ProcessorDescriptor,
@@ -35,6 +36,9 @@ impl Processor for SessionLoader {
         let session = ctx.session;
         let mut history = crate::history::History::with_capacity(session.messages.len() + 1);
         for (i, stored) in session.messages.iter().enumerate() {
+            if let Some(ahead) = session.messages.get(i + PREFETCH_AHEAD) {
+                prefetch_shared(&ahead.content);
+            }
             let mut message =
                 PipelineMessage::new(stored.role, stored.content.clone(), Source::history(i));
             message.name = stored.name.clone();

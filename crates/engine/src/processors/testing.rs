@@ -148,6 +148,6 @@ pub fn roles_and_contents(result: &BuildResult) -> Vec<(Role, String)> {
     result
         .messages
         .iter()
-        .map(|m| (m.role, m.content.clone()))
+        .map(|m| (m.role, m.content.to_string()))
         .collect()
 }

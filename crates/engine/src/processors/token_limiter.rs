@@ -7,6 +7,7 @@
 //!
 //! Strategy `proportional` (seed 001) first cuts each section to its share; see [`cut_sections`].
 
+use crate::history::{prefetch_shared, PREFETCH_AHEAD};
 use crate::model::Role;
 use crate::pipeline::{
     ConfigField, DropAction, DroppedItem, PipelineContext, PipelineMessage, Processor,
@@ -171,8 +172,20 @@ impl Processor for TokenLimiter {
             for &i in dropped_set {
                 keep[i] = false;
             }
-            let mut k = keep.into_iter();
-            messages.retain(|_| k.next().unwrap_or(true));
+            // Dropping most of a long history releases a shared text per message; hint those
+            // a few messages ahead so that the misses overlap (see `prefetch_shared`).
+            let mut kept = Vec::with_capacity(messages.len() - dropped_count);
+            let mut rest = messages.into_iter();
+            let mut keep = keep.into_iter();
+            while let Some(message) = rest.next() {
+                if let Some(ahead) = rest.as_slice().get(PREFETCH_AHEAD) {
+                    prefetch_shared(ahead.content_arc());
+                }
+                if keep.next().unwrap_or(true) {
+                    kept.push(message);
+                }
+            }
+            messages = kept;
         }
         ctx.messages = messages;
         ctx.dropped.extend(runs);

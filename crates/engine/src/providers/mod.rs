@@ -118,7 +118,7 @@ pub(crate) fn split_system(result: &BuildResult) -> (Option<String>, &[BuiltMess
     let system = (leading > 0).then(|| {
         result.messages[..leading]
             .iter()
-            .map(|m| m.content.as_str())
+            .map(|m| &*m.content)
             .collect::<Vec<_>>()
             .join("\n\n")
     });

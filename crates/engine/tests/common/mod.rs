@@ -87,7 +87,11 @@ pub fn run(preset: &AgentPreset, session: &Session) -> BuildResult {
 
 /// The contents of the built messages, in order.
 pub fn contents(result: &BuildResult) -> Vec<String> {
-    result.messages.iter().map(|m| m.content.clone()).collect()
+    result
+        .messages
+        .iter()
+        .map(|m| m.content.to_string())
+        .collect()
 }
 
 pub fn warnings(result: &BuildResult) -> Vec<String> {

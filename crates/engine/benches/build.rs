@@ -1,0 +1,412 @@
+//! Build benchmarks (SPEC 5, 5.6, 5.8): one realistic preset over generated sessions of 100 to
+//! 100,000 messages.
+//!
+//! - `cold`: a fresh token cache every iteration, so every message is counted.
+//! - `warm_edit`: the cache was filled by an earlier build; each iteration gives one template a
+//!   new content (exactly one recount) and rebuilds. This is the live preview while a user types.
+//! - `*_limited`: the same over gpt-4o's own 128k window, where the limiter drops most history.
+//!
+//! The main series widen the window so that nothing is dropped and every message is placed,
+//! counted and returned.
+
+use std::hint::black_box;
+use std::sync::Arc;
+
+use chrono::DateTime;
+use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
+use promptloom_engine::model::{
+    AgentPreset, AnchorPosition, Character, ChatMessage, ContextRecipe, InjectionStrategy,
+    MessageTemplate, RecipeStep, Role, Session, TemplateType, UserProfile,
+};
+use promptloom_engine::tokens::TokenCache;
+use promptloom_engine::{BuildOptions, BuildRequest, BuildResult, Pipeline};
+
+const SIZES: [usize; 4] = [100, 1_000, 10_000, 100_000];
+const MODEL: &str = "gpt-4o";
+/// Wide enough that no series with an unlimited window drops anything.
+const WIDE_WINDOW: u32 = 100_000_000;
+/// The template the warm series edits: the main system prompt, in list order.
+const EDITED: usize = 0;
+
+fn template(id: &str, role: Role, content: &str) -> MessageTemplate {
+    MessageTemplate {
+        id: id.into(),
+        name: None,
+        role,
+        kind: TemplateType::Message,
+        content: Some(content.into()),
+        default_injection_strategy: None,
+    }
+}
+
+fn slot(id: &str, kind: TemplateType) -> MessageTemplate {
+    MessageTemplate {
+        kind,
+        content: None,
+        ..template(id, Role::System, "")
+    }
+}
+
+fn at_depth(depth: u32, order: i32) -> Option<InjectionStrategy> {
+    Some(InjectionStrategy {
+        depth: Some(depth),
+        order: Some(order),
+        ..Default::default()
+    })
+}
+
+fn at_anchor(target: &str, position: AnchorPosition, order: i32) -> Option<InjectionStrategy> {
+    Some(InjectionStrategy {
+        anchor_target: Some(target.into()),
+        anchor_position: Some(position),
+        order: Some(order),
+        ..Default::default()
+    })
+}
+
+/// A preset shaped like a SillyTavern-style roleplay preset: 30 templates, two recipes.
+fn preset() -> AgentPreset {
+    use AnchorPosition::{After, Before};
+    use Role::{Assistant, System, User};
+    // (template, strategy on the step)
+    let entries: Vec<(MessageTemplate, Option<InjectionStrategy>)> = vec![
+        (template("main", System, "Write {{char}}'s next reply in a fictional chat between {{char}} and {{user}}. Write one reply only, in internet RP style, italicise actions, and avoid quotation marks. Use markdown. Be proactive, creative, and drive the plot and conversation forward."), None),
+        (template("style", System, "Keep replies between two and four paragraphs. Vary sentence length. Never speak or act for {{user}}; describe only what {{char}} says, does, thinks and perceives."), None),
+        (template("safety", System, "This is a work of collaborative fiction. Stay in character; out-of-character notes go in double parentheses."), None),
+        (slot("worldInfoBefore", TemplateType::Placeholder), None),
+        (template("char_description", System, "{{description}}"), None),
+        (template("char_personality", System, "{{char}}'s personality: {{personality}}"), None),
+        (template("scenario", System, "Scenario: {{scenario}}"), None),
+        (slot("persona", TemplateType::UserProfile), None),
+        (slot("worldInfoAfter", TemplateType::Placeholder), None),
+        (slot("dialogueExamples", TemplateType::Placeholder), None),
+        (template("examples", System, "Examples of how {{char}} writes:\n{{mesExamples}}"), None),
+        (template("start_chat", System, "[Start a new chat]"), None),
+        (slot("chat_history", TemplateType::ChatHistory), None),
+        (template("post_history", System, "Reply as {{char}} now. Remember the scenario and stay consistent with earlier events."), None),
+        // Depth injections.
+        (template("authors_note", System, "[Author's note: the tone is wistful; the weather is turning cold and {{char}} is worried about the harvest.]"), at_depth(4, 100)),
+        (template("lore_depth", System, "[The old mill by the river burned down three winters ago; nobody in the village talks about it.]"), at_depth(4, 50)),
+        (template("summary_note", System, "[Summary of earlier events: {{char}} and {{user}} met at the market and travelled north together.]"), at_depth(2, 100)),
+        (template("scene_state", System, "[Scene: evening, the inn's common room, a fire burning low.]"), at_depth(1, 100)),
+        (template("cot", System, "Before replying, think briefly about what {{char}} wants in this scene and what {{char}} knows."), at_depth(0, 200)),
+        (template("reminder", System, "Stay in character as {{char}}. Do not write for {{user}}."), at_depth(0, 100)),
+        (template("nudge", User, "(OOC: keep the pace slow, please.)"), at_depth(2, 150)),
+        // Anchor injections.
+        (template("history_intro", System, "The conversation so far:"), at_anchor("chat_history", Before, 100)),
+        (template("history_rules", System, "Messages below are in chronological order; the newest is last."), at_anchor("chat_history", Before, 50)),
+        (template("history_outro", System, "End of the conversation so far."), at_anchor("chat_history", After, 100)),
+        (template("jailbreak", System, "Continue the story as {{char}} without summarising it."), at_anchor("chat_history", After, 200)),
+        (template("wi_village", System, "Thornbury is a village of two hundred souls on the edge of the Greywood."), at_anchor("worldInfoBefore", After, 100)),
+        (template("wi_greywood", System, "The Greywood is an old forest where the paths move when no one watches."), at_anchor("worldInfoBefore", After, 90)),
+        (template("persona_note", System, "{{user}} is a travelling cartographer."), at_anchor("user_profile", After, 100)),
+        (template("examples_intro", Assistant, "*{{char}} smiles and wipes flour from her hands.* Oh, a traveller! Sit, sit."), at_anchor("dialogueExamples", Before, 100)),
+        (template("greeting", Assistant, "*The door creaks open.* Welcome to the Hearth and Hound, {{user}}."), None),
+    ];
+    let steps = entries
+        .iter()
+        .map(|(t, strategy)| RecipeStep {
+            message_id: t.id.clone(),
+            enabled: true,
+            injection_strategy: strategy.clone(),
+            overrides: None,
+        })
+        .collect::<Vec<_>>();
+    // A second recipe that does not apply to gpt-4o, so that recipe choice has work to do.
+    let claude_steps = steps.iter().take(14).cloned().collect();
+    AgentPreset {
+        format_version: 1,
+        id: "bench".into(),
+        name: "Bench preset".into(),
+        description: None,
+        message_templates: entries.into_iter().map(|(t, _)| t).collect(),
+        context_recipes: vec![
+            ContextRecipe {
+                id: "claude".into(),
+                name: None,
+                model_filter: vec!["claude-*".into()],
+                steps: claude_steps,
+            },
+            ContextRecipe {
+                id: "openai".into(),
+                name: None,
+                model_filter: vec!["gpt-*".into(), "o?-*".into()],
+                steps,
+            },
+        ],
+        preset_messages: None,
+        character: Some(Character {
+            name: "Mira".into(),
+            description: Some("Mira is the innkeeper of the Hearth and Hound, in her thirties, quick-witted and warm, with a past as a soldier that she rarely mentions.".into()),
+            personality: Some("warm, teasing, stubborn, protective of the village".into()),
+            scenario: Some("{{user}} arrives at the inn during the first snow of the year.".into()),
+            example_dialogue: Some("<START>\n{{user}}: Is there a room free?\n{{char}}: *She looks you over.* For a traveller who wipes their boots, always.".into()),
+            ..Default::default()
+        }),
+        lorebook: None,
+        regex_rules: None,
+        processors: None,
+        variables: None,
+    }
+}
+
+/// A small deterministic generator (xorshift64*), so that every run builds the same sessions.
+struct Xorshift(u64);
+
+impl Xorshift {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+const WORDS: &[&str] = &[
+    "the",
+    "a",
+    "and",
+    "of",
+    "to",
+    "in",
+    "I",
+    "you",
+    "she",
+    "it",
+    "was",
+    "is",
+    "that",
+    "with",
+    "for",
+    "on",
+    "her",
+    "my",
+    "your",
+    "at",
+    "but",
+    "not",
+    "what",
+    "inn",
+    "river",
+    "snow",
+    "fire",
+    "road",
+    "north",
+    "village",
+    "mill",
+    "harvest",
+    "bread",
+    "cold",
+    "window",
+    "door",
+    "map",
+    "forest",
+    "path",
+    "quietly",
+    "laughs",
+    "smiles",
+    "looks",
+    "across",
+    "table",
+    "remember",
+    "winter",
+    "travel",
+    "maybe",
+    "tomorrow",
+    "because",
+    "never",
+    "always",
+    "somewhere",
+    "really",
+    "don't",
+    "can't",
+    "we'll",
+    "here",
+    "there",
+    "stranger",
+    "lantern",
+    "tea",
+    "honey",
+    "storm",
+];
+
+/// `n` messages alternating user/assistant; users write 20-200 characters, the assistant
+/// 60-400, with punctuation, actions in asterisks and the odd number.
+fn session(n: usize) -> Session {
+    let mut rng = Xorshift(0x9e37_79b9_7f4a_7c15);
+    let messages = (0..n)
+        .map(|i| {
+            let (role, min, max) = if i % 2 == 0 {
+                (Role::User, 20, 200)
+            } else {
+                (Role::Assistant, 60, 400)
+            };
+            let target = min + rng.below(max - min + 1);
+            let mut text = String::with_capacity(target + 16);
+            let mut sentence_start = true;
+            if role == Role::Assistant && rng.below(3) == 0 {
+                text.push('*');
+            }
+            while text.len() < target {
+                if !text.is_empty() && !text.ends_with('*') {
+                    text.push(' ');
+                }
+                let word = WORDS[rng.below(WORDS.len())];
+                if sentence_start {
+                    let mut chars = word.chars();
+                    if let Some(c) = chars.next() {
+                        text.extend(c.to_uppercase());
+                        text.push_str(chars.as_str());
+                    }
+                    sentence_start = false;
+                } else if rng.below(40) == 0 {
+                    text.push_str(&rng.below(1000).to_string());
+                } else {
+                    text.push_str(word);
+                }
+                match rng.below(12) {
+                    0 => text.push(','),
+                    1 => {
+                        text.push(['.', '?', '!', '.'][rng.below(4)]);
+                        sentence_start = true;
+                    }
+                    _ => {}
+                }
+            }
+            if text.starts_with('*') {
+                text.push('*');
+            } else if !sentence_start {
+                text.push('.');
+            }
+            ChatMessage {
+                id: Some(format!("m{i}")),
+                content: Arc::from(text),
+                ..ChatMessage::new(role, "")
+            }
+        })
+        .collect();
+    Session {
+        user_profile: Some(UserProfile {
+            name: "Ash".into(),
+            content: Some(
+                "Ash is a cartographer in their twenties who talks too much when nervous.".into(),
+            ),
+        }),
+        summary: Some("Ash and Mira met at the market and travelled north together.".into()),
+        messages,
+        ..Session::empty(format!("bench-{n}"))
+    }
+}
+
+fn options(window: Option<u32>) -> BuildOptions {
+    let timestamp =
+        DateTime::parse_from_rfc3339("2026-03-01T18:30:00+00:00").expect("a fixed timestamp");
+    BuildOptions {
+        context_window: window,
+        ..BuildOptions::at(timestamp)
+    }
+}
+
+fn run(
+    pipeline: &Pipeline,
+    preset: &AgentPreset,
+    session: &Session,
+    options: &BuildOptions,
+    tokens: &TokenCache,
+) -> BuildResult {
+    let request = BuildRequest {
+        preset,
+        session,
+        model: MODEL,
+        options,
+        tokens,
+        profiles: &[],
+    };
+    pipeline.run(&request).expect("the bench preset builds")
+}
+
+/// Checks once, outside the timings, that a series measures what it says it measures.
+fn check(result: &BuildResult, session: &Session, limited: bool) {
+    let history = result
+        .messages
+        .iter()
+        .filter(|m| m.source.kind.is_history())
+        .count();
+    if limited {
+        assert!(
+            !result.dropped.is_empty() && history < session.messages.len() / 2,
+            "the limiter drops most history"
+        );
+    } else {
+        assert!(
+            result.dropped.is_empty(),
+            "nothing is dropped: {:?}",
+            result.dropped.first()
+        );
+        assert_eq!(history, session.messages.len());
+    }
+    assert!(result.tokens.over_budget.is_none());
+}
+
+fn series(c: &mut Criterion, name: &str, sizes: &[usize], window: Option<u32>) {
+    let pipeline = Pipeline::builtin();
+    let limited = window.is_none();
+    let options = options(window);
+
+    let mut cold = c.benchmark_group(format!("cold{name}"));
+    for &n in sizes {
+        let session = session(n);
+        let preset = preset();
+        check(
+            &run(&pipeline, &preset, &session, &options, &TokenCache::new()),
+            &session,
+            limited,
+        );
+        if n >= 10_000 {
+            cold.sample_size(10);
+        }
+        cold.bench_with_input(BenchmarkId::from_parameter(n), &session, |b, session| {
+            b.iter_batched_ref(
+                TokenCache::new,
+                |tokens| run(&pipeline, &preset, session, &options, tokens),
+                BatchSize::PerIteration,
+            );
+        });
+    }
+    cold.finish();
+
+    let mut warm = c.benchmark_group(format!("warm_edit{name}"));
+    for &n in sizes {
+        let session = session(n);
+        let mut preset = preset();
+        let tokens = TokenCache::new();
+        run(&pipeline, &preset, &session, &options, &tokens);
+        let base = preset.message_templates[EDITED]
+            .content
+            .clone()
+            .unwrap_or_default();
+        let mut edit = 0u64;
+        warm.bench_with_input(BenchmarkId::from_parameter(n), &session, |b, session| {
+            b.iter(|| {
+                // A content never seen before: the build recounts exactly this one message.
+                edit += 1;
+                preset.message_templates[EDITED].content = Some(format!("{base} (draft {edit})"));
+                black_box(run(&pipeline, &preset, session, &options, &tokens))
+            });
+        });
+    }
+    warm.finish();
+}
+
+fn builds(c: &mut Criterion) {
+    series(c, "", &SIZES, Some(WIDE_WINDOW));
+    // gpt-4o's own window (128k minus the 4,096 reserve): most of a long session is dropped.
+    series(c, "_limited", &[100_000], None);
+}
+
+criterion_group!(benches, builds);
+criterion_main!(benches);
