@@ -325,6 +325,7 @@ fn run(
         options,
         tokens,
         profiles: &[],
+        assets: &promptloom_engine::assets::InlineAssets,
     };
     pipeline.run(&request).expect("the bench preset builds")
 }
