@@ -1,1 +1,54 @@
-fn main() {}
+//! `promptloom`: the engine, headless (SPEC 8). Each subcommand reads files, runs the engine and
+//! prints; bad input ends with status 2 and one line on stderr that names the file.
+
+mod error;
+mod preview;
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use crate::error::CliError;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "promptloom",
+    version,
+    about = "Assemble and inspect LLM prompt contexts from agent presets."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Build the context a model would receive, and show it without sending it.
+    Preview(preview::PreviewArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let outcome = match cli.command {
+        Command::Preview(args) => preview::run(&args),
+    };
+    match outcome.and_then(|text| print(&text)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("promptloom: {err}");
+            ExitCode::from(err.exit_status())
+        }
+    }
+}
+
+/// Writes the output in one piece. A reader that went away (`| head`) is not an error.
+fn print(text: &str) -> Result<(), CliError> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(CliError::Output(e.to_string()))
+        }
+        _ => Ok(()),
+    }
+}

@@ -1,0 +1,257 @@
+//! `--format text`: the build as a listing for people: a header, each message with its role,
+//! tokens and provenance badge and its content indented, then the totals, what was dropped and
+//! the warnings. Plain text, aligned columns, no colours.
+
+use std::fmt::Write;
+
+use promptloom_engine::pipeline::{DropAction, DroppedItem};
+
+use super::Preview;
+
+pub fn render(p: &Preview<'_>) -> String {
+    let r = p.result;
+    let mut out = String::new();
+
+    // Header.
+    field(
+        &mut out,
+        "Preset",
+        &format!("{}  ({})", p.preset.name, p.preset.id),
+    );
+    match r.recipe.as_deref() {
+        Some(id) => {
+            let recipe = p.preset.context_recipes.iter().find(|c| c.id == id);
+            let filters = recipe
+                .map(|c| c.model_filter.join(", "))
+                .unwrap_or_default();
+            field(&mut out, "Recipe", &format!("{id}  [{filters}]"));
+            if let Some(name) = recipe.and_then(|c| c.name.as_deref()) {
+                field(&mut out, "", name);
+            }
+        }
+        None => field(&mut out, "Recipe", "(none)"),
+    }
+    field(&mut out, "Model", p.model);
+    field(
+        &mut out,
+        "Profile",
+        &format!("{}  ({})", p.profile_name, r.profile),
+    );
+    field(&mut out, "Tokenizer", &p.tokenizer);
+    out.push('\n');
+
+    // Messages.
+    let index_width = digits(r.messages.len().saturating_sub(1)).max(1);
+    let token_width = r
+        .messages
+        .iter()
+        .map(|m| group(m.tokens).len())
+        .max()
+        .unwrap_or(0)
+        .max("tokens".len());
+    let role_width = "assistant".len();
+    let _ = writeln!(
+        out,
+        "{:>index_width$}  {:<role_width$}  {:>token_width$}  source",
+        "#", "role", "tokens"
+    );
+    if r.messages.is_empty() {
+        out.push_str("(no messages)\n");
+    }
+    for (i, m) in r.messages.iter().enumerate() {
+        let mut badge = m.source.badge();
+        if let Some(name) = &m.name {
+            let _ = write!(badge, " · name {name}");
+        }
+        if m.truncated {
+            badge.push_str(" · truncated");
+        }
+        let _ = writeln!(
+            out,
+            "{i:>index_width$}  {:<role_width$}  {:>token_width$}  {badge}",
+            m.role.as_str(),
+            group(m.tokens)
+        );
+        // The content hangs under the role column behind a bar that keeps blank lines visible;
+        // long lines wrap, their continuations marked with a dotted bar.
+        let indent = index_width + 2;
+        let room = p.width.saturating_sub(indent + 2).max(MIN_TEXT_WIDTH);
+        for line in m.content.lines() {
+            for (k, piece) in wrap(line, room).into_iter().enumerate() {
+                let bar = if k == 0 { '│' } else { '┆' };
+                let _ = writeln!(out, "{:indent$}{bar} {piece}", "");
+                trim_line_end(&mut out);
+            }
+        }
+        out.push('\n');
+    }
+
+    // Totals.
+    let t = &r.tokens;
+    let estimate = if t.exact { "" } else { ", estimated" };
+    let mut total = format!(
+        "{} of {} tokens{estimate}  ({} messages)",
+        group(t.total),
+        group(t.budget),
+        r.messages.len()
+    );
+    if let Some(over) = t.over_budget {
+        let _ = write!(total, "  OVER BUDGET by {}", group(over));
+    }
+    field(&mut out, "Total", &total);
+    field(
+        &mut out,
+        "Window",
+        &format!(
+            "{} tokens, {} reserved for the reply",
+            group(t.context_window),
+            group(t.reserved_reply)
+        ),
+    );
+    let by_source: Vec<String> = t
+        .by_source
+        .iter()
+        .map(|(kind, n)| format!("{kind} {}", group(*n)))
+        .collect();
+    if !by_source.is_empty() {
+        field(&mut out, "By source", &by_source.join(" · "));
+    }
+
+    // Dropped and warnings.
+    list(
+        &mut out,
+        "Dropped",
+        r.dropped.iter().map(dropped_line).collect(),
+    );
+    list(
+        &mut out,
+        "Warnings",
+        r.warnings
+            .iter()
+            .map(|w| format!("[{}] {}", w.processor, w.message))
+            .collect(),
+    );
+    out
+}
+
+const LABEL_WIDTH: usize = 11;
+
+/// Content is never wrapped narrower than this, however narrow the terminal says it is.
+const MIN_TEXT_WIDTH: usize = 30;
+
+/// Splits `line` into pieces of at most `width` characters at spaces; a word longer than the
+/// width is cut. Leading white space (indentation in the content) is kept on the first piece.
+fn wrap(line: &str, width: usize) -> Vec<String> {
+    let mut pieces = Vec::new();
+    let mut current = String::new();
+    let mut current_len = 0;
+    let indent_len = line.len() - line.trim_start().len();
+    let (indent, rest) = line.split_at(indent_len);
+    current.push_str(indent);
+    current_len += indent.chars().count();
+    for word in rest.split(' ') {
+        let word_len = word.chars().count();
+        if current_len > indent.chars().count() && current_len + 1 + word_len > width {
+            pieces.push(std::mem::take(&mut current));
+            current_len = 0;
+        } else if current_len > indent.chars().count() {
+            current.push(' ');
+            current_len += 1;
+        }
+        let mut chars = word.chars().peekable();
+        while chars.peek().is_some() {
+            if current_len == width {
+                pieces.push(std::mem::take(&mut current));
+                current_len = 0;
+            }
+            if let Some(c) = chars.next() {
+                current.push(c);
+                current_len += 1;
+            }
+        }
+    }
+    pieces.push(current);
+    pieces
+}
+
+/// Removes the trailing spaces of the last line written (a blank content line ends in "│ ").
+fn trim_line_end(out: &mut String) {
+    let body = out.trim_end_matches('\n').trim_end_matches(' ').len();
+    out.truncate(body);
+    out.push('\n');
+}
+
+fn field(out: &mut String, label: &str, value: &str) {
+    let _ = writeln!(out, "{label:<LABEL_WIDTH$}{value}");
+}
+
+/// A labelled list: "none" when empty, else one item a line under the label.
+fn list(out: &mut String, label: &str, items: Vec<String>) {
+    if items.is_empty() {
+        field(out, label, "none");
+        return;
+    }
+    field(out, label, &items.len().to_string());
+    for item in items {
+        let _ = writeln!(out, "{:LABEL_WIDTH$}{item}", "");
+    }
+}
+
+fn dropped_line(d: &DroppedItem) -> String {
+    let action = match d.action {
+        DropAction::Dropped => "dropped",
+        DropAction::Truncated => "cut",
+    };
+    let mut what = d.source.badge();
+    if let (Some(first), Some(last)) = (d.source.history_index, d.last_history_index) {
+        if d.count > 1 {
+            let _ = write!(what, "..#{last}");
+        } else if last != first {
+            let _ = write!(what, " (to #{last})");
+        }
+    }
+    let mut size = Vec::new();
+    if d.count > 1 {
+        size.push(format!("{} messages", d.count));
+    }
+    if let Some(tokens) = d.tokens {
+        size.push(format!("{} tokens", group(tokens)));
+    }
+    let size = if size.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", size.join(", "))
+    };
+    format!("{action} {what}{size}: {}", d.reason)
+}
+
+fn digits(n: usize) -> usize {
+    n.to_string().len()
+}
+
+/// 191808 -> "191,808".
+fn group(n: u32) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::group;
+
+    #[test]
+    fn thousands_are_grouped() {
+        assert_eq!(group(0), "0");
+        assert_eq!(group(999), "999");
+        assert_eq!(group(1000), "1,000");
+        assert_eq!(group(191_808), "191,808");
+        assert_eq!(group(1_048_576), "1,048,576");
+    }
+}
