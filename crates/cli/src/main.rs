@@ -2,6 +2,7 @@
 //! prints; bad input ends with status 2 and one line on stderr that names the file.
 
 mod error;
+mod load;
 mod preview;
 
 use std::io::Write;

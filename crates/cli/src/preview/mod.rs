@@ -8,26 +8,42 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, FixedOffset};
 use clap::{Args, ValueEnum};
-use promptloom_engine::model::{parse_preset, parse_session, AgentPreset, Session};
+use promptloom_engine::assets::{inline_bytes, AssetSource};
+use promptloom_engine::model::{AgentPreset, Attachment, ChatMessage, Role, Session};
+use promptloom_engine::pipeline::{Ephemeral, EphemeralKind, LogEntry, LogLevel};
+use promptloom_engine::profiles::ProviderFormat;
 use promptloom_engine::tokens::TokenCache;
 use promptloom_engine::{build, BuildOptions, BuildRequest, BuildResult};
 
 use crate::error::CliError;
+use crate::load;
 
 #[derive(Debug, Args)]
 pub struct PreviewArgs {
-    /// The agent preset (native JSON).
+    /// The agent preset: native JSON, a SillyTavern preset, or a character card (PNG, JSON,
+    /// CHARX), which becomes a preset with a SillyTavern-like recipe.
     #[arg(long, value_name = "FILE")]
     pub preset: PathBuf,
-    /// The chat session (native JSON); without it, an empty session.
+    /// The chat session: native JSON or a SillyTavern chat (JSONL); without it, an empty
+    /// session (starting with the character's greeting, if there is one).
     #[arg(long, value_name = "FILE")]
     pub session: Option<PathBuf>,
+    /// A character card (or a native preset) whose character and lorebook are laid over the
+    /// preset for this build.
+    #[arg(long, value_name = "FILE")]
+    pub character: Option<PathBuf>,
     /// The model id, e.g. gpt-4o or claude-3-5-sonnet; it chooses the recipe and the profile.
     #[arg(long, value_name = "ID")]
     pub model: String,
     /// The text the user is about to send, added as the newest user message.
     #[arg(long, value_name = "TEXT")]
     pub input: Option<String>,
+    /// One-turn content put before the last user message for this build only.
+    #[arg(long, value_name = "TEXT", requires = "ephemeral_kind")]
+    pub ephemeral: Option<String>,
+    /// The kind of the ephemeral content: its start and end markers.
+    #[arg(long, value_enum, value_name = "KIND", requires = "ephemeral")]
+    pub ephemeral_kind: Option<EphemeralArg>,
     /// Overrides the model profile's context window, in tokens.
     #[arg(long, value_name = "N")]
     pub context_window: Option<u32>,
@@ -48,6 +64,19 @@ pub enum Format {
     Json,
     /// A listing for people.
     Text,
+    /// The OpenAI Chat Completions request body.
+    Openai,
+    /// The Anthropic Messages request body.
+    Anthropic,
+    /// The Gemini generateContent request body.
+    Gemini,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EphemeralArg {
+    Document,
+    Quote,
+    Custom,
 }
 
 fn parse_timestamp(s: &str) -> Result<DateTime<FixedOffset>, String> {
@@ -66,11 +95,25 @@ pub struct Preview<'a> {
 }
 
 pub fn run(args: &PreviewArgs) -> Result<String, CliError> {
-    let preset =
-        parse_preset(&read(&args.preset)?).map_err(|e| CliError::engine(&args.preset, &e))?;
+    let mut notes: Vec<(PathBuf, String)> = Vec::new();
+    let mut note = |path: &Path, items: Vec<String>| {
+        notes.extend(items.into_iter().map(|n| (path.to_path_buf(), n)));
+    };
+    let loaded = load::preset(&args.preset)?;
+    note(&args.preset, loaded.notes);
+    let mut preset = loaded.value;
+    if let Some(path) = &args.character {
+        let card = load::character(path)?;
+        note(path, card.notes);
+        preset = promptloom_import::overlay_character(preset, &card.value);
+    }
     let session = match &args.session {
-        Some(path) => parse_session(&read(path)?).map_err(|e| CliError::engine(path, &e))?,
-        None => Session::empty("preview"),
+        Some(path) => {
+            let loaded = load::session(path)?;
+            note(path, loaded.notes);
+            loaded.value
+        }
+        None => new_chat(&preset),
     };
     let mut options = BuildOptions::at(
         args.now
@@ -79,7 +122,27 @@ pub fn run(args: &PreviewArgs) -> Result<String, CliError> {
     options.input = args.input.clone();
     options.context_window = args.context_window;
     options.reserve = args.reserve;
+    options.ephemeral = match (args.ephemeral_kind, &args.ephemeral) {
+        (Some(kind), Some(content)) => Some(Ephemeral {
+            kind: match kind {
+                EphemeralArg::Document => EphemeralKind::Document,
+                EphemeralArg::Quote => EphemeralKind::Quote,
+                EphemeralArg::Custom => EphemeralKind::Custom,
+            },
+            label: None,
+            content: content.clone(),
+        }),
+        _ => None,
+    };
 
+    let assets = FileAssets {
+        base: args
+            .session
+            .as_deref()
+            .and_then(Path::parent)
+            .map(Path::to_path_buf)
+            .unwrap_or_default(),
+    };
     let tokens = TokenCache::new();
     let request = BuildRequest {
         preset: &preset,
@@ -88,10 +151,36 @@ pub fn run(args: &PreviewArgs) -> Result<String, CliError> {
         options: &options,
         tokens: &tokens,
         profiles: &[],
+        assets: &assets,
     };
     // Every build error (no recipe for the model, a step naming an unknown template) is about
     // the preset.
-    let result = build(&request).map_err(|e| CliError::engine(&args.preset, &e))?;
+    let mut result = build(&request).map_err(|e| CliError::engine(&args.preset, &e))?;
+    // What the importers could not map is a warning of this preview.
+    for (path, text) in notes {
+        result.warnings.push(LogEntry {
+            processor: "import".into(),
+            level: LogLevel::Warning,
+            message: format!("{}: {text}", path.display()),
+        });
+    }
+    let provider = match args.format {
+        Format::Openai => Some(ProviderFormat::OpenaiChat),
+        Format::Anthropic => Some(ProviderFormat::AnthropicMessages),
+        Format::Gemini => Some(ProviderFormat::Gemini),
+        Format::Json | Format::Text => None,
+    };
+    if let Some(format) = provider {
+        let body = promptloom_engine::providers::request_body(format, &result, &session, &assets)
+            .map_err(|e| {
+            let file = args.session.as_deref().unwrap_or(&args.preset);
+            CliError::engine(file, &e)
+        })?;
+        let mut text =
+            serde_json::to_string_pretty(&body).map_err(|e| CliError::Output(e.to_string()))?;
+        text.push('\n');
+        return Ok(text);
+    }
     let profile = request.profile();
     let choice = profile.tokenizer_choice();
     let preview = Preview {
@@ -108,12 +197,57 @@ pub fn run(args: &PreviewArgs) -> Result<String, CliError> {
     };
     Ok(match args.format {
         Format::Json => json::render(&result),
-        Format::Text => text::render(&preview),
+        _ => text::render(&preview),
     })
 }
 
-fn read(path: &Path) -> Result<String, CliError> {
-    std::fs::read_to_string(path).map_err(|e| CliError::io(path, &e))
+/// Without a session, the preview is of a new chat: empty, or opening with the character's
+/// greeting, as SillyTavern starts one.
+fn new_chat(preset: &AgentPreset) -> Session {
+    let mut session = Session::empty("preview");
+    if let Some(greeting) = preset
+        .character
+        .as_ref()
+        .and_then(|c| c.greeting.as_deref())
+        .filter(|g| !g.trim().is_empty())
+    {
+        session.messages.push(ChatMessage {
+            id: Some("greeting".into()),
+            role: Role::Assistant,
+            name: None,
+            content: greeting.into(),
+            attachments: Vec::new(),
+            created_at: None,
+        });
+    }
+    session
+}
+
+/// Attachment bytes: `dataBase64`, else `path` relative to the session file's folder.
+struct FileAssets {
+    base: PathBuf,
+}
+
+impl AssetSource for FileAssets {
+    fn load(&self, attachment: &Attachment) -> Result<Vec<u8>, String> {
+        if let Some(inline) = inline_bytes(attachment) {
+            return inline;
+        }
+        let Some(path) = &attachment.path else {
+            return Err("has neither dataBase64 nor path".into());
+        };
+        let full = self.base.join(path);
+        let size = std::fs::metadata(&full)
+            .map_err(|e| format!("{}: {e}", full.display()))?
+            .len();
+        if size > promptloom_import::MAX_FILE_SIZE {
+            return Err(format!(
+                "{}: {size} bytes, over the 50 MB limit",
+                full.display()
+            ));
+        }
+        std::fs::read(&full).map_err(|e| format!("{}: {e}", full.display()))
+    }
 }
 
 /// `COLUMNS` when the shell exports it, else 100: wide enough to read, narrow enough to scan.

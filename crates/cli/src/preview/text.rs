@@ -60,6 +60,9 @@ pub fn render(p: &Preview<'_>) -> String {
     }
     for (i, m) in r.messages.iter().enumerate() {
         let mut badge = m.source.badge();
+        for part in &m.merged {
+            let _ = write!(badge, " + {}", part.badge());
+        }
         if let Some(name) = &m.name {
             let _ = write!(badge, " · name {name}");
         }
@@ -244,7 +247,17 @@ fn group(n: u32) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::group;
+    use super::{group, wrap};
+
+    #[test]
+    fn long_lines_wrap_at_spaces_and_keep_their_indentation() {
+        assert_eq!(wrap("", 10), [""]);
+        assert_eq!(wrap("short line", 10), ["short line"]);
+        assert_eq!(wrap("one two three four", 9), ["one two", "three", "four"]);
+        assert_eq!(wrap("  - item one two", 10), ["  - item", "one two"]);
+        assert_eq!(wrap("abcdefghijkl", 5), ["abcde", "fghij", "kl"]);
+        assert_eq!(wrap("ä ö ü ß", 3), ["ä ö", "ü ß"], "characters, not bytes");
+    }
 
     #[test]
     fn thousands_are_grouped() {

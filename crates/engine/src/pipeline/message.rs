@@ -173,6 +173,8 @@ pub struct PipelineMessage {
     pub attachments: Vec<AttachmentRef>,
     /// Cut by the token limiter (`truncateOverflowing`).
     pub truncated: bool,
+    /// Where the texts a formatter joined into this one came from, in order after `source`.
+    pub merged: Vec<Source>,
     /// Token count of `content` plus the format's per-message overhead, once counted. Cleared
     /// whenever the content changes.
     tokens: Option<u32>,
@@ -187,8 +189,21 @@ impl PipelineMessage {
             source,
             attachments: Vec::new(),
             truncated: false,
+            merged: Vec::new(),
             tokens: None,
         }
+    }
+
+    /// Joins `other`'s text after this one's with `separator`, keeping its provenance in
+    /// `merged` (formatters that merge messages).
+    pub fn absorb(&mut self, other: PipelineMessage, separator: &str, processor: &str) {
+        let text = format!("{}{separator}{}", self.content, other.content);
+        self.set_content(text);
+        self.attachments.extend(other.attachments);
+        self.truncated |= other.truncated;
+        self.merged.push(other.source);
+        self.merged.extend(other.merged);
+        self.source.processor = Some(processor.to_string());
     }
 
     pub fn content(&self) -> &str {

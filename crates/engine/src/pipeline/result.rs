@@ -25,6 +25,9 @@ pub struct BuiltMessage {
     pub truncated: bool,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub attachments: Vec<super::AttachmentRef>,
+    /// Provenance of texts a formatter joined into this message, after `source`'s.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub merged: Vec<Source>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -114,14 +117,17 @@ impl PipelineContext<'_> {
                 mut source,
                 attachments,
                 truncated,
+                mut merged,
                 ..
             } = m;
-            if let Some(i) = source.history_index {
-                source.message_id = self
-                    .session
-                    .messages
-                    .get(i as usize)
-                    .and_then(|s| s.id.clone());
+            for s in std::iter::once(&mut source).chain(merged.iter_mut()) {
+                if let Some(i) = s.history_index {
+                    s.message_id = self
+                        .session
+                        .messages
+                        .get(i as usize)
+                        .and_then(|m| m.id.clone());
+                }
             }
             built.push(BuiltMessage {
                 role,
@@ -131,6 +137,7 @@ impl PipelineContext<'_> {
                 source,
                 truncated,
                 attachments,
+                merged,
             });
         }
         let by_source: BTreeMap<String, u32> = by_kind

@@ -35,11 +35,7 @@ impl Processor for MergeConsecutiveRoles {
         for m in std::mem::take(&mut ctx.messages) {
             match out.last_mut() {
                 Some(last) if last.role == m.role && last.name == m.name => {
-                    let text = format!("{}{separator}{}", last.content(), m.content());
-                    last.set_content(text);
-                    last.attachments.extend(m.attachments);
-                    last.truncated |= m.truncated;
-                    last.source.processor = Some(ID.into());
+                    last.absorb(m, separator, ID);
                 }
                 _ => out.push(m),
             }
@@ -85,5 +81,8 @@ mod tests {
                 (Role::User, "u3".into())
             ]
         );
+        // The joined message keeps where each part came from.
+        assert_eq!(out.messages[1].merged.len(), 2);
+        assert_eq!(out.messages[1].source.processor.as_deref(), Some(ID));
     }
 }

@@ -46,17 +46,8 @@ impl Processor for MergeSystemToHead {
         let mut system = system.into_iter();
         let mut messages = Vec::with_capacity(rest.len() + 1);
         if let Some(mut head) = system.next() {
-            let mut text = head.content().to_string();
-            let mut attachments = std::mem::take(&mut head.attachments);
             for m in system {
-                text.push_str(separator);
-                text.push_str(m.content());
-                attachments.extend(m.attachments);
-            }
-            head.set_content(text);
-            head.attachments = attachments;
-            if count > 1 {
-                head.source.processor = Some(ID.into());
+                head.absorb(m, separator, ID);
             }
             messages.push(head);
         }
