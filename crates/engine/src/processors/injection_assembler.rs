@@ -215,7 +215,7 @@ impl Processor for InjectionAssembler {
             source.step_index = Some(step_index as u32);
             let message = PipelineMessage::new(role, content, source);
             match classify(&strategy) {
-                Class::List => skeleton.push(Part::Message(message)),
+                Class::List => skeleton.push(Part::Message(Box::new(message))),
                 class => {
                     if strategy.depth.is_some() && strategy.anchor_target.is_some() {
                         logs.push((
@@ -350,7 +350,7 @@ impl Processor for InjectionAssembler {
                 .unwrap_or_default();
             out.extend(before.drain(..).map(|i| i.message));
             match part {
-                Part::Message(m) => out.push(m),
+                Part::Message(m) => out.push(*m),
                 Part::Slot {
                     kind: TemplateType::ChatHistory,
                     ..
@@ -445,7 +445,7 @@ fn classify(strategy: &InjectionStrategy) -> Class {
 }
 
 enum Part {
-    Message(PipelineMessage),
+    Message(Box<PipelineMessage>),
     Slot {
         kind: TemplateType,
         template_id: String,
