@@ -68,6 +68,8 @@ pub fn character(path: &Path) -> Result<Loaded<CharacterCard>, CliError> {
     }
 }
 
+// One short-lived value per file read: its size does not matter.
+#[allow(clippy::large_enum_variant)]
 enum Read {
     /// Native JSON text, for the engine's own parser.
     Native(String),
