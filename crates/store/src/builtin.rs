@@ -1,0 +1,81 @@
+//! The built-in presets of `presets/`, installed on first start and restorable (SPEC 9).
+
+use promptloom_engine::model::parse_preset;
+use rusqlite::params;
+
+use crate::error::Context;
+use crate::{Store, StoreError};
+
+/// The presets shipped in the repository's `presets/` folder: (file name, JSON).
+pub fn builtin_presets() -> &'static [(&'static str, &'static str)] {
+    &[
+        (
+            "general-assistant.json",
+            include_str!("../../../presets/general-assistant.json"),
+        ),
+        (
+            "multi-model.json",
+            include_str!("../../../presets/multi-model.json"),
+        ),
+    ]
+}
+
+const INSTALLED: &str = "builtin_presets_installed";
+
+impl Store {
+    /// Installs `presets` once: on a later start nothing is reinstalled, so a preset the user
+    /// deleted stays deleted. Returns the ids installed now.
+    pub fn install_builtin_presets(
+        &self,
+        presets: &[(&str, &str)],
+    ) -> Result<Vec<String>, StoreError> {
+        if self.setting(INSTALLED)?.is_some() {
+            return Ok(Vec::new());
+        }
+        let mut installed = Vec::with_capacity(presets.len());
+        for (file, json) in presets {
+            installed.push(self.install_one(file, json)?);
+        }
+        self.set_setting(INSTALLED, "1")?;
+        Ok(installed)
+    }
+
+    /// Puts built-in preset `id` back as shipped, replacing any edits.
+    pub fn restore_builtin_preset(
+        &self,
+        presets: &[(&str, &str)],
+        id: &str,
+    ) -> Result<(), StoreError> {
+        for (file, json) in presets {
+            let preset = parse_preset(json).map_err(|e| StoreError::Invalid {
+                kind: "built-in preset",
+                id: (*file).to_string(),
+                problem: e.to_string(),
+            })?;
+            if preset.id == id {
+                self.install_one(file, json)?;
+                return Ok(());
+            }
+        }
+        Err(StoreError::NotFound {
+            kind: "built-in preset",
+            id: id.to_string(),
+        })
+    }
+
+    fn install_one(&self, file: &str, json: &str) -> Result<String, StoreError> {
+        let preset = parse_preset(json).map_err(|e| StoreError::Invalid {
+            kind: "built-in preset",
+            id: file.to_string(),
+            problem: e.to_string(),
+        })?;
+        self.save_preset(&preset)?;
+        self.conn()
+            .execute(
+                "UPDATE presets SET builtin = 1 WHERE id = ?1",
+                params![preset.id],
+            )
+            .during("marking a built-in preset")?;
+        Ok(preset.id)
+    }
+}

@@ -1,0 +1,63 @@
+//! The store's typed errors. Each names the thing and the problem; `code()` is the stable code the
+//! UI and the CLI switch on.
+
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum StoreError {
+    /// SQLite refused an operation; `operation` says which.
+    #[error("database error while {operation}: {source}")]
+    Sqlite {
+        operation: String,
+        #[source]
+        source: rusqlite::Error,
+    },
+    /// The database was written by a newer Promptloom. Nothing was changed.
+    #[error("the database {path} has schema version {found}, newer than this build's {supported}; update Promptloom to open it")]
+    NewerSchema {
+        path: String,
+        found: i64,
+        supported: i64,
+    },
+    /// The file is not a SQLite database, or it is damaged. It was not changed.
+    #[error("the database {path} is damaged or not a Promptloom database: {reason}")]
+    Corrupt { path: String, reason: String },
+    #[error("no {kind} with id \"{id}\"")]
+    NotFound { kind: &'static str, id: String },
+    /// A stored document, or one being saved, does not pass the engine's validation.
+    #[error("{kind} \"{id}\": {problem}")]
+    Invalid {
+        kind: &'static str,
+        id: String,
+        problem: String,
+    },
+    #[error("cannot back up the database before migrating it: {0}")]
+    Backup(String),
+}
+
+impl StoreError {
+    pub fn code(&self) -> &'static str {
+        match self {
+            StoreError::Sqlite { .. } => "database",
+            StoreError::NewerSchema { .. } => "newer_schema",
+            StoreError::Corrupt { .. } => "corrupt_database",
+            StoreError::NotFound { .. } => "not_found",
+            StoreError::Invalid { .. } => "invalid_document",
+            StoreError::Backup(_) => "backup_failed",
+        }
+    }
+}
+
+/// Attaches the operation to a SQLite error.
+pub(crate) trait Context<T> {
+    fn during(self, operation: &str) -> Result<T, StoreError>;
+}
+
+impl<T> Context<T> for Result<T, rusqlite::Error> {
+    fn during(self, operation: &str) -> Result<T, StoreError> {
+        self.map_err(|source| StoreError::Sqlite {
+            operation: operation.to_string(),
+            source,
+        })
+    }
+}

@@ -1,0 +1,128 @@
+//! The `presets` table: agent presets as native JSON documents.
+
+use promptloom_engine::model::{preset_from_value, AgentPreset};
+use rusqlite::{params, OptionalExtension};
+
+use crate::error::Context;
+use crate::{now_ms, Listed, Store, StoreError};
+
+const KIND: &str = "preset";
+
+impl Store {
+    /// Saves `preset` (insert or replace) in one transaction. It must pass the engine's
+    /// validation; a refused save leaves the stored version as it was.
+    pub fn save_preset(&self, preset: &AgentPreset) -> Result<(), StoreError> {
+        let document = checked(preset)?;
+        self.transaction("saving a preset", |tx| {
+            let now = now_ms();
+            tx.execute(
+                "INSERT INTO presets (id, name, document, created_at, updated_at)
+                 VALUES (?1, ?2, ?3, ?4, ?4)
+                 ON CONFLICT(id) DO UPDATE SET name = ?2, document = ?3, updated_at = ?4",
+                params![preset.id, preset.name, document, now],
+            )
+            .during("saving a preset")?;
+            Ok(())
+        })
+    }
+
+    pub fn get_preset(&self, id: &str) -> Result<AgentPreset, StoreError> {
+        let document: Option<String> = self
+            .conn()
+            .query_row("SELECT document FROM presets WHERE id = ?1", [id], |r| {
+                r.get(0)
+            })
+            .optional()
+            .during("reading a preset")?;
+        let document = document.ok_or_else(|| StoreError::NotFound {
+            kind: KIND,
+            id: id.to_string(),
+        })?;
+        parse(id, &document)
+    }
+
+    pub fn list_presets(&self) -> Result<Vec<Listed>, StoreError> {
+        let mut statement = self
+            .conn()
+            .prepare("SELECT id, name, updated_at FROM presets ORDER BY name COLLATE NOCASE, id")
+            .during("listing presets")?;
+        let rows = statement
+            .query_map([], |r| {
+                Ok(Listed {
+                    id: r.get(0)?,
+                    name: r.get(1)?,
+                    updated_at: r.get(2)?,
+                })
+            })
+            .during("listing presets")?;
+        rows.collect::<Result<_, _>>().during("listing presets")
+    }
+
+    pub fn delete_preset(&self, id: &str) -> Result<(), StoreError> {
+        let n = self
+            .conn()
+            .execute("DELETE FROM presets WHERE id = ?1", [id])
+            .during("deleting a preset")?;
+        if n == 0 {
+            return Err(StoreError::NotFound {
+                kind: KIND,
+                id: id.to_string(),
+            });
+        }
+        Ok(())
+    }
+
+    pub fn rename_preset(&self, id: &str, name: &str) -> Result<(), StoreError> {
+        let mut preset = self.get_preset(id)?;
+        preset.name = name.to_string();
+        self.save_preset(&preset)
+    }
+
+    /// A copy of preset `id` under `new_id` and `name`.
+    pub fn duplicate_preset(
+        &self,
+        id: &str,
+        new_id: &str,
+        name: &str,
+    ) -> Result<AgentPreset, StoreError> {
+        if self.preset_exists(new_id)? {
+            return Err(StoreError::Invalid {
+                kind: KIND,
+                id: new_id.to_string(),
+                problem: "a preset with this id exists already".into(),
+            });
+        }
+        let mut preset = self.get_preset(id)?;
+        preset.id = new_id.to_string();
+        preset.name = name.to_string();
+        self.save_preset(&preset)?;
+        Ok(preset)
+    }
+
+    pub fn preset_exists(&self, id: &str) -> Result<bool, StoreError> {
+        self.conn()
+            .query_row("SELECT 1 FROM presets WHERE id = ?1", [id], |_| Ok(()))
+            .optional()
+            .map(|r| r.is_some())
+            .during("looking up a preset")
+    }
+}
+
+/// The preset as JSON, after the engine's validation.
+fn checked(preset: &AgentPreset) -> Result<String, StoreError> {
+    let value = serde_json::to_value(preset).map_err(|e| invalid(&preset.id, e))?;
+    preset_from_value(value.clone()).map_err(|e| invalid(&preset.id, e))?;
+    serde_json::to_string(&value).map_err(|e| invalid(&preset.id, e))
+}
+
+fn parse(id: &str, document: &str) -> Result<AgentPreset, StoreError> {
+    promptloom_engine::model::parse_preset(document).map_err(|e| invalid(id, e))
+}
+
+fn invalid(id: &str, e: impl std::fmt::Display) -> StoreError {
+    StoreError::Invalid {
+        kind: KIND,
+        id: id.to_string(),
+        problem: e.to_string(),
+    }
+}

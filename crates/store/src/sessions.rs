@@ -1,0 +1,195 @@
+//! The `sessions` and `messages` tables: a session row and one row per message, by position.
+
+use promptloom_engine::model::{
+    validate_session, Attachment, ChatMessage, Role, Session, UserProfile,
+};
+use rusqlite::{params, OptionalExtension};
+
+use crate::error::Context;
+use crate::{now_ms, Listed, Store, StoreError};
+
+const KIND: &str = "session";
+
+impl Store {
+    /// Saves `session` whole (its row and every message) in one transaction.
+    pub fn save_session(&self, session: &Session) -> Result<(), StoreError> {
+        validate_session(session).map_err(|e| invalid(&session.id, e))?;
+        let profile = session
+            .user_profile
+            .as_ref()
+            .map(serde_json::to_string)
+            .transpose()
+            .map_err(|e| invalid(&session.id, e))?;
+        self.transaction("saving a session", |tx| {
+            let now = now_ms();
+            tx.execute(
+                "INSERT INTO sessions (id, title, user_profile, summary, created_at, updated_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?5)
+                 ON CONFLICT(id) DO UPDATE SET title = ?2, user_profile = ?3, summary = ?4,
+                                               updated_at = ?5",
+                params![session.id, session.title, profile, session.summary, now],
+            )
+            .during("saving a session")?;
+            tx.execute("DELETE FROM messages WHERE session_id = ?1", [&session.id])
+                .during("saving a session's messages")?;
+            let mut insert = tx
+                .prepare(
+                    "INSERT INTO messages (session_id, position, id, role, name, content,
+                                           attachments, created_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                )
+                .during("saving a session's messages")?;
+            for (position, m) in session.messages.iter().enumerate() {
+                let attachments = if m.attachments.is_empty() {
+                    None
+                } else {
+                    Some(
+                        serde_json::to_string(&m.attachments)
+                            .map_err(|e| invalid(&session.id, e))?,
+                    )
+                };
+                insert
+                    .execute(params![
+                        session.id,
+                        position as i64,
+                        m.id,
+                        m.role.as_str(),
+                        m.name,
+                        &*m.content,
+                        attachments,
+                        m.created_at,
+                    ])
+                    .during("saving a session's messages")?;
+            }
+            Ok(())
+        })
+    }
+
+    pub fn get_session(&self, id: &str) -> Result<Session, StoreError> {
+        let row: Option<(Option<String>, Option<String>, Option<String>)> = self
+            .conn()
+            .query_row(
+                "SELECT title, user_profile, summary FROM sessions WHERE id = ?1",
+                [id],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .optional()
+            .during("reading a session")?;
+        let (title, profile, summary) = row.ok_or_else(|| StoreError::NotFound {
+            kind: KIND,
+            id: id.to_string(),
+        })?;
+        let user_profile: Option<UserProfile> = profile
+            .map(|p| serde_json::from_str(&p))
+            .transpose()
+            .map_err(|e| invalid(id, e))?;
+        let mut statement = self
+            .conn()
+            .prepare(
+                "SELECT id, role, name, content, attachments, created_at FROM messages
+                 WHERE session_id = ?1 ORDER BY position",
+            )
+            .during("reading a session's messages")?;
+        type Row = (
+            Option<String>,
+            String,
+            Option<String>,
+            String,
+            Option<String>,
+            Option<String>,
+        );
+        let rows: Vec<Row> = statement
+            .query_map([id], |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                ))
+            })
+            .during("reading a session's messages")?
+            .collect::<Result<_, _>>()
+            .during("reading a session's messages")?;
+        let mut messages = Vec::with_capacity(rows.len());
+        for (position, (mid, role, name, content, attachments, created_at)) in
+            rows.into_iter().enumerate()
+        {
+            let role = parse_role(&role).ok_or_else(|| {
+                invalid(
+                    id,
+                    format!("messages[{position}].role: unknown role \"{role}\""),
+                )
+            })?;
+            let attachments: Vec<Attachment> = attachments
+                .map(|a| serde_json::from_str(&a))
+                .transpose()
+                .map_err(|e| invalid(id, format!("messages[{position}].attachments: {e}")))?
+                .unwrap_or_default();
+            messages.push(ChatMessage {
+                id: mid,
+                role,
+                name,
+                content: content.into(),
+                attachments,
+                created_at,
+            });
+        }
+        let session = Session {
+            format_version: promptloom_engine::model::FORMAT_VERSION,
+            id: id.to_string(),
+            title,
+            user_profile,
+            summary,
+            messages,
+        };
+        validate_session(&session).map_err(|e| invalid(id, e))?;
+        Ok(session)
+    }
+
+    pub fn list_sessions(&self) -> Result<Vec<Listed>, StoreError> {
+        let mut statement = self
+            .conn()
+            .prepare("SELECT id, COALESCE(title, id), updated_at FROM sessions ORDER BY updated_at DESC, id")
+            .during("listing sessions")?;
+        let rows = statement
+            .query_map([], |r| {
+                Ok(Listed {
+                    id: r.get(0)?,
+                    name: r.get(1)?,
+                    updated_at: r.get(2)?,
+                })
+            })
+            .during("listing sessions")?;
+        rows.collect::<Result<_, _>>().during("listing sessions")
+    }
+
+    pub fn delete_session(&self, id: &str) -> Result<(), StoreError> {
+        let n = self
+            .conn()
+            .execute("DELETE FROM sessions WHERE id = ?1", [id])
+            .during("deleting a session")?;
+        if n == 0 {
+            return Err(StoreError::NotFound {
+                kind: KIND,
+                id: id.to_string(),
+            });
+        }
+        Ok(())
+    }
+}
+
+fn parse_role(role: &str) -> Option<Role> {
+    [Role::System, Role::User, Role::Assistant, Role::Tool]
+        .into_iter()
+        .find(|r| r.as_str() == role)
+}
+
+fn invalid(id: &str, e: impl std::fmt::Display) -> StoreError {
+    StoreError::Invalid {
+        kind: KIND,
+        id: id.to_string(),
+        problem: e.to_string(),
+    }
+}

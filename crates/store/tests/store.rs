@@ -1,0 +1,298 @@
+//! The store end to end: every table, refusals that change nothing, built-in presets.
+
+use std::path::PathBuf;
+
+use promptloom_engine::model::{
+    parse_preset, parse_session, ProcessorConfig, RegexRule, RegexScope,
+};
+use promptloom_engine::profiles::profile_for_model;
+use promptloom_store::builtin::builtin_presets;
+use promptloom_store::{Store, StoreError, SCHEMA_VERSION};
+
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Self {
+        let dir =
+            std::env::temp_dir().join(format!("promptloom-store-it-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("scratch dir");
+        Scratch(dir)
+    }
+    fn db(&self) -> PathBuf {
+        self.0.join("promptloom.db")
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn preset(id: &str, name: &str) -> promptloom_engine::model::AgentPreset {
+    parse_preset(&format!(
+        r#"{{ "formatVersion": 1, "id": "{id}", "name": "{name}",
+             "messageTemplates": [ {{ "id": "sys", "role": "system", "content": "hi" }},
+                                   {{ "id": "h", "role": "system", "type": "chat_history" }} ],
+             "contextRecipes": [ {{ "id": "r", "modelFilter": ["*"], "steps": [
+                 {{ "messageId": "sys", "enabled": true }}, {{ "messageId": "h", "enabled": true }} ] }} ] }}"#
+    ))
+    .expect("valid preset")
+}
+
+#[test]
+fn a_new_database_gets_the_current_schema_and_reopens_unchanged() {
+    let scratch = Scratch::new("fresh");
+    let store = Store::open(&scratch.db()).expect("creates");
+    assert_eq!(store.schema_version().expect("version"), SCHEMA_VERSION);
+    store.save_preset(&preset("a", "Alpha")).expect("saves");
+    drop(store);
+    let store = Store::open(&scratch.db()).expect("reopens");
+    assert_eq!(store.schema_version().expect("version"), SCHEMA_VERSION);
+    assert_eq!(store.get_preset("a").expect("still there").name, "Alpha");
+    assert!(
+        !scratch.0.join("promptloom.db.backup-v1").exists(),
+        "no migration, no backup"
+    );
+}
+
+#[test]
+fn presets_save_list_rename_duplicate_delete() {
+    let store = Store::open_in_memory().expect("opens");
+    store.save_preset(&preset("b", "Beta")).expect("saves");
+    store.save_preset(&preset("a", "Alpha")).expect("saves");
+    let names: Vec<String> = store
+        .list_presets()
+        .expect("lists")
+        .into_iter()
+        .map(|l| l.name)
+        .collect();
+    assert_eq!(names, ["Alpha", "Beta"]);
+    store.rename_preset("a", "Aleph").expect("renames");
+    assert_eq!(store.get_preset("a").expect("reads").name, "Aleph");
+    let copy = store
+        .duplicate_preset("a", "a2", "Aleph copy")
+        .expect("duplicates");
+    assert_eq!(
+        copy.message_templates,
+        store.get_preset("a").expect("reads").message_templates
+    );
+    assert!(matches!(
+        store.duplicate_preset("a", "b", "clash"),
+        Err(StoreError::Invalid { .. })
+    ));
+    store.delete_preset("a").expect("deletes");
+    assert!(matches!(
+        store.get_preset("a"),
+        Err(StoreError::NotFound { .. })
+    ));
+    let err = store.delete_preset("a").unwrap_err();
+    assert_eq!(err.code(), "not_found");
+    assert!(err.to_string().contains("\"a\""), "{err}");
+}
+
+#[test]
+fn an_invalid_preset_is_refused_and_the_stored_one_stays() {
+    let store = Store::open_in_memory().expect("opens");
+    store.save_preset(&preset("p", "Good")).expect("saves");
+    let mut bad = preset("p", "Bad");
+    bad.message_templates[1].id = "sys".into(); // a duplicate id
+    let err = store.save_preset(&bad).unwrap_err();
+    assert_eq!(err.code(), "invalid_document");
+    assert!(err.to_string().contains("duplicate template id"), "{err}");
+    assert_eq!(store.get_preset("p").expect("reads").name, "Good");
+}
+
+#[test]
+fn a_stored_document_that_no_longer_validates_is_an_error_naming_its_id() {
+    let scratch = Scratch::new("stale");
+    let store = Store::open(&scratch.db()).expect("opens");
+    store.save_preset(&preset("p", "P")).expect("saves");
+    drop(store);
+    // A document an older or buggy build might have written: no templates, no name.
+    let store = Store::open(&scratch.db()).expect("opens");
+    store
+        .debug_execute(
+            "UPDATE presets SET document = '{\"formatVersion\":1,\"id\":\"p\"}' WHERE id = 'p'",
+        )
+        .expect("writes");
+    drop(store);
+    let store = Store::open(&scratch.db()).expect("opens");
+    let err = store.get_preset("p").unwrap_err();
+    assert_eq!(err.code(), "invalid_document");
+    assert!(err.to_string().contains("\"p\""), "{err}");
+}
+
+#[test]
+fn sessions_keep_every_message_in_order() {
+    let store = Store::open_in_memory().expect("opens");
+    let session = parse_session(
+        r#"{ "formatVersion": 1, "id": "s", "title": "Trip", "summary": "so far",
+             "userProfile": { "name": "Ann", "content": "botanist" },
+             "messages": [
+               { "id": "m1", "role": "user", "content": "hello", "createdAt": "2026-11-22T10:00:00Z" },
+               { "id": "m2", "role": "assistant", "name": "Quill", "content": "hi",
+                 "attachments": [ { "id": "a", "kind": "image", "mime": "image/png", "name": "x.png", "path": "x.png" } ] },
+               { "role": "system", "content": "note" } ] }"#,
+    )
+    .expect("valid");
+    store.save_session(&session).expect("saves");
+    assert_eq!(store.get_session("s").expect("reads"), session);
+    let mut shorter = session.clone();
+    shorter.messages.truncate(1);
+    store.save_session(&shorter).expect("saves");
+    assert_eq!(store.get_session("s").expect("reads").messages.len(), 1);
+    assert_eq!(store.list_sessions().expect("lists")[0].name, "Trip");
+    store.delete_session("s").expect("deletes");
+    assert!(matches!(
+        store.get_session("s"),
+        Err(StoreError::NotFound { .. })
+    ));
+}
+
+#[test]
+fn profiles_rules_processor_and_app_settings_round_trip() {
+    let store = Store::open_in_memory().expect("opens");
+    let mut profile = profile_for_model("gpt-4o", &[]);
+    profile.id = "mine".into();
+    profile.builtin = false;
+    store.save_model_profile(&profile).expect("saves");
+    assert_eq!(store.model_profiles().expect("reads"), [profile]);
+
+    let rule = RegexRule {
+        id: "r1".into(),
+        name: None,
+        pattern: "foo".into(),
+        replacement: "bar".into(),
+        flags: "i".into(),
+        scope: RegexScope::Both,
+        roles: None,
+        min_depth: None,
+        max_depth: None,
+        enabled: true,
+    };
+    store
+        .save_regex_rules(std::slice::from_ref(&rule))
+        .expect("saves");
+    assert_eq!(
+        store.regex_rules().expect("reads"),
+        std::slice::from_ref(&rule)
+    );
+    let mut bad = rule;
+    bad.pattern = "(unclosed".into();
+    let err = store.save_regex_rules(&[bad]).unwrap_err();
+    assert!(
+        err.to_string().contains("r1") && err.to_string().contains("unclosed"),
+        "{err}"
+    );
+    assert_eq!(
+        store.regex_rules().expect("reads").len(),
+        1,
+        "the library is unchanged"
+    );
+
+    let config = ProcessorConfig {
+        id: "token-limiter".into(),
+        enabled: Some(true),
+        priority: None,
+        settings: serde_json::from_str(r#"{ "truncateOverflowing": true }"#).expect("map"),
+    };
+    store.save_processor_setting(&config).expect("saves");
+    assert_eq!(store.processor_settings().expect("reads"), [config]);
+
+    assert_eq!(store.setting("theme").expect("reads"), None);
+    store.set_setting("theme", "dark").expect("saves");
+    assert_eq!(
+        store.setting("theme").expect("reads").as_deref(),
+        Some("dark")
+    );
+}
+
+#[test]
+fn builtin_presets_install_once_and_restore() {
+    let store = Store::open_in_memory().expect("opens");
+    let installed = store
+        .install_builtin_presets(builtin_presets())
+        .expect("installs");
+    assert_eq!(installed.len(), builtin_presets().len());
+    let id = installed[0].clone();
+    store.delete_preset(&id).expect("deletes");
+    assert!(store
+        .install_builtin_presets(builtin_presets())
+        .expect("runs")
+        .is_empty());
+    assert!(
+        !store.preset_exists(&id).expect("looks"),
+        "a deleted built-in stays deleted"
+    );
+    store
+        .restore_builtin_preset(builtin_presets(), &id)
+        .expect("restores");
+    assert!(store.preset_exists(&id).expect("looks"));
+    assert!(matches!(
+        store.restore_builtin_preset(builtin_presets(), "nope"),
+        Err(StoreError::NotFound { .. })
+    ));
+}
+
+#[test]
+fn a_database_from_a_newer_build_is_refused_without_a_write() {
+    let scratch = Scratch::new("newer");
+    let store = Store::open(&scratch.db()).expect("creates");
+    store
+        .debug_execute(&format!("PRAGMA user_version = {}", SCHEMA_VERSION + 5))
+        .expect("sets");
+    store
+        .debug_execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        .expect("checkpoints");
+    drop(store);
+    let before = std::fs::read(scratch.db()).expect("reads");
+    let err = Store::open(&scratch.db()).err().expect("refused");
+    assert_eq!(err.code(), "newer_schema");
+    let text = err.to_string();
+    assert!(
+        text.contains(&format!("{}", SCHEMA_VERSION + 5)) && text.contains("promptloom.db"),
+        "{text}"
+    );
+    assert_eq!(
+        std::fs::read(scratch.db()).expect("reads"),
+        before,
+        "not one byte changed"
+    );
+}
+
+#[test]
+fn a_file_that_is_not_a_database_is_reported_and_left_alone() {
+    let scratch = Scratch::new("garbage");
+    let garbage =
+        b"this is a text file, not SQLite, and it must stay exactly like this\n".repeat(20);
+    std::fs::write(scratch.db(), &garbage).expect("writes");
+    let err = Store::open(&scratch.db()).err().expect("refused");
+    assert_eq!(err.code(), "corrupt_database");
+    assert!(err.to_string().contains("promptloom.db"), "{err}");
+    assert_eq!(std::fs::read(scratch.db()).expect("reads"), garbage);
+}
+
+#[test]
+fn a_truncated_database_is_reported_and_left_alone() {
+    let scratch = Scratch::new("truncated");
+    let store = Store::open(&scratch.db()).expect("creates");
+    for i in 0..200 {
+        store
+            .save_preset(&preset(&format!("p{i}"), &"x".repeat(400)))
+            .expect("saves");
+    }
+    store
+        .debug_execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        .expect("checkpoints");
+    drop(store);
+    let full = std::fs::read(scratch.db()).expect("reads");
+    let cut = &full[..full.len() / 2];
+    std::fs::write(scratch.db(), cut).expect("writes");
+    let _ = std::fs::remove_file(scratch.0.join("promptloom.db-wal"));
+    let _ = std::fs::remove_file(scratch.0.join("promptloom.db-shm"));
+    let err = Store::open(&scratch.db()).err().expect("refused");
+    assert_eq!(err.code(), "corrupt_database", "{err}");
+    assert_eq!(std::fs::read(scratch.db()).expect("reads"), cut);
+}
