@@ -2,6 +2,7 @@
 //! prints; bad input ends with status 2 and one line on stderr that names the file.
 
 mod error;
+mod library;
 mod load;
 mod preview;
 
@@ -27,12 +28,18 @@ struct Cli {
 enum Command {
     /// Build the context a model would receive, and show it without sending it.
     Preview(preview::PreviewArgs),
+    /// Import a file into the app's database and print what could not be mapped.
+    Import(library::ImportArgs),
+    /// Export a preset (native or SillyTavern) or a session (native) from the database.
+    Export(library::ExportArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
         Command::Preview(args) => preview::run(&args),
+        Command::Import(args) => library::import(&args),
+        Command::Export(args) => library::export(&args),
     };
     match outcome.and_then(|text| print(&text)) {
         Ok(()) => ExitCode::SUCCESS,

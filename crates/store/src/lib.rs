@@ -225,6 +225,25 @@ fn corrupt(path: &str, e: rusqlite::Error) -> StoreError {
     }
 }
 
+/// Where the app keeps its database when nobody says otherwise: the platform's per-user data
+/// folder (`$XDG_DATA_HOME` or `~/.local/share` on Linux, `~/Library/Application Support` on
+/// macOS, `%APPDATA%` on Windows), in a `promptloom` folder.
+pub fn default_database_path() -> Option<PathBuf> {
+    let env = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    let base = if cfg!(target_os = "windows") {
+        env("APPDATA")
+    } else if cfg!(target_os = "macos") {
+        env("HOME").map(|h| h.join("Library/Application Support"))
+    } else {
+        env("XDG_DATA_HOME").or_else(|| env("HOME").map(|h| h.join(".local/share")))
+    }?;
+    Some(base.join("promptloom").join("promptloom.db"))
+}
+
 /// Milliseconds since the Unix epoch, for `created_at` / `updated_at`.
 pub(crate) fn now_ms() -> i64 {
     SystemTime::now()
