@@ -42,6 +42,8 @@ pub enum ExportFormat {
     Native,
     /// A SillyTavern chat-completion preset.
     Sillytavern,
+    /// The preset's character and lorebook as a SillyTavern character card (V2 JSON).
+    SillytavernCard,
 }
 
 fn open(db: Option<&Path>) -> Result<Store, CliError> {
@@ -173,22 +175,26 @@ pub fn export(args: &ExportArgs) -> Result<String, CliError> {
             (promptloom_import::native::export_preset(&p), Vec::new())
         }
         (ExportFormat::Sillytavern, Some(p)) => {
-            let reported = promptloom_import::export_sillytavern_preset(&p);
-            let text = serde_json::to_string_pretty(&reported.value)
-                .map_err(|e| CliError::Output(e.to_string()))?;
-            let notes = reported
-                .report
-                .items
-                .iter()
-                .map(|i| format!("{}: {}", i.item, i.message))
-                .collect();
-            (text + "\n", notes)
+            reported_json(promptloom_import::export_sillytavern_preset(&p))?
+        }
+        (ExportFormat::SillytavernCard, Some(p)) => {
+            let Some(character) = p.character.clone() else {
+                return Err(CliError::BadInput {
+                    file: args.id.clone(),
+                    problem: "the preset has no character to export as a card".into(),
+                });
+            };
+            let card = promptloom_import::CharacterCard {
+                character,
+                lorebook: p.lorebook.clone(),
+            };
+            reported_json(promptloom_import::export_sillytavern_card(&card))?
         }
         (ExportFormat::Native, None) => match store.get_session(&args.id) {
             Ok(s) => (promptloom_import::native::export_session(&s), Vec::new()),
             Err(e) => return Err(store_error(&db, e)),
         },
-        (ExportFormat::Sillytavern, None) => {
+        (ExportFormat::Sillytavern | ExportFormat::SillytavernCard, None) => {
             return Err(store_error(
                 &db,
                 StoreError::NotFound {
@@ -208,4 +214,19 @@ pub fn export(args: &ExportArgs) -> Result<String, CliError> {
         }
         None => Ok(text),
     }
+}
+
+/// Pretty JSON of an export, and its report as notes.
+fn reported_json(
+    reported: promptloom_import::Reported<serde_json::Value>,
+) -> Result<(String, Vec<String>), CliError> {
+    let text = serde_json::to_string_pretty(&reported.value)
+        .map_err(|e| CliError::Output(e.to_string()))?;
+    let notes = reported
+        .report
+        .items
+        .iter()
+        .map(|i| format!("{}: {}", i.item, i.message))
+        .collect();
+    Ok((text + "\n", notes))
 }

@@ -19,6 +19,7 @@ use serde_json::Value;
 pub use error::{ImportError, Problem};
 pub use report::{ImportReport, ReportItem, Reported};
 pub use sillytavern::card::CharacterCard;
+pub use sillytavern::card_export::export_card as export_sillytavern_card;
 pub use sillytavern::card_preset::{card_preset, overlay_character};
 pub use sillytavern::export::export_preset as export_sillytavern_preset;
 

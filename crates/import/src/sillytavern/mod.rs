@@ -1,6 +1,7 @@
 //! SillyTavern's formats (SPEC 7).
 
 pub mod card;
+pub mod card_export;
 pub mod card_preset;
 pub mod chat;
 pub mod export;

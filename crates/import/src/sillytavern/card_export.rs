@@ -1,0 +1,143 @@
+//! A character (and its lorebook) -> a SillyTavern character card V2 as JSON, the inverse of the
+//! card importer. SillyTavern imports this JSON directly. Lorebook entries keep their keys,
+//! logic, order, position (from the strategy), depth and role; what a card cannot hold is
+//! reported.
+
+use promptloom_engine::model::{
+    AnchorPosition, Character, InjectionStrategy, Lorebook, LorebookEntry, Role, SelectiveLogic,
+};
+use serde_json::{json, Map, Value};
+
+use super::card::CharacterCard;
+use super::world_info::placement_order;
+use crate::{ImportReport, Reported};
+
+pub fn export_card(card: &CharacterCard) -> Reported<Value> {
+    let mut report = ImportReport::new("SillyTavern character card V2");
+    let c: &Character = &card.character;
+    let text = |v: &Option<String>| Value::String(v.clone().unwrap_or_default());
+    let mut data = json!({
+        "name": c.name,
+        "description": text(&c.description),
+        "personality": text(&c.personality),
+        "scenario": text(&c.scenario),
+        "first_mes": text(&c.greeting),
+        "mes_example": text(&c.example_dialogue),
+        "creator_notes": text(&c.creator_notes),
+        "system_prompt": text(&c.system_prompt),
+        "post_history_instructions": text(&c.post_history_instructions),
+        "tags": c.tags.clone().unwrap_or_default(),
+        "alternate_greetings": [],
+        "extensions": {},
+    });
+    if let Some(book) = &card.lorebook {
+        data["character_book"] = character_book(book, &mut report);
+    }
+    Reported {
+        value: json!({ "spec": "chara_card_v2", "spec_version": "2.0", "data": data }),
+        report,
+    }
+}
+
+fn character_book(book: &Lorebook, report: &mut ImportReport) -> Value {
+    let entries: Vec<Value> = book
+        .entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| entry(i, e, report))
+        .collect();
+    if book.token_budget != 25 {
+        report.push(
+            "lorebook.tokenBudget",
+            "a card's token_budget is in tokens, not percent; left out",
+        );
+    }
+    json!({
+        "scan_depth": book.scan_depth,
+        "recursive_scanning": book.recursive,
+        "extensions": {},
+        "entries": entries,
+    })
+}
+
+fn entry(index: usize, e: &LorebookEntry, report: &mut ImportReport) -> Value {
+    let item = format!("lorebook entry {}", e.id);
+    let (position, depth) = position_of(&e.strategy).unwrap_or_else(|| {
+        report.push(
+            &item,
+            "its placement has no SillyTavern position; exported before the character (0)",
+        );
+        (0, None)
+    });
+    if let Some(order) = e.strategy.order {
+        if order != placement_order(i64::from(e.order)) {
+            report.push(
+                &item,
+                "its placement order differs from its budget order; SillyTavern has one order",
+            );
+        }
+    }
+    let mut ext = Map::new();
+    ext.insert("position".into(), json!(position));
+    ext.insert("selectiveLogic".into(), json!(logic(e.selective_logic)));
+    if let Some(d) = depth {
+        ext.insert("depth".into(), json!(d));
+        ext.insert("role".into(), json!(role_number(e.role)));
+    }
+    if let Some(p) = e.probability {
+        ext.insert("probability".into(), json!(p));
+        ext.insert("useProbability".into(), json!(true));
+    }
+    let id: Value =
+        e.id.parse::<i64>()
+            .map(Value::from)
+            .unwrap_or_else(|_| Value::from(index as i64));
+    json!({
+        "id": id,
+        "keys": e.keys,
+        "secondary_keys": e.secondary_keys,
+        "comment": e.name.clone().unwrap_or_default(),
+        "content": e.content,
+        "constant": e.constant,
+        "selective": !e.secondary_keys.is_empty(),
+        "insertion_order": e.order,
+        "enabled": e.enabled,
+        "position": if position == 1 { "after_char" } else { "before_char" },
+        "extensions": ext,
+    })
+}
+
+/// SillyTavern's position number (and depth) for a strategy, the inverse of the importer's
+/// `position_strategy`.
+fn position_of(s: &InjectionStrategy) -> Option<(i64, Option<u32>)> {
+    if let Some(d) = s.depth {
+        return Some((4, Some(d)));
+    }
+    let side = s.anchor_position.unwrap_or(AnchorPosition::After);
+    Some(match (s.anchor_target.as_deref()?, side) {
+        ("worldInfoBefore", AnchorPosition::After) => (0, None),
+        ("worldInfoAfter", AnchorPosition::After) => (1, None),
+        ("authorsNote", AnchorPosition::Before) => (2, None),
+        ("authorsNote", AnchorPosition::After) => (3, None),
+        ("dialogueExamples", AnchorPosition::Before) => (5, None),
+        ("dialogueExamples", AnchorPosition::After) => (6, None),
+        _ => return None,
+    })
+}
+
+fn logic(l: SelectiveLogic) -> i64 {
+    match l {
+        SelectiveLogic::AndAny => 0,
+        SelectiveLogic::NotAll => 1,
+        SelectiveLogic::NotAny => 2,
+        SelectiveLogic::AndAll => 3,
+    }
+}
+
+fn role_number(r: Role) -> i64 {
+    match r {
+        Role::User => 1,
+        Role::Assistant => 2,
+        _ => 0,
+    }
+}
