@@ -55,6 +55,34 @@ impl Store {
         if existing {
             check_header(path)?;
         }
+        if existing {
+            // Every check through a read-only connection: it cannot write, and it never
+            // checkpoints a WAL into the file, so a refused database stays byte for byte.
+            let reader = Connection::open_with_flags(
+                path,
+                OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            )
+            .map_err(|e| corrupt(&shown, e))?;
+            let version: i64 = reader
+                .query_row("PRAGMA user_version", [], |r| r.get(0))
+                .map_err(|e| corrupt(&shown, e))?;
+            if version > supported {
+                return Err(StoreError::NewerSchema {
+                    path: shown,
+                    found: version,
+                    supported,
+                });
+            }
+            let check: String = reader
+                .query_row("PRAGMA quick_check", [], |r| r.get(0))
+                .map_err(|e| corrupt(&shown, e))?;
+            if check != "ok" {
+                return Err(StoreError::Corrupt {
+                    path: shown,
+                    reason: check,
+                });
+            }
+        }
         let flags = if existing {
             OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX
         } else {
@@ -67,29 +95,11 @@ impl Store {
             conn,
             path: Some(path.to_path_buf()),
         };
-        if existing {
-            // Reads only: the version first, then SQLite's own consistency check.
-            let version = store.schema_version().map_err(|e| corrupt(&shown, e))?;
-            if version > supported {
-                return Err(StoreError::NewerSchema {
-                    path: shown,
-                    found: version,
-                    supported,
-                });
-            }
-            let check: String = store
-                .conn
-                .query_row("PRAGMA quick_check", [], |r| r.get(0))
-                .map_err(|e| corrupt(&shown, e))?;
-            if check != "ok" {
-                return Err(StoreError::Corrupt {
-                    path: shown,
-                    reason: check,
-                });
-            }
-            if version > 0 && version < supported {
-                store.backup(version)?;
-            }
+        let version = store
+            .schema_version()
+            .during("reading the schema version")?;
+        if version > 0 && version < supported {
+            store.backup(version)?;
         }
         store.configure()?;
         store.migrate(migrations)?;
