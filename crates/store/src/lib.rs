@@ -160,12 +160,19 @@ impl Store {
         let Some(path) = &self.path else {
             return Ok(());
         };
-        let mut target = path.clone().into_os_string();
-        target.push(format!(".backup-v{version}"));
-        let target = PathBuf::from(target);
-        if target.exists() {
-            std::fs::remove_file(&target).map_err(|e| StoreError::Backup(e.to_string()))?;
-        }
+        // Never over an earlier backup: `.backup-v1`, then `.backup-v1-2`, ...
+        let name = |n: u32| {
+            let mut target = path.clone().into_os_string();
+            match n {
+                1 => target.push(format!(".backup-v{version}")),
+                n => target.push(format!(".backup-v{version}-{n}")),
+            }
+            PathBuf::from(target)
+        };
+        let target = (1..)
+            .map(name)
+            .find(|t| !t.exists())
+            .unwrap_or_else(|| name(u32::MAX));
         self.conn
             .execute("VACUUM INTO ?1", [target.to_string_lossy().as_ref()])
             .map_err(|e| StoreError::Backup(format!("{}: {e}", target.display())))?;
