@@ -191,6 +191,41 @@ impl Store {
         Ok(value)
     }
 
+    /// Rows of `(id, name, updated_at)` from `sql`, for the list functions of the tables.
+    pub(crate) fn listed(&self, sql: &str, operation: &str) -> Result<Vec<Listed>, StoreError> {
+        let mut statement = self.conn.prepare(sql).during(operation)?;
+        let rows = statement
+            .query_map([], |r| {
+                Ok(Listed {
+                    id: r.get(0)?,
+                    name: r.get(1)?,
+                    updated_at: r.get(2)?,
+                })
+            })
+            .during(operation)?;
+        rows.collect::<Result<_, _>>().during(operation)
+    }
+
+    /// Deletes the row `id` of `table`; no such row is `NotFound`.
+    pub(crate) fn delete_by_id(
+        &self,
+        table: &str,
+        kind: &'static str,
+        id: &str,
+    ) -> Result<(), StoreError> {
+        let n = self
+            .conn
+            .execute(&format!("DELETE FROM {table} WHERE id = ?1"), [id])
+            .during(&format!("deleting a {kind}"))?;
+        if n == 0 {
+            return Err(StoreError::NotFound {
+                kind,
+                id: id.to_string(),
+            });
+        }
+        Ok(())
+    }
+
     pub(crate) fn conn(&self) -> &Connection {
         &self.conn
     }

@@ -42,34 +42,14 @@ impl Store {
     }
 
     pub fn list_presets(&self) -> Result<Vec<Listed>, StoreError> {
-        let mut statement = self
-            .conn()
-            .prepare("SELECT id, name, updated_at FROM presets ORDER BY name COLLATE NOCASE, id")
-            .during("listing presets")?;
-        let rows = statement
-            .query_map([], |r| {
-                Ok(Listed {
-                    id: r.get(0)?,
-                    name: r.get(1)?,
-                    updated_at: r.get(2)?,
-                })
-            })
-            .during("listing presets")?;
-        rows.collect::<Result<_, _>>().during("listing presets")
+        self.listed(
+            "SELECT id, name, updated_at FROM presets ORDER BY name COLLATE NOCASE, id",
+            "listing presets",
+        )
     }
 
     pub fn delete_preset(&self, id: &str) -> Result<(), StoreError> {
-        let n = self
-            .conn()
-            .execute("DELETE FROM presets WHERE id = ?1", [id])
-            .during("deleting a preset")?;
-        if n == 0 {
-            return Err(StoreError::NotFound {
-                kind: KIND,
-                id: id.to_string(),
-            });
-        }
-        Ok(())
+        self.delete_by_id("presets", KIND, id)
     }
 
     pub fn rename_preset(&self, id: &str, name: &str) -> Result<(), StoreError> {

@@ -149,34 +149,14 @@ impl Store {
     }
 
     pub fn list_sessions(&self) -> Result<Vec<Listed>, StoreError> {
-        let mut statement = self
-            .conn()
-            .prepare("SELECT id, COALESCE(title, id), updated_at FROM sessions ORDER BY updated_at DESC, id")
-            .during("listing sessions")?;
-        let rows = statement
-            .query_map([], |r| {
-                Ok(Listed {
-                    id: r.get(0)?,
-                    name: r.get(1)?,
-                    updated_at: r.get(2)?,
-                })
-            })
-            .during("listing sessions")?;
-        rows.collect::<Result<_, _>>().during("listing sessions")
+        self.listed(
+            "SELECT id, COALESCE(title, id), updated_at FROM sessions ORDER BY updated_at DESC, id",
+            "listing sessions",
+        )
     }
 
     pub fn delete_session(&self, id: &str) -> Result<(), StoreError> {
-        let n = self
-            .conn()
-            .execute("DELETE FROM sessions WHERE id = ?1", [id])
-            .during("deleting a session")?;
-        if n == 0 {
-            return Err(StoreError::NotFound {
-                kind: KIND,
-                id: id.to_string(),
-            });
-        }
-        Ok(())
+        self.delete_by_id("sessions", KIND, id)
     }
 }
 

@@ -162,6 +162,19 @@ pub struct AttachmentRef {
     pub attachment: u32,
 }
 
+impl AttachmentRef {
+    /// The stored attachment this points at.
+    pub fn resolve<'s>(
+        &self,
+        session: &'s crate::model::Session,
+    ) -> Option<&'s crate::model::Attachment> {
+        session
+            .messages
+            .get(self.message as usize)
+            .and_then(|m| m.attachments.get(self.attachment as usize))
+    }
+}
+
 /// One message on its way through the pipeline.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PipelineMessage {

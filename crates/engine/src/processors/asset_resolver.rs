@@ -45,11 +45,7 @@ impl Processor for AssetResolver {
             let mut notes = String::new();
             let mut kept = Vec::with_capacity(m.attachments.len());
             for r in &m.attachments {
-                let Some(a) = session
-                    .messages
-                    .get(r.message as usize)
-                    .and_then(|s| s.attachments.get(r.attachment as usize))
-                else {
+                let Some(a) = r.resolve(session) else {
                     continue;
                 };
                 match accepts(format, &caps, a) {

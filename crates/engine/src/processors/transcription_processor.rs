@@ -74,11 +74,7 @@ impl Processor for TranscriptionProcessor {
             let mut text = m.content().to_string();
             let mut kept = Vec::with_capacity(m.attachments.len());
             for r in &m.attachments {
-                let Some(a) = session
-                    .messages
-                    .get(r.message as usize)
-                    .and_then(|s| s.attachments.get(r.attachment as usize))
-                else {
+                let Some(a) = r.resolve(session) else {
                     continue;
                 };
                 if inline_text && is_text(a) {

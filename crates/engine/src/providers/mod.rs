@@ -86,12 +86,7 @@ pub(crate) fn load<'a>(
     message
         .attachments
         .iter()
-        .filter_map(|r| {
-            session
-                .messages
-                .get(r.message as usize)
-                .and_then(|m| m.attachments.get(r.attachment as usize))
-        })
+        .filter_map(|r| r.resolve(session))
         .map(|attachment| {
             let bytes = assets
                 .load(attachment)
