@@ -16,7 +16,8 @@ use chrono::DateTime;
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
 use promptloom_engine::model::{
     AgentPreset, AnchorPosition, Character, ChatMessage, ContextRecipe, InjectionStrategy,
-    MessageTemplate, RecipeStep, Role, Session, TemplateType, UserProfile,
+    MessageTemplate, ProcessorConfig, RecipeStep, RegexRule, RegexScope, Role, Session,
+    TemplateType, UserProfile,
 };
 use promptloom_engine::tokens::TokenCache;
 use promptloom_engine::{BuildOptions, BuildRequest, BuildResult, Pipeline};
@@ -332,10 +333,12 @@ fn run(
 
 /// Checks once, outside the timings, that a series measures what it says it measures.
 fn check(result: &BuildResult, session: &Session, limited: bool) {
+    // Every part of every message: formatters may have joined several into one.
     let history = result
         .messages
         .iter()
-        .filter(|m| m.source.kind.is_history())
+        .flat_map(|m| std::iter::once(&m.source).chain(&m.merged))
+        .filter(|s| s.kind.is_history())
         .count();
     if limited {
         assert!(
@@ -354,9 +357,18 @@ fn check(result: &BuildResult, session: &Session, limited: bool) {
 }
 
 fn series(c: &mut Criterion, name: &str, sizes: &[usize], window: Option<u32>) {
+    series_of(c, name, sizes, preset, options(window), window.is_none());
+}
+
+fn series_of(
+    c: &mut Criterion,
+    name: &str,
+    sizes: &[usize],
+    preset: fn() -> AgentPreset,
+    options: BuildOptions,
+    limited: bool,
+) {
     let pipeline = Pipeline::builtin();
-    let limited = window.is_none();
-    let options = options(window);
 
     let mut cold = c.benchmark_group(format!("cold{name}"));
     for &n in sizes {
@@ -403,10 +415,74 @@ fn series(c: &mut Criterion, name: &str, sizes: &[usize], window: Option<u32>) {
     warm.finish();
 }
 
+/// The bench preset with every processor on: a history filter, regex rules on history and
+/// templates, instruction pinning and the four formatters (the ephemeral option is set by the
+/// series' options; transcription, lorebook and the asset resolver run always).
+fn full_preset() -> AgentPreset {
+    let mut p = preset();
+    let rule = |id: &str, pattern: &str, replacement: &str, scope: RegexScope| RegexRule {
+        id: id.into(),
+        name: None,
+        pattern: pattern.into(),
+        replacement: replacement.into(),
+        flags: "i".into(),
+        scope,
+        roles: None,
+        min_depth: None,
+        max_depth: None,
+        enabled: true,
+    };
+    p.regex_rules = Some(vec![
+        rule("woods", r"\bforest\b", "woods", RegexScope::History),
+        rule(
+            "names",
+            r"\{\{user\}\}",
+            "the traveller",
+            RegexScope::Templates,
+        ),
+    ]);
+    let on = |id: &str, settings: serde_json::Value| ProcessorConfig {
+        id: id.into(),
+        enabled: Some(true),
+        priority: None,
+        settings: serde_json::from_value(settings).expect("settings"),
+    };
+    p.processors = Some(vec![
+        on(
+            "history-operations",
+            serde_json::json!({ "operation": "filter", "contentExcludes": "#never-in-the-bench#" }),
+        ),
+        on("instruction-pinning", serde_json::json!({})),
+        on("merge-system-to-head", serde_json::json!({})),
+        on("convert-system-to-user", serde_json::json!({})),
+        on("merge-consecutive-roles", serde_json::json!({})),
+        on("ensure-alternation", serde_json::json!({})),
+    ]);
+    p
+}
+
+fn full_options() -> BuildOptions {
+    let mut o = options(Some(WIDE_WINDOW));
+    o.ephemeral = Some(promptloom_engine::pipeline::Ephemeral {
+        kind: promptloom_engine::pipeline::EphemeralKind::Document,
+        label: None,
+        content: "A note the user has open beside the chat.".into(),
+    });
+    o
+}
+
 fn builds(c: &mut Criterion) {
     series(c, "", &SIZES, Some(WIDE_WINDOW));
     // gpt-4o's own window (128k minus the 4,096 reserve): most of a long session is dropped.
     series(c, "_limited", &[100_000], None);
+    series_of(
+        c,
+        "_all_processors",
+        &SIZES,
+        full_preset,
+        full_options(),
+        false,
+    );
 }
 
 criterion_group!(benches, builds);

@@ -1,13 +1,40 @@
 //! Compiling the regex rules of SPEC 5.2. Used when a preset is validated (an invalid pattern is
 //! refused when saved) and by the regex processor.
 
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
 use regex::{Regex, RegexBuilder};
 
 use crate::model::RegexRule;
 
+/// Compiled patterns by (pattern, flags): a live preview rebuilds on every keystroke, and
+/// compiling a pattern costs far more than the rest of a small build. `Regex` clones share their
+/// program. Bounded: past the limit the cache starts over.
+fn cache() -> &'static Mutex<HashMap<(String, String), Regex>> {
+    static CACHE: OnceLock<Mutex<HashMap<(String, String), Regex>>> = OnceLock::new();
+    CACHE.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+const CACHE_LIMIT: usize = 512;
+
 /// Compiles a rule's pattern with its flags (`i`, `m`, `s`). The error text is the regex crate's,
 /// which shows where the pattern is wrong; an unknown flag is an error too.
 pub fn compile(rule: &RegexRule) -> Result<Regex, String> {
+    let key = (rule.pattern.clone(), rule.flags.clone());
+    if let Some(regex) = cache().lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return Ok(regex.clone());
+    }
+    let regex = build(rule)?;
+    let mut cache = cache().lock().unwrap_or_else(|e| e.into_inner());
+    if cache.len() >= CACHE_LIMIT {
+        cache.clear();
+    }
+    cache.insert(key, regex.clone());
+    Ok(regex)
+}
+
+fn build(rule: &RegexRule) -> Result<Regex, String> {
     let mut builder = RegexBuilder::new(&rule.pattern);
     for flag in rule.flags.chars() {
         match flag {
