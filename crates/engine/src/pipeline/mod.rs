@@ -8,8 +8,6 @@ mod context;
 mod message;
 mod result;
 
-use std::collections::HashSet;
-
 pub use config::*;
 pub use context::*;
 pub use message::*;
@@ -34,7 +32,8 @@ pub trait Processor: Send + Sync {
 
 /// The registry: processors in priority order (lower runs first, ties in registration order).
 pub struct Pipeline {
-    processors: Vec<Box<dyn Processor>>,
+    /// Each processor with its descriptor, asked for once at registration.
+    processors: Vec<(ProcessorDescriptor, Box<dyn Processor>)>,
 }
 
 impl Default for Pipeline {
@@ -63,14 +62,14 @@ impl Pipeline {
     /// Adds a processor (plugins use priority 900). A second processor with an id already
     /// registered replaces the first.
     pub fn register(&mut self, processor: Box<dyn Processor>) {
-        let id = processor.descriptor().id;
-        self.processors.retain(|p| p.descriptor().id != id);
-        self.processors.push(processor);
+        let descriptor = processor.descriptor();
+        self.processors.retain(|(d, _)| d.id != descriptor.id);
+        self.processors.push((descriptor, processor));
     }
 
     /// Descriptors in default priority order, for the UI's pipeline panel.
     pub fn descriptors(&self) -> Vec<ProcessorDescriptor> {
-        let mut d: Vec<_> = self.processors.iter().map(|p| p.descriptor()).collect();
+        let mut d: Vec<_> = self.processors.iter().map(|(d, _)| d.clone()).collect();
         d.sort_by_key(|d| d.priority);
         d
     }
@@ -78,13 +77,24 @@ impl Pipeline {
     /// The settings each processor would run with for this preset and model profile, in the
     /// order they would run.
     pub fn resolve(&self, preset: &AgentPreset, profile: &ModelProfile) -> Vec<ResolvedConfig> {
-        let mut resolved: Vec<ResolvedConfig> = self
+        self.resolve_with(preset, profile)
+            .into_iter()
+            .map(|(config, _)| config)
+            .collect()
+    }
+
+    fn resolve_with(
+        &self,
+        preset: &AgentPreset,
+        profile: &ModelProfile,
+    ) -> Vec<(ResolvedConfig, &dyn Processor)> {
+        let mut resolved: Vec<_> = self
             .processors
             .iter()
-            .map(|p| ResolvedConfig::merge(&p.descriptor(), profile, preset))
+            .map(|(d, p)| (ResolvedConfig::merge(d, profile, preset), p.as_ref()))
             .collect();
         // Stable: equal priorities keep registration order.
-        resolved.sort_by_key(|c| c.priority);
+        resolved.sort_by_key(|(c, _)| c.priority);
         resolved
     }
 
@@ -92,32 +102,21 @@ impl Pipeline {
     pub fn run(&self, request: &BuildRequest<'_>) -> Result<BuildResult, EngineError> {
         let profile = request.profile();
         let mut ctx = PipelineContext::new(request, &profile);
-        let configs = self.resolve(request.preset, &profile);
-        let known: HashSet<&str> = self.processors.iter().map(|p| p.descriptor().id).collect();
         for config in request.preset.processors.iter().flatten() {
-            if !known.contains(config.id.as_str()) {
+            if !self.processors.iter().any(|(d, _)| d.id == config.id) {
                 ctx.warn(
                     "pipeline",
                     format!("preset settings name unknown processor \"{}\"", config.id),
                 );
             }
         }
-        for config in &configs {
+        for (config, processor) in self.resolve_with(request.preset, &profile) {
             for note in &config.notes {
                 ctx.warn(&config.id, note.clone());
             }
-            if !config.enabled {
-                continue;
+            if config.enabled {
+                processor.execute(&mut ctx, &config)?;
             }
-            let processor = self
-                .processors
-                .iter()
-                .find(|p| p.descriptor().id == config.id)
-                .ok_or_else(|| EngineError::Processor {
-                    processor: config.id.clone(),
-                    message: "not registered".into(),
-                })?;
-            processor.execute(&mut ctx, config)?;
         }
         Ok(ctx.finish())
     }
