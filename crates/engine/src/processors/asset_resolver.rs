@@ -93,3 +93,62 @@ impl Processor for AssetResolver {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{parse_session, Role};
+    use crate::pipeline::{AttachmentRef, PipelineMessage, Source};
+    use crate::processors::testing::{options, with_context};
+    use serde_json::json;
+
+    #[test]
+    fn what_the_model_takes_stays_and_the_rest_becomes_a_note() {
+        let session = parse_session(
+            &json!({ "formatVersion": 1, "id": "s", "messages": [
+                { "role": "user", "content": "hear this", "attachments": [
+                    { "id": "a", "kind": "audio", "mime": "audio/ogg", "name": "v.ogg", "dataBase64": "AA==" },
+                    { "id": "i", "kind": "image", "mime": "image/png", "name": "p.png", "dataBase64": "AA==" } ] } ] })
+            .to_string(),
+        )
+        .expect("valid");
+        with_context(
+            &AssetResolver,
+            &[],
+            &session,
+            &options(),
+            |mut ctx, config| {
+                let mut m = PipelineMessage::new(Role::User, "hear this", Source::history(0));
+                m.attachments = vec![
+                    AttachmentRef {
+                        message: 0,
+                        attachment: 0,
+                    },
+                    AttachmentRef {
+                        message: 0,
+                        attachment: 1,
+                    },
+                ];
+                ctx.messages.push(m);
+                AssetResolver.execute(&mut ctx, config).expect("runs");
+                let m = &ctx.messages[0];
+                // gpt-4o's chat API takes WAV and MP3 only: the OGG becomes a note.
+                assert_eq!(
+                    m.attachments,
+                    [AttachmentRef {
+                        message: 0,
+                        attachment: 1
+                    }]
+                );
+                assert!(
+                    m.content()
+                        .contains("[Attachment \"v.ogg\" (audio/ogg) not sent"),
+                    "{}",
+                    m.content()
+                );
+                assert_eq!(ctx.dropped.len(), 1);
+                assert!(ctx.logs.iter().any(|l| l.message.contains("v.ogg")));
+            },
+        );
+    }
+}

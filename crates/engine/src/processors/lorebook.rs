@@ -41,3 +41,39 @@ impl Processor for Lorebook {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Lorebook as Book, LorebookEntry};
+    use crate::processors::testing::{empty_session, options, with_context};
+
+    #[test]
+    fn a_preset_lorebook_is_reported_as_not_applied_and_nothing_is_placed() {
+        with_context(
+            &Lorebook,
+            &[],
+            &empty_session(),
+            &options(),
+            |mut ctx, config| {
+                let mut preset = ctx.preset.clone();
+                let entry: LorebookEntry = serde_json::from_value(
+                    serde_json::json!({ "id": "e", "keys": ["k"], "content": "c" }),
+                )
+                .expect("entry");
+                preset.lorebook = Some(Book {
+                    entries: vec![entry],
+                    ..Book::default()
+                });
+                let preset = Box::leak(Box::new(preset));
+                ctx.preset = preset;
+                Lorebook.execute(&mut ctx, config).expect("runs");
+                assert!(ctx.blackboard.injections.is_empty());
+                assert!(ctx
+                    .logs
+                    .iter()
+                    .any(|l| l.message.contains("not applied yet")));
+            },
+        );
+    }
+}

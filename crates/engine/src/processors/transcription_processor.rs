@@ -132,3 +132,88 @@ impl Processor for TranscriptionProcessor {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{parse_session, Role, Session};
+    use crate::pipeline::{AttachmentRef, PipelineMessage, Source};
+    use crate::processors::testing::{options, with_context};
+    use serde_json::json;
+
+    fn session() -> Session {
+        parse_session(
+            &json!({ "formatVersion": 1, "id": "s", "messages": [
+                { "role": "user", "content": "look", "attachments": [
+                    { "id": "t", "kind": "text", "mime": "text/plain", "name": "notes.txt",
+                      "dataBase64": "b25lIHR3byB0aHJlZQ==" },
+                    { "id": "i", "kind": "image", "mime": "image/png", "name": "p.png",
+                      "dataBase64": "AA==", "transcript": "a photo" },
+                    { "id": "j", "kind": "document", "mime": "application/json", "name": "d.json",
+                      "dataBase64": "%%%" } ] } ] })
+            .to_string(),
+        )
+        .expect("valid")
+    }
+
+    /// Runs the processor (model gpt-4o: it takes images) and returns the history message.
+    fn run(settings: &[(&str, serde_json::Value)]) -> (PipelineMessage, Vec<String>) {
+        let session = session();
+        with_context(
+            &TranscriptionProcessor,
+            settings,
+            &session,
+            &options(),
+            |mut ctx, config| {
+                let mut m = PipelineMessage::new(Role::User, "look", Source::history(0));
+                m.attachments = (0..3)
+                    .map(|a| AttachmentRef {
+                        message: 0,
+                        attachment: a,
+                    })
+                    .collect();
+                ctx.history.push(m);
+                TranscriptionProcessor
+                    .execute(&mut ctx, config)
+                    .expect("runs");
+                let warnings = ctx
+                    .logs
+                    .iter()
+                    .filter(|l| l.level == crate::pipeline::LogLevel::Warning);
+                let warnings = warnings.map(|l| l.message.clone()).collect();
+                (ctx.history.get(0).expect("message").clone(), warnings)
+            },
+        )
+    }
+
+    #[test]
+    fn text_attachments_are_inlined_and_the_media_the_model_takes_stays() {
+        let (m, warnings) = run(&[]);
+        assert_eq!(
+            m.content(),
+            "look\n\n[Attachment: notes.txt]\none two three"
+        );
+        // The image stays for the provider (gpt-4o has vision); its transcript is not used.
+        assert_eq!(m.attachments.len(), 2);
+        assert_eq!(m.attachments[0].attachment, 1);
+        // A text file that does not decode is kept as an attachment, with a warning naming it.
+        assert_eq!(m.attachments[1].attachment, 2);
+        assert!(
+            warnings.iter().any(|w| w.contains("d.json")),
+            "{warnings:?}"
+        );
+    }
+
+    #[test]
+    fn long_text_is_cut_with_a_note_and_inlining_can_be_switched_off() {
+        let (m, _) = run(&[("maxTextChars", json!(3))]);
+        assert!(
+            m.content().contains("one\n[… cut at 3 characters]"),
+            "{}",
+            m.content()
+        );
+        let (m, _) = run(&[("inlineText", json!(false))]);
+        assert_eq!(m.content(), "look");
+        assert_eq!(m.attachments.len(), 3);
+    }
+}
