@@ -21,11 +21,16 @@ const CACHE_LIMIT: usize = 512;
 /// Compiles a rule's pattern with its flags (`i`, `m`, `s`). The error text is the regex crate's,
 /// which shows where the pattern is wrong; an unknown flag is an error too.
 pub fn compile(rule: &RegexRule) -> Result<Regex, String> {
-    let key = (rule.pattern.clone(), rule.flags.clone());
+    compile_pattern(&rule.pattern, &rule.flags)
+}
+
+/// [`compile`] for a bare pattern and its flags (lorebook keys written `/pattern/flags`).
+pub fn compile_pattern(pattern: &str, flags: &str) -> Result<Regex, String> {
+    let key = (pattern.to_string(), flags.to_string());
     if let Some(regex) = cache().lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
         return Ok(regex.clone());
     }
-    let regex = build(rule)?;
+    let regex = build(pattern, flags)?;
     let mut cache = cache().lock().unwrap_or_else(|e| e.into_inner());
     if cache.len() >= CACHE_LIMIT {
         cache.clear();
@@ -34,9 +39,9 @@ pub fn compile(rule: &RegexRule) -> Result<Regex, String> {
     Ok(regex)
 }
 
-fn build(rule: &RegexRule) -> Result<Regex, String> {
-    let mut builder = RegexBuilder::new(&rule.pattern);
-    for flag in rule.flags.chars() {
+fn build(pattern: &str, flags: &str) -> Result<Regex, String> {
+    let mut builder = RegexBuilder::new(pattern);
+    for flag in flags.chars() {
         match flag {
             'i' => builder.case_insensitive(true),
             'm' => builder.multi_line(true),

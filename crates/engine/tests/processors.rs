@@ -168,3 +168,60 @@ fn anthropic_profile_gives_one_leading_system_and_alternating_turns_keeping_dept
             >= 3
     );
 }
+
+#[test]
+fn lorebook_entries_are_placed_by_their_strategies_like_recipe_steps() {
+    let mut p = preset(
+        json!([
+            { "id": "main", "role": "system", "content": "main" },
+            { "id": "worldInfoBefore", "role": "system", "type": "placeholder" },
+            { "id": "hist", "role": "system", "type": "chat_history" },
+        ]),
+        one_recipe(json!([
+            { "messageId": "main", "enabled": true },
+            { "messageId": "worldInfoBefore", "enabled": true },
+            { "messageId": "hist", "enabled": true },
+        ])),
+    );
+    p.lorebook = Some(
+        serde_json::from_value(json!({ "scanDepth": 3, "entries": [
+            { "id": "town", "keys": ["Saltmere"], "content": "[Saltmere: a harbour town]",
+              "strategy": { "anchorTarget": "worldInfoBefore", "order": 100 } },
+            { "id": "always", "constant": true, "content": "[It is 1926]",
+              "strategy": { "anchorTarget": "worldInfoBefore", "order": 200 } },
+            { "id": "deep", "keys": ["lantern"], "content": "[The lantern is a signal]",
+              "role": "user", "strategy": { "depth": 1 } },
+            { "id": "asleep", "keys": ["zeppelin"], "content": "[never]" },
+        ]}))
+        .expect("lorebook"),
+    );
+    let r = run(
+        &p,
+        &session_of(&["u1 to Saltmere", "a1 a lantern flickers", "u2 what now?"]),
+    );
+    assert_eq!(
+        contents(&r),
+        [
+            "main",
+            "[It is 1926]",
+            "[Saltmere: a harbour town]",
+            "u1 to Saltmere",
+            "a1 a lantern flickers",
+            "[The lantern is a signal]",
+            "u2 what now?",
+        ]
+    );
+    let deep = &r.messages[5];
+    assert_eq!(deep.role, Role::User);
+    assert_eq!(deep.source.kind, SourceKind::Lorebook);
+    assert_eq!(deep.source.entry_id.as_deref(), Some("deep"));
+    let report = r.lorebook.clone().expect("a lorebook report");
+    let activated: Vec<&str> = report
+        .activated
+        .iter()
+        .map(|a| a.entry_id.as_str())
+        .collect();
+    // Budgeted by the entries' own order (all 100 here), ties in book order.
+    assert_eq!(activated, ["town", "always", "deep"]);
+    assert!(r.warnings.is_empty(), "{:?}", warnings(&r));
+}

@@ -5,6 +5,7 @@
 use std::fmt::Write;
 
 use promptloom_engine::pipeline::{DropAction, DroppedItem};
+use promptloom_engine::processors::Activation;
 
 use super::Preview;
 
@@ -118,6 +119,31 @@ pub fn render(p: &Preview<'_>) -> String {
         .collect();
     if !by_source.is_empty() {
         field(&mut out, "By source", &by_source.join(" · "));
+    }
+
+    // What the lorebook activated and why (its cuts are among the dropped items).
+    if let Some(book) = &r.lorebook {
+        list(
+            &mut out,
+            "Lorebook",
+            book.activated
+                .iter()
+                .map(|a| {
+                    let why = match &a.reason {
+                        Activation::Constant => "constant".to_string(),
+                        Activation::Key {
+                            key,
+                            history_index: Some(i),
+                        } => format!("key \"{key}\" in history #{i}"),
+                        Activation::Key { key, .. } => format!("key \"{key}\" in the input"),
+                        Activation::Recursion { key, from_entry } => {
+                            format!("key \"{key}\" in entry {from_entry}")
+                        }
+                    };
+                    format!("{} ({} tokens): {why}", a.entry_id, group(a.tokens))
+                })
+                .collect(),
+        );
     }
 
     // Dropped and warnings.

@@ -107,6 +107,8 @@ pub struct Blackboard {
     /// Regex rules of scope `templates` or `both`, compiled by the regex processor, applied by the
     /// injection assembler to each template message after macros.
     pub template_rules: Vec<crate::regex_rule::CompiledRule>,
+    /// What the lorebook activated and cut, for the build result.
+    pub lorebook: Option<crate::processors::LorebookReport>,
     /// Free-form values processors leave for later ones (and for the preview).
     pub values: BTreeMap<String, serde_json::Value>,
 }

@@ -91,6 +91,9 @@ pub struct BuildResult {
     pub logs: Vec<LogEntry>,
     /// Macro variables after the build.
     pub variables: BTreeMap<String, String>,
+    /// What the lorebook activated (and why) and what its budget cut; absent without one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lorebook: Option<crate::processors::LorebookReport>,
 }
 
 impl PipelineContext<'_> {
@@ -185,6 +188,7 @@ impl PipelineContext<'_> {
             warnings,
             logs: self.logs,
             variables: self.variables,
+            lorebook: self.blackboard.lorebook.take(),
         }
     }
 }

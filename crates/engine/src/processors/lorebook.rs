@@ -1,13 +1,89 @@
-//! `lorebook` (priority 280): keyword activation of lorebook entries (SPEC 6). This issue keeps
-//! its place in the pipeline; activation lands with the lorebook issue. Until then it reports
-//! that a preset's lorebook is not applied, so nobody mistakes silence for "nothing matched".
+//! `lorebook` (priority 280): keyword activation of the preset's lorebook entries (SPEC 6).
+//!
+//! - Constant entries always activate. Keyed entries activate when a key occurs in the last
+//!   `scanDepth` history messages (the pending input counts as the newest). A key is plain text,
+//!   or `/pattern/flags` for a regular expression.
+//! - Plain keys honour `caseSensitive` and `matchWholeWords`. A whole-word key must not touch a
+//!   letter or digit of the text at an edge where the key itself starts or ends with a letter
+//!   or digit of a spaced script. Keys in CJK scripts, written without spaces, match anywhere:
+//!   word boundaries mean nothing there.
+//! - Secondary keys follow `selectiveLogic`; an entry without secondary keys needs only a primary.
+//! - With `recursive`, the content of activated entries is scanned too, for up to
+//!   [`MAX_RECURSION`] rounds.
+//! - `probability` is rolled with a seed from the session id, its length and the entry id, so a
+//!   preview does not flicker.
+//! - Activated entries are kept by `order`, highest first, while they fit in `tokenBudget`
+//!   percent of the context budget, and go to the blackboard as injection candidates, placed by
+//!   their strategies exactly like recipe steps. What activated, why, and what the budget cut is
+//!   the build result's `lorebook` report.
 
-use crate::pipeline::{PipelineContext, Processor, ProcessorDescriptor, ResolvedConfig};
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+use xxhash_rust::xxh3::xxh3_64_with_seed;
+
+use crate::model::{Lorebook as Book, LorebookEntry, SelectiveLogic};
+use crate::pipeline::{
+    DropAction, DroppedItem, InjectionCandidate, PipelineContext, Placement, Processor,
+    ProcessorDescriptor, ResolvedConfig, Source, SourceKind,
+};
 use crate::EngineError;
 
 pub struct Lorebook;
 
 const ID: &str = "lorebook";
+
+/// How many rounds of recursion into activated content.
+pub const MAX_RECURSION: usize = 3;
+
+/// Why an entry activated.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum Activation {
+    Constant,
+    /// `key` occurred in history message `history_index` (absent for the pending input).
+    #[serde(rename_all = "camelCase")]
+    Key {
+        key: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        history_index: Option<u32>,
+    },
+    /// `key` occurred in the content of activated entry `from_entry`.
+    #[serde(rename_all = "camelCase")]
+    Recursion {
+        key: String,
+        from_entry: String,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ActivatedEntry {
+    pub entry_id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    pub reason: Activation,
+    pub tokens: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CutEntry {
+    pub entry_id: String,
+    pub tokens: u32,
+    pub reason: String,
+}
+
+/// What the lorebook did in one build, for the preview.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LorebookReport {
+    /// Entries sent, in the order they were budgeted (highest `order` first).
+    pub activated: Vec<ActivatedEntry>,
+    /// Entries that activated but did not fit the budget.
+    pub cut: Vec<CutEntry>,
+    /// The lorebook's share of the context, in tokens.
+    pub budget: u32,
+}
 
 impl Processor for Lorebook {
     fn descriptor(&self) -> ProcessorDescriptor {
@@ -27,53 +103,520 @@ impl Processor for Lorebook {
         ctx: &mut PipelineContext<'_>,
         _: &ResolvedConfig,
     ) -> Result<(), EngineError> {
-        if let Some(book) = &ctx.preset.lorebook {
-            if !book.entries.is_empty() {
-                ctx.warn(
-                    ID,
-                    format!(
-                        "the preset's lorebook ({} entries) is not applied yet: keyword activation is not built",
-                        book.entries.len()
-                    ),
-                );
+        let Some(book) = ctx
+            .preset
+            .lorebook
+            .as_ref()
+            .filter(|b| !b.entries.is_empty())
+        else {
+            return Ok(());
+        };
+        let (keys, warnings) = compile_keys(book);
+        for w in warnings {
+            ctx.warn(ID, w);
+        }
+        let n = ctx.history.len();
+        let scanned: Vec<(Option<u32>, String)> = ctx.history.as_slice()
+            [n.saturating_sub(book.scan_depth as usize)..]
+            .iter()
+            .rev()
+            .map(|m| {
+                (
+                    m.source.history_index,
+                    fold(m.content(), book.case_sensitive),
+                )
+            })
+            .collect();
+        let seed = xxh3_64_with_seed(ctx.session.id.as_bytes(), ctx.session.messages.len() as u64);
+
+        let mut reasons: Vec<Option<Activation>> = vec![None; book.entries.len()];
+        for (i, entry) in book.entries.iter().enumerate() {
+            if !entry.enabled {
+                continue;
+            }
+            reasons[i] = if entry.constant {
+                Some(Activation::Constant)
+            } else {
+                scanned.iter().find_map(|(index, text)| {
+                    matches(&keys[i], book, text).map(|key| Activation::Key {
+                        key,
+                        history_index: *index,
+                    })
+                })
+            };
+        }
+        if book.recursive {
+            for _ in 0..MAX_RECURSION {
+                let sources: Vec<(String, String)> = reasons
+                    .iter()
+                    .zip(&book.entries)
+                    .filter(|(r, _)| r.is_some())
+                    .map(|(_, e)| (e.id.clone(), fold(&e.content, book.case_sensitive)))
+                    .collect();
+                let mut found = false;
+                for (i, entry) in book.entries.iter().enumerate() {
+                    if reasons[i].is_some() || !entry.enabled || entry.constant {
+                        continue;
+                    }
+                    reasons[i] = sources.iter().find_map(|(from, text)| {
+                        matches(&keys[i], book, text).map(|key| Activation::Recursion {
+                            key,
+                            from_entry: from.clone(),
+                        })
+                    });
+                    found |= reasons[i].is_some();
+                }
+                if !found {
+                    break;
+                }
             }
         }
+
+        // Probability, then the budget by order (highest first, ties in book order).
+        let mut activated: Vec<(usize, Activation)> = Vec::new();
+        for (i, reason) in reasons.into_iter().enumerate() {
+            let Some(reason) = reason else { continue };
+            let entry = &book.entries[i];
+            if let Some(p) = entry.probability.filter(|p| *p < 100) {
+                let roll = xxh3_64_with_seed(entry.id.as_bytes(), seed) % 100;
+                if roll >= u64::from(p) {
+                    ctx.info(
+                        ID,
+                        format!(
+                            "entry \"{}\" matched but its {p}% chance did not come up",
+                            entry.id
+                        ),
+                    );
+                    continue;
+                }
+            }
+            activated.push((i, reason));
+        }
+        activated.sort_by(|(a, _), (b, _)| {
+            book.entries[*b]
+                .order
+                .cmp(&book.entries[*a].order)
+                .then(a.cmp(b))
+        });
+
+        let budget = (u64::from(ctx.budget()) * u64::from(book.token_budget) / 100) as u32;
+        let overhead = ctx.profile.overhead().per_message;
+        let mut used = 0u32;
+        let mut report = LorebookReport {
+            budget,
+            ..LorebookReport::default()
+        };
+        for (i, reason) in activated {
+            let entry = &book.entries[i];
+            let tokens = ctx.tokens.count(ctx.tokenizer.kind, &entry.content) + overhead;
+            if used + tokens > budget {
+                let why = format!("over the lorebook budget of {budget} tokens ({used} used)");
+                ctx.dropped.push(DroppedItem {
+                    processor: ID.into(),
+                    action: DropAction::Dropped,
+                    source: source(entry),
+                    count: 1,
+                    last_history_index: None,
+                    tokens: Some(tokens),
+                    reason: why.clone(),
+                });
+                report.cut.push(CutEntry {
+                    entry_id: entry.id.clone(),
+                    tokens,
+                    reason: why,
+                });
+                continue;
+            }
+            used += tokens;
+            ctx.info(
+                ID,
+                format!("entry \"{}\" activated: {}", entry.id, describe(&reason)),
+            );
+            ctx.blackboard.injections.push(InjectionCandidate {
+                role: entry.role,
+                content: entry.content.clone(),
+                strategy: entry.strategy.clone(),
+                source: source(entry),
+            });
+            report.activated.push(ActivatedEntry {
+                entry_id: entry.id.clone(),
+                name: entry.name.clone(),
+                reason,
+                tokens,
+            });
+        }
+        ctx.blackboard.lorebook = Some(report);
         Ok(())
     }
+}
+
+fn source(entry: &LorebookEntry) -> Source {
+    Source {
+        entry_id: Some(entry.id.clone()),
+        ..Source::new(SourceKind::Lorebook, Placement::List)
+    }
+}
+
+fn describe(reason: &Activation) -> String {
+    match reason {
+        Activation::Constant => "constant".into(),
+        Activation::Key {
+            key,
+            history_index: Some(i),
+        } => format!("key \"{key}\" in history #{i}"),
+        Activation::Key { key, .. } => format!("key \"{key}\" in the input"),
+        Activation::Recursion { key, from_entry } => {
+            format!("key \"{key}\" in the content of entry \"{from_entry}\"")
+        }
+    }
+}
+
+/// One key, ready to match: folded plain text, or a regular expression.
+enum Key {
+    Plain { shown: String, folded: String },
+    Pattern { shown: String, regex: Regex },
+}
+
+struct EntryKeys {
+    primary: Vec<Key>,
+    secondary: Vec<Key>,
+    logic: SelectiveLogic,
+}
+
+fn compile_keys(book: &Book) -> (Vec<EntryKeys>, Vec<String>) {
+    let mut warnings = Vec::new();
+    let mut compile = |entry: &LorebookEntry, keys: &[String]| -> Vec<Key> {
+        keys.iter()
+            .filter(|k| !k.trim().is_empty())
+            .filter_map(|k| match parse_pattern(k, book.case_sensitive) {
+                Some(Ok(regex)) => Some(Key::Pattern {
+                    shown: k.clone(),
+                    regex,
+                }),
+                Some(Err(e)) => {
+                    warnings.push(format!(
+                        "entry \"{}\": key {k} is not a valid regex: {e}",
+                        entry.id
+                    ));
+                    None
+                }
+                None => Some(Key::Plain {
+                    shown: k.clone(),
+                    folded: fold(k.trim(), book.case_sensitive),
+                }),
+            })
+            .collect()
+    };
+    let keys = book
+        .entries
+        .iter()
+        .map(|e| EntryKeys {
+            primary: compile(e, &e.keys),
+            secondary: compile(e, &e.secondary_keys),
+            logic: e.selective_logic,
+        })
+        .collect();
+    (keys, warnings)
+}
+
+/// `/pattern/flags` as a regex; `None` when the key is plain text.
+fn parse_pattern(key: &str, case_sensitive: bool) -> Option<Result<Regex, String>> {
+    let rest = key.strip_prefix('/')?;
+    let end = rest.rfind('/')?;
+    let (pattern, flags) = (&rest[..end], &rest[end + 1..]);
+    if pattern.is_empty() || !flags.chars().all(|c| "gimsuy".contains(c)) {
+        return None;
+    }
+    // JavaScript's `g`, `u` and `y` change nothing for a yes/no match.
+    let mut flags: String = flags.chars().filter(|c| "ims".contains(*c)).collect();
+    if !case_sensitive && !flags.contains('i') {
+        flags.push('i');
+    }
+    Some(crate::regex_rule::compile_pattern(pattern, &flags))
+}
+
+fn fold(text: &str, case_sensitive: bool) -> String {
+    if case_sensitive {
+        text.to_string()
+    } else {
+        text.to_lowercase()
+    }
+}
+
+/// The primary key that makes the entry match `text` (already folded), honouring its secondary
+/// keys and their logic.
+fn matches(keys: &EntryKeys, book: &Book, text: &str) -> Option<String> {
+    let hit = |k: &Key| match k {
+        Key::Plain { folded, .. } => contains(text, folded, book.match_whole_words),
+        Key::Pattern { regex, .. } => regex.is_match(text),
+    };
+    let primary = keys.primary.iter().find(|k| hit(k))?;
+    if !keys.secondary.is_empty() {
+        let any = keys.secondary.iter().any(hit);
+        let all = keys.secondary.iter().all(hit);
+        let ok = match keys.logic {
+            SelectiveLogic::AndAny => any,
+            SelectiveLogic::NotAll => !all,
+            SelectiveLogic::NotAny => !any,
+            SelectiveLogic::AndAll => all,
+        };
+        if !ok {
+            return None;
+        }
+    }
+    Some(match primary {
+        Key::Plain { shown, .. } | Key::Pattern { shown, .. } => shown.clone(),
+    })
+}
+
+/// Whether `key` occurs in `text`; with `whole_words`, not inside a longer word of a spaced
+/// script (see the module comment).
+fn contains(text: &str, key: &str, whole_words: bool) -> bool {
+    if key.is_empty() {
+        return false;
+    }
+    if !whole_words {
+        return text.contains(key);
+    }
+    let spaced_word = |c: char| c.is_alphanumeric() && !is_cjk(c);
+    let (first, last) = match (key.chars().next(), key.chars().next_back()) {
+        (Some(f), Some(l)) => (f, l),
+        _ => return false,
+    };
+    text.match_indices(key).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + key.len()..].chars().next();
+        let left_ok = !spaced_word(first) || !before.is_some_and(spaced_word);
+        let right_ok = !spaced_word(last) || !after.is_some_and(spaced_word);
+        left_ok && right_ok
+    })
+}
+
+/// Han, kana and Hangul: scripts written without spaces between words.
+fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0xAC00..=0xD7AF | 0x20000..=0x2FA1F)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Lorebook as Book, LorebookEntry};
+    use crate::model::{AgentPreset, Role};
+    use crate::pipeline::PipelineMessage;
     use crate::processors::testing::{empty_session, options, with_context};
+    use serde_json::{json, Value};
 
-    #[test]
-    fn a_preset_lorebook_is_reported_as_not_applied_and_nothing_is_placed() {
+    fn book(entries: Value, extra: Value) -> Book {
+        let mut v = json!({ "entries": entries });
+        if let (Some(o), Some(e)) = (v.as_object_mut(), extra.as_object()) {
+            o.extend(e.clone());
+        }
+        serde_json::from_value(v).expect("lorebook")
+    }
+
+    /// Runs the lorebook over `history` (oldest first) and returns the report and warnings.
+    fn run(book: Book, history: &[&str]) -> (LorebookReport, Vec<String>) {
         with_context(
             &Lorebook,
             &[],
             &empty_session(),
             &options(),
             |mut ctx, config| {
-                let mut preset = ctx.preset.clone();
-                let entry: LorebookEntry = serde_json::from_value(
-                    serde_json::json!({ "id": "e", "keys": ["k"], "content": "c" }),
-                )
-                .expect("entry");
-                preset.lorebook = Some(Book {
-                    entries: vec![entry],
-                    ..Book::default()
-                });
-                let preset = Box::leak(Box::new(preset));
+                let mut preset: AgentPreset = ctx.preset.clone();
+                preset.lorebook = Some(book);
+                let preset: &AgentPreset = Box::leak(Box::new(preset));
                 ctx.preset = preset;
+                for (i, text) in history.iter().enumerate() {
+                    ctx.history
+                        .push(PipelineMessage::new(Role::User, *text, Source::history(i)));
+                }
                 Lorebook.execute(&mut ctx, config).expect("runs");
-                assert!(ctx.blackboard.injections.is_empty());
-                assert!(ctx
+                let warnings = ctx
                     .logs
                     .iter()
-                    .any(|l| l.message.contains("not applied yet")));
+                    .filter(|l| l.level == crate::pipeline::LogLevel::Warning)
+                    .map(|l| l.message.clone())
+                    .collect();
+                (
+                    ctx.blackboard.lorebook.clone().unwrap_or_default(),
+                    warnings,
+                )
             },
+        )
+    }
+
+    fn ids(report: &LorebookReport) -> Vec<&str> {
+        report
+            .activated
+            .iter()
+            .map(|a| a.entry_id.as_str())
+            .collect()
+    }
+
+    fn e(id: &str, keys: &[&str]) -> Value {
+        json!({ "id": id, "keys": keys, "content": format!("about {id}") })
+    }
+
+    #[test]
+    fn constant_entries_always_activate_and_disabled_ones_never() {
+        let b = book(
+            json!([{ "id": "c", "constant": true, "content": "always" },
+                   { "id": "off", "constant": true, "enabled": false, "content": "x" }]),
+            json!({}),
         );
+        let (r, _) = run(b, &["nothing here"]);
+        assert_eq!(ids(&r), ["c"]);
+        assert_eq!(r.activated[0].reason, Activation::Constant);
+    }
+
+    #[test]
+    fn a_plain_key_matches_case_insensitively_by_default_and_names_the_message() {
+        let (r, _) = run(
+            book(json!([e("dragon", &["Dragon"])]), json!({})),
+            &["a DRAGON!", "hi"],
+        );
+        assert_eq!(ids(&r), ["dragon"]);
+        assert_eq!(
+            r.activated[0].reason,
+            Activation::Key {
+                key: "Dragon".into(),
+                history_index: Some(0)
+            }
+        );
+        let (r, _) = run(
+            book(
+                json!([e("dragon", &["Dragon"])]),
+                json!({ "caseSensitive": true }),
+            ),
+            &["a DRAGON!"],
+        );
+        assert!(r.activated.is_empty());
+    }
+
+    #[test]
+    fn whole_words_do_not_match_inside_words_except_in_cjk() {
+        let b = || book(json!([e("cat", &["cat"]), e("mao", &["猫"])]), json!({}));
+        let (r, _) = run(b(), &["a concatenation of 小猫咪"]);
+        assert_eq!(ids(&r), ["mao"]);
+        let (r, _) = run(b(), &["the cat, sleeping"]);
+        assert_eq!(ids(&r), ["cat"]);
+        let (r, _) = run(
+            book(
+                json!([e("cat", &["cat"])]),
+                json!({ "matchWholeWords": false }),
+            ),
+            &["concatenation"],
+        );
+        assert_eq!(ids(&r), ["cat"]);
+    }
+
+    #[test]
+    fn regex_keys_match_and_invalid_ones_warn() {
+        let b = book(
+            json!([e("num", &["/\\bno\\.\\s*\\d+/"]), e("bad", &["/(open/"])]),
+            json!({}),
+        );
+        let (r, warnings) = run(b, &["See No. 42"]);
+        assert_eq!(ids(&r), ["num"]);
+        assert!(
+            warnings.iter().any(|w| w.contains("\"bad\"")),
+            "{warnings:?}"
+        );
+    }
+
+    #[test]
+    fn only_the_last_scan_depth_messages_are_scanned() {
+        let b = || book(json!([e("old", &["ancient"])]), json!({ "scanDepth": 2 }));
+        let (r, _) = run(b(), &["ancient", "x", "y"]);
+        assert!(r.activated.is_empty());
+        let (r, _) = run(b(), &["x", "ancient", "y"]);
+        assert_eq!(ids(&r), ["old"]);
+    }
+
+    #[test]
+    fn selective_logic_with_secondary_keys() {
+        let entry = |logic: &str| {
+            json!([{ "id": "s", "keys": ["sword"], "secondaryKeys": ["fire", "ice"],
+                     "selectiveLogic": logic, "content": "c" }])
+        };
+        let cases = [
+            ("andAny", "sword of fire", true),
+            ("andAny", "sword", false),
+            ("notAll", "sword of fire", true),
+            ("notAll", "sword of fire and ice", false),
+            ("notAny", "sword", true),
+            ("notAny", "sword of ice", false),
+            ("andAll", "sword of fire and ice", true),
+            ("andAll", "sword of fire", false),
+        ];
+        for (logic, text, expected) in cases {
+            let (r, _) = run(book(entry(logic), json!({})), &[text]);
+            assert_eq!(!r.activated.is_empty(), expected, "{logic} on {text:?}");
+        }
+    }
+
+    #[test]
+    fn recursion_follows_activated_content_and_can_be_switched_off() {
+        let entries = json!([
+            { "id": "a", "keys": ["castle"], "content": "The castle has a moat." },
+            { "id": "b", "keys": ["moat"], "content": "The moat hides an eel." },
+            { "id": "c", "keys": ["eel"], "content": "The eel is old." },
+        ]);
+        let (r, _) = run(book(entries.clone(), json!({})), &["to the castle"]);
+        assert_eq!(ids(&r), ["a", "b", "c"]);
+        assert_eq!(
+            r.activated[1].reason,
+            Activation::Recursion {
+                key: "moat".into(),
+                from_entry: "a".into()
+            }
+        );
+        let (r, _) = run(
+            book(entries, json!({ "recursive": false })),
+            &["to the castle"],
+        );
+        assert_eq!(ids(&r), ["a"]);
+    }
+
+    #[test]
+    fn recursion_stops_after_its_bound_even_on_a_cycle() {
+        let entries = json!([
+            { "id": "a", "keys": ["one"], "content": "two" },
+            { "id": "b", "keys": ["two"], "content": "one" },
+        ]);
+        let (r, _) = run(book(entries, json!({})), &["one"]);
+        assert_eq!(ids(&r), ["a", "b"]);
+    }
+
+    #[test]
+    fn probability_zero_never_and_a_roll_is_deterministic() {
+        let b = |p: u32| {
+            book(
+                json!([{ "id": "p", "constant": true, "probability": p, "content": "c" }]),
+                json!({}),
+            )
+        };
+        assert!(run(b(0), &[]).0.activated.is_empty());
+        let first = run(b(50), &[]).0;
+        for _ in 0..5 {
+            assert_eq!(run(b(50), &[]).0, first);
+        }
+    }
+
+    #[test]
+    fn the_budget_keeps_the_highest_orders_and_reports_the_cut() {
+        let long = "word ".repeat(500);
+        let entries = json!([
+            { "id": "low", "constant": true, "order": 10, "content": long },
+            { "id": "high", "constant": true, "order": 300, "content": long },
+            { "id": "mid", "constant": true, "order": 100, "content": long },
+        ]);
+        // 1% of gpt-4o's 123,904-token budget: room for two of the three.
+        let (r, _) = run(book(entries, json!({ "tokenBudget": 1 })), &[]);
+        assert_eq!(r.budget, 1239);
+        assert_eq!(ids(&r), ["high", "mid"]);
+        assert_eq!(r.cut.len(), 1);
+        assert_eq!(r.cut[0].entry_id, "low");
+        assert!(r.cut[0].reason.contains("budget"));
     }
 }

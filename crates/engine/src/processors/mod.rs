@@ -25,7 +25,7 @@ pub use ephemeral_injection::EphemeralInjection;
 pub use history_operations::HistoryOperations;
 pub use injection_assembler::InjectionAssembler;
 pub use instruction_pinning::InstructionPinning;
-pub use lorebook::Lorebook;
+pub use lorebook::{ActivatedEntry, Activation, CutEntry, Lorebook, LorebookReport};
 pub use merge_consecutive_roles::MergeConsecutiveRoles;
 pub use merge_system_to_head::MergeSystemToHead;
 pub use regex_processor::{default_rules, RegexProcessor};

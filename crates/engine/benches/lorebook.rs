@@ -1,0 +1,121 @@
+//! Issue 7's lorebook bench: 1,000 entries (plain keys, regex keys, a few constant) over a
+//! 10,000-message session with scan depth 2, warm (the count cache filled by an earlier build).
+//! The whole build is timed, and beside it, as the baseline in the same run, the same build with
+//! the lorebook removed: the difference is the lorebook's share.
+
+use std::hint::black_box;
+
+use chrono::DateTime;
+use criterion::{criterion_group, criterion_main, Criterion};
+use promptloom_engine::model::{parse_preset, parse_session, AgentPreset, Session};
+use promptloom_engine::tokens::TokenCache;
+use promptloom_engine::{build, BuildOptions, BuildRequest, BuildResult};
+use serde_json::{json, Value};
+
+const PLACES: &[&str] = &[
+    "harbour",
+    "lighthouse",
+    "market",
+    "chapel",
+    "mill",
+    "bridge",
+    "tavern",
+    "forge",
+    "garden",
+    "library",
+];
+
+fn preset(with_book: bool) -> AgentPreset {
+    let entries: Vec<Value> = (0..1000)
+        .map(|i| {
+            let place = PLACES[i % PLACES.len()];
+            let key = if i % 10 == 0 {
+                json!(format!("/\\b{place}-{i}\\b/i"))
+            } else {
+                json!(format!("{place} {i}"))
+            };
+            json!({
+                "id": format!("e{i}"),
+                "keys": [key],
+                "constant": i % 250 == 0,
+                "order": (i % 7) * 20,
+                "content": format!("The {place} numbered {i} has a story of its own."),
+                "strategy": { "anchorTarget": "worldInfoBefore", "order": 100 },
+            })
+        })
+        .collect();
+    let mut v = json!({
+        "formatVersion": 1, "id": "lore-bench", "name": "Lore bench",
+        "messageTemplates": [
+            { "id": "main", "role": "system", "content": "You narrate the town." },
+            { "id": "worldInfoBefore", "role": "system", "type": "placeholder" },
+            { "id": "hist", "role": "system", "type": "chat_history" },
+        ],
+        "contextRecipes": [{ "id": "r", "modelFilter": ["*"], "steps": [
+            { "messageId": "main", "enabled": true },
+            { "messageId": "worldInfoBefore", "enabled": true },
+            { "messageId": "hist", "enabled": true },
+        ]}],
+    });
+    if with_book {
+        v["lorebook"] = json!({ "scanDepth": 2, "entries": entries });
+    }
+    parse_preset(&v.to_string()).expect("the bench preset is valid")
+}
+
+fn session() -> Session {
+    let messages: Vec<Value> = (0..10_000)
+        .map(|i| {
+            let place = PLACES[i % PLACES.len()];
+            json!({
+                "role": if i % 2 == 0 { "user" } else { "assistant" },
+                "content": format!("We walked past the {place} {} and the {place}-{} at dusk, talking.", i % 1000, (i * 7) % 1000),
+            })
+        })
+        .collect();
+    parse_session(&json!({ "formatVersion": 1, "id": "lore", "messages": messages }).to_string())
+        .expect("the bench session is valid")
+}
+
+fn run(preset: &AgentPreset, session: &Session, tokens: &TokenCache) -> BuildResult {
+    let options =
+        BuildOptions::at(DateTime::parse_from_rfc3339("2026-03-01T18:30:00+00:00").expect("time"));
+    build(&BuildRequest {
+        preset,
+        session,
+        model: "gpt-4o",
+        options: &options,
+        tokens,
+        profiles: &[],
+        assets: &promptloom_engine::assets::InlineAssets,
+    })
+    .expect("builds")
+}
+
+fn lorebook(c: &mut Criterion) {
+    let session = session();
+    let mut group = c.benchmark_group("lorebook_1000_entries_10000_messages");
+    for (name, with_book) in [
+        ("warm build", true),
+        ("warm build without lorebook (baseline)", false),
+    ] {
+        let preset = preset(with_book);
+        let tokens = TokenCache::new();
+        let first = run(&preset, &session, &tokens);
+        if with_book {
+            let report = first.lorebook.as_ref().expect("a report");
+            assert!(
+                report.activated.len() >= 4,
+                "some entries activate: {}",
+                report.activated.len()
+            );
+        }
+        group.bench_function(name, |b| {
+            b.iter(|| black_box(run(&preset, &session, &tokens)))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, lorebook);
+criterion_main!(benches);
