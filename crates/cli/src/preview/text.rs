@@ -5,7 +5,6 @@
 use std::fmt::Write;
 
 use promptloom_engine::pipeline::{DropAction, DroppedItem};
-use promptloom_engine::processors::Activation;
 
 use super::Preview;
 
@@ -128,20 +127,7 @@ pub fn render(p: &Preview<'_>) -> String {
             "Lorebook",
             book.activated
                 .iter()
-                .map(|a| {
-                    let why = match &a.reason {
-                        Activation::Constant => "constant".to_string(),
-                        Activation::Key {
-                            key,
-                            history_index: Some(i),
-                        } => format!("key \"{key}\" in history #{i}"),
-                        Activation::Key { key, .. } => format!("key \"{key}\" in the input"),
-                        Activation::Recursion { key, from_entry } => {
-                            format!("key \"{key}\" in entry {from_entry}")
-                        }
-                    };
-                    format!("{} ({} tokens): {why}", a.entry_id, group(a.tokens))
-                })
+                .map(|a| format!("{} ({} tokens): {}", a.entry_id, group(a.tokens), a.reason))
                 .collect(),
         );
     }

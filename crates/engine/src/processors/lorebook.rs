@@ -257,16 +257,18 @@ fn source(entry: &LorebookEntry) -> Source {
     }
 }
 
-fn describe(reason: &Activation) -> String {
-    match reason {
-        Activation::Constant => "constant".into(),
-        Activation::Key {
-            key,
-            history_index: Some(i),
-        } => format!("key \"{key}\" in history #{i}"),
-        Activation::Key { key, .. } => format!("key \"{key}\" in the input"),
-        Activation::Recursion { key, from_entry } => {
-            format!("key \"{key}\" in the content of entry \"{from_entry}\"")
+impl std::fmt::Display for Activation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Activation::Constant => write!(f, "constant"),
+            Activation::Key {
+                key,
+                history_index: Some(i),
+            } => write!(f, "key \"{key}\" in history #{i}"),
+            Activation::Key { key, .. } => write!(f, "key \"{key}\" in the input"),
+            Activation::Recursion { key, from_entry } => {
+                write!(f, "key \"{key}\" in the content of entry \"{from_entry}\"")
+            }
         }
     }
 }
