@@ -228,10 +228,7 @@ impl Processor for Lorebook {
                 continue;
             }
             used += tokens;
-            ctx.info(
-                ID,
-                format!("entry \"{}\" activated: {}", entry.id, describe(&reason)),
-            );
+            ctx.info(ID, format!("entry \"{}\" activated: {reason}", entry.id));
             ctx.blackboard.injections.push(InjectionCandidate {
                 role: entry.role,
                 content: entry.content.clone(),
