@@ -9,6 +9,7 @@ use crate::tokens::{tokenizer_for_model, MessageOverhead, TokenizerChoice, Token
 
 /// The request format of a provider (SPEC 5.7).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "kebab-case")]
 pub enum ProviderFormat {
     OpenaiChat,
@@ -17,6 +18,7 @@ pub enum ProviderFormat {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub struct Capabilities {
     pub vision: bool,
@@ -29,6 +31,7 @@ pub struct Capabilities {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub struct ModelProfile {
     pub id: String,
@@ -294,6 +297,26 @@ pub fn builtin_profiles() -> Vec<ModelProfile> {
     ]
 }
 
+/// Model ids the app offers in its pickers, one or more per built-in family. Any other id can
+/// still be typed; it finds its profile by pattern.
+pub const KNOWN_MODELS: &[&str] = &[
+    "gpt-4o",
+    "gpt-4o-mini",
+    "gpt-4.1",
+    "gpt-5",
+    "o3",
+    "gpt-3.5-turbo",
+    "claude-3-5-sonnet",
+    "claude-sonnet-4-5",
+    "claude-opus-4-1",
+    "gemini-2.5-pro",
+    "gemini-2.5-flash",
+    "deepseek-chat",
+    "qwen3-235b-a22b",
+    "llama-3.1-70b-instruct",
+    "mistral-large",
+];
+
 /// The profile for a model id: the best-matching user profile, else the best-matching built-in
 /// one (`generic` matches everything). An exact match beats a wildcard, a more specific wildcard
 /// beats a less specific one.
@@ -320,6 +343,13 @@ pub fn profile_for_model(model_id: &str, user_profiles: &[ModelProfile]) -> Mode
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_known_model_has_a_family_profile() {
+        for model in KNOWN_MODELS {
+            assert_ne!(profile_for_model(model, &[]).id, "generic", "{model}");
+        }
+    }
 
     #[test]
     fn families_find_their_profiles() {

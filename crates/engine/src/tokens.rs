@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 /// A vocabulary this build embeds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "snake_case")]
 pub enum TokenizerKind {
     O200kBase,
@@ -156,6 +157,7 @@ impl TokenCounter for BpeOpenAi {
 
 /// Which tokenizer counts for a model, and whether the count is exact.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub struct TokenizerChoice {
     pub kind: TokenizerKind,
@@ -222,6 +224,7 @@ pub fn tokenizer_for_model(model_id: &str) -> TokenizerChoice {
 
 /// Tokens a provider format adds around the content (SPEC 5.8).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub struct MessageOverhead {
     pub per_message: u32,

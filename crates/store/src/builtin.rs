@@ -1,6 +1,6 @@
 //! The built-in presets of `presets/`, installed on first start and restorable (SPEC 9).
 
-use promptloom_engine::model::parse_preset;
+use promptloom_engine::model::{parse_preset, parse_session};
 use rusqlite::params;
 
 use crate::error::Context;
@@ -20,7 +20,17 @@ pub fn builtin_presets() -> &'static [(&'static str, &'static str)] {
     ]
 }
 
+/// The example sessions shipped in `presets/sessions/`, installed with the presets so that a new
+/// user's first preview has a conversation to show.
+pub fn builtin_sessions() -> &'static [(&'static str, &'static str)] {
+    &[(
+        "example.json",
+        include_str!("../../../presets/sessions/example.json"),
+    )]
+}
+
 const INSTALLED: &str = "builtin_presets_installed";
+const SESSIONS_INSTALLED: &str = "builtin_sessions_installed";
 
 impl Store {
     /// Installs `presets` once: on a later start nothing is reinstalled, so a preset the user
@@ -37,6 +47,28 @@ impl Store {
             installed.push(self.install_one(file, json)?);
         }
         self.set_setting(INSTALLED, "1")?;
+        Ok(installed)
+    }
+
+    /// Installs `sessions` once, like the presets: a deleted example stays deleted.
+    pub fn install_builtin_sessions(
+        &self,
+        sessions: &[(&str, &str)],
+    ) -> Result<Vec<String>, StoreError> {
+        if self.setting(SESSIONS_INSTALLED)?.is_some() {
+            return Ok(Vec::new());
+        }
+        let mut installed = Vec::with_capacity(sessions.len());
+        for (file, json) in sessions {
+            let session = parse_session(json).map_err(|e| StoreError::Invalid {
+                kind: "built-in session",
+                id: (*file).to_string(),
+                problem: e.to_string(),
+            })?;
+            self.save_session(&session)?;
+            installed.push(session.id);
+        }
+        self.set_setting(SESSIONS_INSTALLED, "1")?;
         Ok(installed)
     }
 

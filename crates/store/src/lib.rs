@@ -25,6 +25,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use rusqlite::{Connection, OpenFlags};
 
+pub use builtin::{builtin_presets, builtin_sessions};
 use error::Context;
 pub use error::StoreError;
 

@@ -6,7 +6,7 @@ use promptloom_engine::model::{
     parse_preset, parse_session, ProcessorConfig, RegexRule, RegexScope,
 };
 use promptloom_engine::profiles::profile_for_model;
-use promptloom_store::builtin::builtin_presets;
+use promptloom_store::builtin::{builtin_presets, builtin_sessions};
 use promptloom_store::{Store, StoreError, SCHEMA_VERSION};
 
 struct Scratch(PathBuf);
@@ -234,6 +234,26 @@ fn builtin_presets_install_once_and_restore() {
         store.restore_builtin_preset(builtin_presets(), "nope"),
         Err(StoreError::NotFound { .. })
     ));
+}
+
+#[test]
+fn builtin_sessions_install_once() {
+    let store = Store::open_in_memory().expect("opens");
+    let installed = store
+        .install_builtin_sessions(builtin_sessions())
+        .expect("installs");
+    assert_eq!(installed.len(), builtin_sessions().len());
+    let session = store.get_session(&installed[0]).expect("reads");
+    assert!(!session.messages.is_empty());
+    store.delete_session(&installed[0]).expect("deletes");
+    assert!(store
+        .install_builtin_sessions(builtin_sessions())
+        .expect("runs")
+        .is_empty());
+    assert!(
+        store.get_session(&installed[0]).is_err(),
+        "a deleted example stays deleted"
+    );
 }
 
 #[test]

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use super::{InjectionStrategy, Role};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub struct Lorebook {
     #[serde(default = "default_scan_depth")]
@@ -52,6 +53,7 @@ fn system_role() -> Role {
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub enum SelectiveLogic {
     #[default]
@@ -62,6 +64,7 @@ pub enum SelectiveLogic {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub struct LorebookEntry {
     pub id: String,
@@ -91,6 +94,7 @@ pub struct LorebookEntry {
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "lowercase")]
 pub enum RegexScope {
     History,
@@ -101,6 +105,7 @@ pub enum RegexScope {
 
 /// A find/replace rule applied to prompt content only (SPEC 5.2).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub struct RegexRule {
     pub id: String,

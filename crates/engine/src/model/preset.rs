@@ -9,6 +9,7 @@ use super::{Lorebook, RegexRule, Role, FORMAT_VERSION};
 /// Everything that defines one agent. The canonical form is templates + recipes; a preset that
 /// arrives with only `presetMessages` is converted on load (SPEC 2.1, [`super::simple`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub struct AgentPreset {
     #[serde(default = "default_format_version")]
@@ -41,6 +42,7 @@ pub(crate) fn default_format_version() -> u32 {
 
 /// What a template is: an ordinary message, or a slot (SPEC 1).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "snake_case")]
 pub enum TemplateType {
     #[default]
@@ -66,6 +68,7 @@ impl TemplateType {
 
 /// One reusable message or slot ("积木").
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub struct MessageTemplate {
     pub id: String,
@@ -86,6 +89,7 @@ fn is_default_type(t: &TemplateType) -> bool {
 
 /// An ordered list of steps, chosen per model by `modelFilter` (SPEC 3.1).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub struct ContextRecipe {
     pub id: String,
@@ -96,6 +100,7 @@ pub struct ContextRecipe {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub struct RecipeStep {
     pub message_id: String,
@@ -108,6 +113,7 @@ pub struct RecipeStep {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub struct StepOverrides {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -117,6 +123,7 @@ pub struct StepOverrides {
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "lowercase")]
 pub enum AnchorPosition {
     Before,
@@ -135,6 +142,7 @@ impl AnchorPosition {
 
 /// Where a message goes (SPEC 2, 3.3). All fields absent = list order.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub struct InjectionStrategy {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -164,6 +172,7 @@ impl InjectionStrategy {
 
 /// Values for `{{char}}`, `{{description}}` and friends (SPEC 4).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub struct Character {
     pub name: String,
@@ -189,6 +198,7 @@ pub struct Character {
 
 /// The seed's linear `ChatMessageNode`, accepted on input only (SPEC 2.1).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub struct PresetMessage {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -209,6 +219,7 @@ pub struct PresetMessage {
 /// Agent-level settings of one processor (SPEC 5.9). For one processor id, the preset's config
 /// replaces the model profile's whole.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub struct ProcessorConfig {
     pub id: String,

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::{preset::default_format_version, Role};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub struct Session {
     #[serde(default = "default_format_version")]
@@ -38,6 +39,7 @@ impl Session {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub struct UserProfile {
     pub name: String,
@@ -48,6 +50,7 @@ pub struct UserProfile {
 /// One stored chat message. `content` is shared (`Arc<str>`) so that a build over a long session
 /// references the text instead of copying it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub struct ChatMessage {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -76,6 +79,7 @@ impl ChatMessage {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "lowercase")]
 pub enum AttachmentKind {
     Image,
@@ -86,6 +90,7 @@ pub enum AttachmentKind {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub struct Attachment {
     pub id: String,

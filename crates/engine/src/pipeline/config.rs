@@ -12,6 +12,7 @@ use crate::profiles::ModelProfile;
 
 /// What a processor is, for the registry and for the UI's generated settings form.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub struct ProcessorDescriptor {
     pub id: &'static str,
@@ -26,6 +27,7 @@ pub struct ProcessorDescriptor {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "lowercase")]
 pub enum FieldType {
     Text,
@@ -35,6 +37,7 @@ pub enum FieldType {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub struct ConfigField {
     pub key: &'static str,
@@ -87,6 +90,7 @@ impl ConfigField {
 
 /// Where a resolved setting came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub enum SettingOrigin {
     Default,
@@ -96,6 +100,7 @@ pub enum SettingOrigin {
 
 /// The settings one processor runs with in one build.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub struct ResolvedConfig {
     pub id: String,

@@ -45,6 +45,7 @@ impl BuildOptions {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "lowercase")]
 pub enum EphemeralKind {
     Document,
@@ -64,6 +65,7 @@ impl EphemeralKind {
 
 /// One-turn content for this build only (SPEC 5.5).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub struct Ephemeral {
     pub kind: EphemeralKind,
@@ -73,6 +75,7 @@ pub struct Ephemeral {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "lowercase")]
 pub enum LogLevel {
     Info,
@@ -82,6 +85,7 @@ pub enum LogLevel {
 
 /// One line a processor wrote.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub struct LogEntry {
     pub processor: String,

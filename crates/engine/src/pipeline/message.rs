@@ -8,6 +8,7 @@ use crate::model::{AnchorPosition, Role};
 
 /// What produced a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub enum SourceKind {
     /// A recipe step's template.
@@ -47,6 +48,7 @@ impl SourceKind {
 
 /// How a message was placed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(tag = "mode", rename_all = "camelCase")]
 pub enum Placement {
     /// In list order (the recipe's skeleton), or history in its own order.
@@ -72,6 +74,7 @@ impl Placement {
 
 /// Where a message came from. Fields that do not apply are absent.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub struct Source {
     pub kind: SourceKind,
@@ -156,6 +159,7 @@ impl Source {
 /// A reference to an attachment of a stored message: the asset resolver turns it into the
 /// provider's form at the very end (SPEC 5.7), so nothing is encoded before that.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub struct AttachmentRef {
     pub message: u32,

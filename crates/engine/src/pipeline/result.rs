@@ -10,6 +10,7 @@ use super::{LogEntry, LogLevel, PipelineContext, PipelineMessage, Source, Source
 use crate::model::Role;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub struct BuiltMessage {
     pub role: Role,
@@ -31,6 +32,7 @@ pub struct BuiltMessage {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub struct TokenSummary {
     /// Every message plus the reply priming of the format.
@@ -49,6 +51,7 @@ pub struct TokenSummary {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub enum DropAction {
     Dropped,
@@ -57,6 +60,7 @@ pub enum DropAction {
 
 /// A message (or a run of consecutive history messages) that a processor removed or cut.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub struct DroppedItem {
     pub processor: String,
@@ -76,6 +80,7 @@ pub struct DroppedItem {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub struct BuildResult {
     /// The recipe that applied.

@@ -37,6 +37,7 @@ pub const MAX_RECURSION: usize = 3;
 
 /// Why an entry activated.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(tag = "kind", rename_all = "camelCase")]
 pub enum Activation {
     Constant,
@@ -56,6 +57,7 @@ pub enum Activation {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub struct ActivatedEntry {
     pub entry_id: String,
@@ -66,6 +68,7 @@ pub struct ActivatedEntry {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub struct CutEntry {
     pub entry_id: String,
@@ -75,6 +78,7 @@ pub struct CutEntry {
 
 /// What the lorebook did in one build, for the preview.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub struct LorebookReport {
     /// Entries sent, in the order they were budgeted (highest `order` first).

@@ -1,0 +1,502 @@
+//! The commands the UI calls. Each is thin: it runs off the main thread and hands the work to the
+//! store or the engine (STYLE.md). The UI reaches them only through the generated `bindings.ts`.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use promptloom_engine::assets::InlineAssets;
+use promptloom_engine::model::{
+    available_anchors, AgentPreset, ContextRecipe, MessageTemplate, RecipeStep, Role, Session,
+    TemplateType,
+};
+use promptloom_engine::pipeline::BuildResult;
+use promptloom_engine::profiles::{ModelProfile, KNOWN_MODELS};
+use promptloom_engine::{build, BuildOptions, BuildRequest};
+use serde::{Deserialize, Serialize};
+use tauri::{AppHandle, Manager};
+
+use crate::error::AppError;
+use crate::state::{AppState, Startup};
+
+/// A preset or session in a list: its id, name and last change (milliseconds since 1970).
+#[derive(Debug, Clone, Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct ListItem {
+    pub id: String,
+    pub name: String,
+    pub updated_at: f64,
+}
+
+impl From<promptloom_store::Listed> for ListItem {
+    fn from(l: promptloom_store::Listed) -> Self {
+        ListItem {
+            id: l.id,
+            name: l.name,
+            updated_at: l.updated_at as f64,
+        }
+    }
+}
+
+/// What the live preview asks for: the preset as it is being edited (not yet saved, perhaps), a
+/// stored session, the model and the build options of SPEC 8.
+#[derive(Debug, Clone, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct PreviewRequest {
+    pub preset: AgentPreset,
+    pub session_id: Option<String>,
+    pub model: String,
+    pub input: Option<String>,
+    pub context_window: Option<u32>,
+    pub reserve: Option<u32>,
+}
+
+/// A build for the preview, with what the editor needs beside it.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct Preview {
+    pub result: BuildResult,
+    /// The anchors a step can target (SPEC 2.2), for the anchor picker.
+    pub anchors: Vec<String>,
+    /// The tokenizer that counted, and whether it is the model's own.
+    pub tokenizer: String,
+    pub exact: bool,
+    /// How long the build took in the backend, in milliseconds.
+    pub build_ms: f64,
+    /// Messages of `result` sent without their content: history messages whose text is exactly
+    /// the stored session message `source.historyIndex`, which the UI holds already. Over a long
+    /// session this is most of the preview's size.
+    pub elided: Vec<u32>,
+}
+
+/// Runs `work` on a blocking thread with the app state, so that the window never waits on SQLite
+/// or a build.
+async fn blocking<T, F>(app: AppHandle, work: F) -> Result<T, AppError>
+where
+    T: Send + 'static,
+    F: FnOnce(&AppState) -> Result<T, AppError> + Send + 'static,
+{
+    tauri::async_runtime::spawn_blocking(move || match &app.state::<Startup>().0 {
+        Ok(state) => work(state),
+        Err(e) => Err(e.clone()),
+    })
+        .await
+        .map_err(|e| AppError::new("internal", format!("a background task failed: {e}")))?
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn list_presets(app: AppHandle) -> Result<Vec<ListItem>, AppError> {
+    blocking(app, |s| {
+        Ok(s.store()?
+            .list_presets()?
+            .into_iter()
+            .map(ListItem::from)
+            .collect())
+    })
+    .await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn get_preset(app: AppHandle, id: String) -> Result<AgentPreset, AppError> {
+    blocking(app, move |s| Ok(s.store()?.get_preset(&id)?)).await
+}
+
+/// Saves an edited preset (autosave). A preset that does not pass validation is refused and the
+/// stored one stays as it was.
+#[tauri::command]
+#[specta::specta]
+pub async fn save_preset(app: AppHandle, preset: AgentPreset) -> Result<(), AppError> {
+    blocking(app, move |s| Ok(s.store()?.save_preset(&preset)?)).await
+}
+
+/// A new preset named `name`: a system prompt and the chat history in one recipe for every model.
+#[tauri::command]
+#[specta::specta]
+pub async fn create_preset(app: AppHandle, name: String) -> Result<AgentPreset, AppError> {
+    blocking(app, move |s| {
+        let store = s.store()?;
+        let id = free_id(&slug(&name, "preset"), |id| store.preset_exists(id))?;
+        let preset = new_preset(id, name);
+        store.save_preset(&preset)?;
+        Ok(preset)
+    })
+    .await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn duplicate_preset(
+    app: AppHandle,
+    id: String,
+    name: String,
+) -> Result<AgentPreset, AppError> {
+    blocking(app, move |s| {
+        let store = s.store()?;
+        let new_id = free_id(&slug(&name, "preset"), |id| store.preset_exists(id))?;
+        Ok(store.duplicate_preset(&id, &new_id, &name)?)
+    })
+    .await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn rename_preset(app: AppHandle, id: String, name: String) -> Result<(), AppError> {
+    blocking(app, move |s| {
+        if name.trim().is_empty() {
+            return Err(AppError::new("invalid_name", "a preset needs a name"));
+        }
+        Ok(s.store()?.rename_preset(&id, name.trim())?)
+    })
+    .await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn delete_preset(app: AppHandle, id: String) -> Result<(), AppError> {
+    blocking(app, move |s| Ok(s.store()?.delete_preset(&id)?)).await
+}
+
+/// Puts every built-in preset back as shipped (SPEC 9); returns their ids.
+#[tauri::command]
+#[specta::specta]
+pub async fn restore_builtin_presets(app: AppHandle) -> Result<Vec<String>, AppError> {
+    blocking(app, |s| {
+        let store = s.store()?;
+        let mut ids = Vec::new();
+        for (file, json) in promptloom_store::builtin_presets() {
+            let preset = promptloom_engine::model::parse_preset(json)
+                .map_err(|e| AppError::new("invalid_document", format!("{file}: {e}")))?;
+            store.restore_builtin_preset(promptloom_store::builtin_presets(), &preset.id)?;
+            ids.push(preset.id);
+        }
+        Ok(ids)
+    })
+    .await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn list_sessions(app: AppHandle) -> Result<Vec<ListItem>, AppError> {
+    blocking(app, |s| {
+        Ok(s.store()?
+            .list_sessions()?
+            .into_iter()
+            .map(ListItem::from)
+            .collect())
+    })
+    .await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn get_session(app: AppHandle, id: String) -> Result<Session, AppError> {
+    blocking(app, move |s| Ok((*s.session(&id)?).clone())).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn save_session(app: AppHandle, session: Session) -> Result<(), AppError> {
+    blocking(app, move |s| {
+        s.forget_session(&session.id)?;
+        Ok(s.store()?.save_session(&session)?)
+    })
+    .await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn create_session(app: AppHandle, title: String) -> Result<Session, AppError> {
+    blocking(app, move |s| {
+        let store = s.store()?;
+        let id = free_id(&slug(&title, "session"), |id| {
+            store.get_session(id).map(|_| true).or_else(|e| match e {
+                promptloom_store::StoreError::NotFound { .. } => Ok(false),
+                e => Err(e),
+            })
+        })?;
+        let session = Session {
+            format_version: 1,
+            id,
+            title: Some(title),
+            user_profile: None,
+            summary: None,
+            messages: Vec::new(),
+        };
+        store.save_session(&session)?;
+        Ok(session)
+    })
+    .await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn delete_session(app: AppHandle, id: String) -> Result<(), AppError> {
+    blocking(app, move |s| {
+        s.forget_session(&id)?;
+        Ok(s.store()?.delete_session(&id)?)
+    })
+    .await
+}
+
+/// Builds the context `request` describes, as the preview shows it.
+#[tauri::command]
+#[specta::specta]
+pub async fn preview(app: AppHandle, request: PreviewRequest) -> Result<Preview, AppError> {
+    blocking(app, move |s| {
+        let started = Instant::now();
+        let (mut result, session, profile) = run_build(s, &request)?;
+        let choice = profile.tokenizer_choice();
+        let elided = elide_stored_history(&mut result, &session);
+        Ok(Preview {
+            elided,
+            anchors: available_anchors(&request.preset),
+            tokenizer: choice.kind.as_str().to_string(),
+            exact: choice.exact,
+            build_ms: started.elapsed().as_secs_f64() * 1000.0,
+            result,
+        })
+    })
+    .await
+}
+
+/// The request body the model's provider would receive for `request` (SPEC 5.7), as pretty
+/// JSON. Asked for only when the user opens it: a long session's body is large.
+#[tauri::command]
+#[specta::specta]
+pub async fn provider_request(app: AppHandle, request: PreviewRequest) -> Result<String, AppError> {
+    blocking(app, move |s| {
+        let (result, session, profile) = run_build(s, &request)?;
+        let body = promptloom_engine::providers::request_body(
+            profile.provider_format,
+            &result,
+            &session,
+            &InlineAssets,
+        )?;
+        serde_json::to_string_pretty(&body)
+            .map_err(|e| AppError::new("internal", format!("cannot write the request: {e}")))
+    })
+    .await
+}
+
+/// Empties the content of history messages that share their text with the stored session (the
+/// engine references it rather than copying it) and returns their positions.
+fn elide_stored_history(result: &mut BuildResult, session: &Session) -> Vec<u32> {
+    let empty: Arc<str> = Arc::from("");
+    let mut elided = Vec::new();
+    for (i, m) in result.messages.iter_mut().enumerate() {
+        let stored = m
+            .source
+            .history_index
+            .and_then(|h| session.messages.get(h as usize));
+        if let Some(stored) = stored {
+            if Arc::ptr_eq(&m.content, &stored.content) {
+                m.content = empty.clone();
+                elided.push(i as u32);
+            }
+        }
+    }
+    elided
+}
+
+/// One build for the preview: the stored session (or none), the user's model profiles.
+fn run_build(
+    s: &AppState,
+    request: &PreviewRequest,
+) -> Result<(BuildResult, Arc<Session>, ModelProfile), AppError> {
+    let session = match &request.session_id {
+        Some(id) => s.session(id)?,
+        None => Arc::new(Session {
+            format_version: 1,
+            id: "(no session)".into(),
+            title: None,
+            user_profile: None,
+            summary: None,
+            messages: Vec::new(),
+        }),
+    };
+    let profiles = s.store()?.model_profiles()?;
+    let mut options = BuildOptions::at(chrono::Local::now().fixed_offset());
+    options.input = request.input.clone().filter(|i| !i.trim().is_empty());
+    options.context_window = request.context_window;
+    options.reserve = request.reserve;
+    let build_request = BuildRequest {
+        preset: &request.preset,
+        session: &session,
+        model: &request.model,
+        options: &options,
+        tokens: &s.tokens,
+        profiles: &profiles,
+        assets: &InlineAssets,
+    };
+    let result = build(&build_request)?;
+    let profile = build_request.profile();
+    Ok((result, session, profile))
+}
+
+/// The model ids the pickers offer, and the profiles the user added.
+#[tauri::command]
+#[specta::specta]
+pub async fn known_models(app: AppHandle) -> Result<Vec<String>, AppError> {
+    blocking(app, |s| {
+        let mut models: Vec<String> = KNOWN_MODELS.iter().map(|m| m.to_string()).collect();
+        let user: Vec<ModelProfile> = s.store()?.model_profiles()?;
+        for p in user {
+            for pattern in p.patterns {
+                if !pattern.contains('*') && !models.contains(&pattern) {
+                    models.push(pattern);
+                }
+            }
+        }
+        Ok(models)
+    })
+    .await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn get_setting(app: AppHandle, key: String) -> Result<Option<String>, AppError> {
+    blocking(app, move |s| Ok(s.store()?.setting(&key)?)).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn set_setting(app: AppHandle, key: String, value: String) -> Result<(), AppError> {
+    blocking(app, move |s| Ok(s.store()?.set_setting(&key, &value)?)).await
+}
+
+/// A lower-case id from a name: letters and digits kept, the rest joined by dashes.
+pub fn slug(name: &str, fallback: &str) -> String {
+    let mut out = String::new();
+    for c in name.trim().chars().flat_map(char::to_lowercase) {
+        if c.is_alphanumeric() {
+            out.push(c);
+        } else if !out.ends_with('-') && !out.is_empty() {
+            out.push('-');
+        }
+    }
+    let out = out.trim_end_matches('-').to_string();
+    if out.is_empty() {
+        fallback.to_string()
+    } else {
+        out
+    }
+}
+
+/// `base`, or `base-2`, `base-3`, ... whichever is free.
+fn free_id<E>(base: &str, taken: impl Fn(&str) -> Result<bool, E>) -> Result<String, AppError>
+where
+    AppError: From<E>,
+{
+    if !taken(base)? {
+        return Ok(base.to_string());
+    }
+    for n in 2.. {
+        let id = format!("{base}-{n}");
+        if !taken(&id)? {
+            return Ok(id);
+        }
+    }
+    unreachable!("some id is free")
+}
+
+/// The preset a user starts from: a system prompt, then the chat history, for every model.
+pub fn new_preset(id: String, name: String) -> AgentPreset {
+    AgentPreset {
+        format_version: 1,
+        id,
+        name,
+        description: None,
+        message_templates: vec![
+            MessageTemplate {
+                id: "system-prompt".into(),
+                name: Some("System prompt".into()),
+                role: Role::System,
+                kind: TemplateType::Message,
+                content: Some("You are {{char}}, a helpful assistant.".into()),
+                default_injection_strategy: None,
+            },
+            MessageTemplate {
+                id: "chat-history".into(),
+                name: Some("Chat history".into()),
+                role: Role::User,
+                kind: TemplateType::ChatHistory,
+                content: None,
+                default_injection_strategy: None,
+            },
+        ],
+        context_recipes: vec![ContextRecipe {
+            id: "default".into(),
+            name: Some("Every model".into()),
+            model_filter: vec!["*".into()],
+            steps: ["system-prompt", "chat-history"]
+                .iter()
+                .map(|id| RecipeStep {
+                    message_id: id.to_string(),
+                    enabled: true,
+                    injection_strategy: None,
+                    overrides: None,
+                })
+                .collect(),
+        }],
+        preset_messages: None,
+        character: None,
+        lorebook: None,
+        regex_rules: None,
+        processors: None,
+        variables: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slugs_keep_letters_and_digits() {
+        assert_eq!(slug("My Agent #2", "preset"), "my-agent-2");
+        assert_eq!(slug("  ", "preset"), "preset");
+        assert_eq!(slug("角色 卡", "preset"), "角色-卡");
+    }
+
+    #[test]
+    fn stored_history_is_sent_without_its_text_and_the_rest_in_full() {
+        let preset = new_preset("p".into(), "P".into());
+        let session: Session = serde_json::from_value(serde_json::json!({
+            "formatVersion": 1, "id": "s",
+            "messages": [
+                { "role": "user", "content": "Hello" },
+                { "role": "assistant", "content": "Hi" }
+            ]
+        }))
+        .expect("session");
+        let options = BuildOptions::at(chrono::Local::now().fixed_offset());
+        let tokens = promptloom_engine::tokens::TokenCache::new();
+        let mut result = build(&BuildRequest {
+            preset: &preset,
+            session: &session,
+            model: "gpt-4o",
+            options: &options,
+            tokens: &tokens,
+            profiles: &[],
+            assets: &InlineAssets,
+        })
+        .expect("builds");
+        let elided = elide_stored_history(&mut result, &session);
+        assert_eq!(
+            elided,
+            vec![1, 2],
+            "the two history messages, not the prompt"
+        );
+        assert!(result.messages[0].content.starts_with("You are"));
+        assert_eq!(&*result.messages[1].content, "");
+        assert!(result.messages[1].tokens > 0, "the count is kept");
+    }
+
+    #[test]
+    fn a_new_preset_passes_validation() {
+        let preset = new_preset("p".into(), "P".into());
+        let json = serde_json::to_string(&preset).expect("serializes");
+        promptloom_engine::model::parse_preset(&json).expect("valid");
+    }
+}

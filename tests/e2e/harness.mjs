@@ -1,0 +1,108 @@
+// Drives the real Promptloom window: tauri-driver in front of WebKitWebDriver, under Xvfb (the
+// caller runs this inside `xvfb-run`). Each test gets a fresh database unless it asks for one.
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { remote } from "webdriverio";
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+export const APP = process.env.PROMPTLOOM_APP ?? path.join(ROOT, "target/debug/promptloom-app");
+export const SHOTS = path.join(ROOT, "tests/e2e/screenshots");
+mkdirSync(SHOTS, { recursive: true });
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+    server.on("error", reject);
+  });
+}
+
+async function waitForPort(port, ms) {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    const open = await new Promise((resolve) => {
+      const socket = net.connect(port, "127.0.0.1");
+      socket.on("connect", () => (socket.destroy(), resolve(true)));
+      socket.on("error", () => resolve(false));
+    });
+    if (open) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`tauri-driver did not listen on port ${port} within ${ms} ms`);
+}
+
+export function scratchDatabase() {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "promptloom-e2e-"));
+  return { path: path.join(dir, "promptloom.db"), remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Starts the app on `db` and returns the WebDriver session and a `close` that ends both. */
+export async function launch(db, ready = '[data-testid="new-preset"]') {
+  const port = await freePort();
+  const driverBin = process.env.TAURI_DRIVER ?? "tauri-driver";
+  const driver = spawn(
+    driverBin,
+    ["--port", String(port), "--native-port", String(await freePort()), "--native-driver", "/usr/bin/WebKitWebDriver"],
+    { env: { ...process.env, PROMPTLOOM_DB: db }, stdio: ["ignore", "ignore", "pipe"] },
+  );
+  let driverErr = "";
+  driver.stderr.on("data", (d) => (driverErr += d));
+  try {
+    await waitForPort(port, 15000);
+    const browser = await remote({
+      hostname: "127.0.0.1",
+      port,
+      logLevel: "error",
+      capabilities: { "tauri:options": { application: APP } },
+    });
+    await browser.$(ready).waitForExist({ timeout: 20000 });
+    return {
+      browser,
+      async close() {
+        await browser.deleteSession().catch(() => {});
+        driver.kill();
+        await new Promise((r) => setTimeout(r, 300));
+      },
+    };
+  } catch (e) {
+    driver.kill();
+    throw new Error(`${e.message}\n${driverErr}`);
+  }
+}
+
+export async function shot(browser, name) {
+  await browser.saveScreenshot(path.join(SHOTS, `${name}.png`));
+}
+
+/** The preview's messages, each as "kind detail" (its `data-source`). */
+export async function previewSources(browser) {
+  return browser.execute(() =>
+    [...document.querySelectorAll('[data-testid="preview-messages"] > li')].map((li) => li.dataset.source),
+  );
+}
+
+/** The recipe's steps in the editor, by template id. */
+export async function stepIds(browser) {
+  return browser.execute(() =>
+    [...document.querySelectorAll('[data-testid="steps"] > li')].map((li) => li.dataset.stepId),
+  );
+}
+
+/** Waits until `read()` satisfies `ok`, returning the last value; fails with `what`. */
+export async function until(read, ok, what, ms = 8000) {
+  const end = Date.now() + ms;
+  let last;
+  while (Date.now() < end) {
+    last = await read();
+    if (ok(last)) return last;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${what}: still ${JSON.stringify(last)} after ${ms} ms`);
+}

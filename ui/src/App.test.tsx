@@ -1,0 +1,105 @@
+import { act, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
+import { beforeEach, describe, expect, it } from "vitest";
+import { App } from "./App";
+import { getState, resetForTests, start } from "./app/store";
+import { fakeBackend, type Call } from "./test/fakeBackend";
+import type { Preset } from "./app/model";
+
+function lastPreviewPreset(calls: Call[]): Preset {
+  const previews = calls.filter((c) => c.cmd === "preview");
+  return (previews.at(-1)?.args.request as { preset: Preset }).preset;
+}
+
+async function renderApp() {
+  const backend = fakeBackend();
+  render(<App />);
+  await act(async () => {
+    await start();
+  });
+  await screen.findByTestId("step-main");
+  return backend;
+}
+
+describe("the app", () => {
+  beforeEach(() => resetForTests());
+
+  it("shows the recipe, the slots apart from messages, and the preview with its provenance", async () => {
+    await renderApp();
+    expect(screen.getByTestId("step-chat").className).toContain("slot");
+    expect(screen.getByTestId("step-main").className).toContain("message");
+    await screen.findByTestId("preview-messages");
+    expect(screen.getByTestId("token-total").textContent).toBe("18 / 100 tokens");
+    expect(screen.getByTestId("dropped").textContent).toContain("over the budget");
+    expect(screen.getByTestId("preview-recipe").textContent).toContain("all");
+  });
+
+  it("a depth set in the editor reaches the preview, tags the step and can be undone", async () => {
+    const { calls } = await renderApp();
+    fireEvent.click(within(screen.getByTestId("step-style")).getByText("Style note"));
+    fireEvent.click(await screen.findByTestId("mode-depth"));
+    await waitFor(() =>
+      expect(lastPreviewPreset(calls).contextRecipes[0]?.steps[2]?.injectionStrategy).toEqual({ depth: 0 }),
+    );
+    const row = screen.getByTestId("step-style");
+    expect(row.className).toContain("moves-depth");
+    expect(row.getAttribute("title")).toContain("0 messages before its end");
+    expect(within(row).getByText("Depth: 0")).toBeTruthy();
+
+    fireEvent.change(screen.getByTestId("depth-input"), { target: { value: "4" } });
+    await waitFor(() => expect(within(row).getByText("Depth: 4")).toBeTruthy());
+
+    fireEvent.keyDown(window, { key: "z", ctrlKey: true });
+    await waitFor(() => expect(within(row).getByText("Depth: 0")).toBeTruthy());
+    fireEvent.keyDown(window, { key: "z", ctrlKey: true });
+    await waitFor(() => expect(row.className).not.toContain("moves-depth"));
+    fireEvent.keyDown(window, { key: "z", ctrlKey: true, shiftKey: true });
+    await waitFor(() => expect(row.className).toContain("moves-depth"));
+  });
+
+  it("autosaves an edit of the content", async () => {
+    const { presets } = await renderApp();
+    fireEvent.click(within(screen.getByTestId("step-main")).getByText("Main prompt"));
+    fireEvent.change(await screen.findByTestId("editor-content"), { target: { value: "You are {{char}}, kind." } });
+    await waitFor(() => expect(presets.get("helper")?.messageTemplates[0]?.content).toBe("You are {{char}}, kind."), {
+      timeout: 2000,
+    });
+    expect(getState().save.state).toBe("saved");
+    expect(screen.getByTestId("save-state").textContent).toBe("Saved");
+  });
+
+  it("a disabled step leaves the preview", async () => {
+    const { calls } = await renderApp();
+    fireEvent.click(screen.getByLabelText("Enabled: Style note"));
+    await waitFor(() => expect(lastPreviewPreset(calls).contextRecipes[0]?.steps[2]?.enabled).toBe(false));
+    expect(screen.getByTestId("step-style").className).toContain("disabled");
+  });
+
+  it("asks before deleting a preset", async () => {
+    const { calls } = await renderApp();
+    fireEvent.click(screen.getByText("Delete"));
+    expect(screen.getByRole("alertdialog").textContent).toContain("Helper");
+    fireEvent.click(within(screen.getByRole("alertdialog")).getByText("Cancel"));
+    expect(calls.some((c) => c.cmd === "delete_preset")).toBe(false);
+    fireEvent.click(screen.getByText("Delete"));
+    fireEvent.click(within(screen.getByRole("alertdialog")).getByText("Delete"));
+    await waitFor(() => expect(calls.some((c) => c.cmd === "delete_preset")).toBe(true));
+  });
+
+  it("switches to Chinese and to the dark theme", async () => {
+    await renderApp();
+    fireEvent.change(screen.getByTestId("language"), { target: { value: "zh-CN" } });
+    expect(screen.getByTestId("add-message").textContent).toContain("添加消息");
+    fireEvent.click(screen.getByTestId("theme-toggle"));
+    await waitFor(() => expect(document.documentElement.dataset.theme).toBe("dark"));
+  });
+
+  it("edits the session and rebuilds the preview from the saved one", async () => {
+    const { sessions, calls } = await renderApp();
+    fireEvent.click(screen.getByTestId("edit-session"));
+    fireEvent.click(screen.getByTestId("add-session-message"));
+    await waitFor(() => expect(sessions.get("chat-1")?.messages).toHaveLength(3));
+    expect(sessions.get("chat-1")?.messages[2]?.role).toBe("user");
+    const saveAt = calls.findIndex((c) => c.cmd === "save_session");
+    await waitFor(() => expect(calls.slice(saveAt).some((c) => c.cmd === "preview")).toBe(true));
+  });
+});

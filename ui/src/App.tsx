@@ -1,0 +1,95 @@
+import { useEffect } from "react";
+import { LANGUAGES, type Language } from "./i18n";
+import { redo, setLanguage, setTheme, undo, useApp } from "./app/store";
+import { useT } from "./app/useT";
+import { PresetSidebar } from "./features/presets/PresetSidebar";
+import { SimpleEditor } from "./features/recipes/SimpleEditor";
+import { PreviewPane } from "./features/preview/PreviewPane";
+
+export function App() {
+  const t = useT();
+  const ready = useApp((s) => s.ready);
+  const fatal = useApp((s) => s.fatal);
+  const theme = useApp((s) => s.theme);
+  const language = useApp((s) => s.language);
+  const save = useApp((s) => s.save);
+  const canUndo = useApp((s) => s.undo.length > 0);
+  const canRedo = useApp((s) => s.redo.length > 0);
+
+  useEffect(() => {
+    document.documentElement.dataset.theme = theme;
+    document.documentElement.lang = language;
+  }, [theme, language]);
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (!(e.ctrlKey || e.metaKey)) return;
+      const key = e.key.toLowerCase();
+      if (key === "z" && !e.shiftKey) {
+        e.preventDefault();
+        undo();
+      } else if ((key === "z" && e.shiftKey) || key === "y") {
+        e.preventDefault();
+        redo();
+      }
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, []);
+
+  if (!ready) return <p className="loading">{t("app.loading")}</p>;
+  if (fatal) return <p className="error fatal" role="alert">{t("app.error", { message: fatal })}</p>;
+
+  return (
+    <div className="app">
+      <header className="topbar">
+        <h1>
+          <span className="logo" aria-hidden="true">
+            ⋮⋮⋮
+          </span>{" "}
+          {t("app.title")}
+        </h1>
+        <span className={`save-state save-${save.state}`} data-testid="save-state" role="status">
+          {save.state === "saved"
+            ? t("app.saved")
+            : save.state === "saving"
+              ? t("app.saving")
+              : t("app.saveFailed", { message: save.message ?? "" })}
+        </span>
+        <div className="topbar-actions">
+          <button type="button" onClick={undo} disabled={!canUndo} title={t("app.undo")} aria-label={t("app.undo")}>
+            ↶
+          </button>
+          <button type="button" onClick={redo} disabled={!canRedo} title={t("app.redo")} aria-label={t("app.redo")}>
+            ↷
+          </button>
+          <button
+            type="button"
+            data-testid="theme-toggle"
+            aria-label={t("app.theme")}
+            onClick={() => setTheme(theme === "dark" ? "light" : "dark")}
+          >
+            {theme === "dark" ? `☀ ${t("app.theme.light")}` : `☾ ${t("app.theme.dark")}`}
+          </button>
+          <select
+            aria-label={t("app.language")}
+            data-testid="language"
+            value={language}
+            onChange={(e) => setLanguage(e.target.value as Language)}
+          >
+            {LANGUAGES.map((l) => (
+              <option key={l.id} value={l.id}>
+                {l.label}
+              </option>
+            ))}
+          </select>
+        </div>
+      </header>
+      <main className="panes">
+        <PresetSidebar />
+        <SimpleEditor />
+        <PreviewPane />
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,445 @@
+// The app's one store for server state: the preset and session being edited, the lists, the
+// preview, and the undo history. Components read it with `useApp` and change it only through the
+// actions below, so autosave, undo and the live preview follow every edit.
+import { useSyncExternalStore } from "react";
+import type { ListItem, Preview, PreviewRequest } from "../bindings";
+import { asChat, asPreset, type Chat, type Preset } from "./model";
+import type { Language } from "../i18n";
+import { api, errorMessage } from "./api";
+
+export type Theme = "light" | "dark";
+type Snapshot =
+  | { kind: "preset"; value: Preset }
+  | { kind: "session"; value: Chat };
+
+export interface AppState {
+  ready: boolean;
+  fatal: string | null;
+  presets: ListItem[];
+  preset: Preset | null;
+  sessions: ListItem[];
+  session: Chat | null;
+  models: string[];
+  model: string;
+  input: string;
+  preview: Preview | null;
+  previewError: string | null;
+  /** The recipe the last successful build used: simple mode edits it. */
+  recipeId: string | null;
+  selectedStep: number | null;
+  save: { state: "saved" | "saving" | "failed"; message?: string };
+  undo: Snapshot[];
+  redo: Snapshot[];
+  theme: Theme;
+  language: Language;
+}
+
+const initial: AppState = {
+  ready: false,
+  fatal: null,
+  presets: [],
+  preset: null,
+  sessions: [],
+  session: null,
+  models: [],
+  model: "gpt-4o",
+  input: "",
+  preview: null,
+  previewError: null,
+  recipeId: null,
+  selectedStep: null,
+  save: { state: "saved" },
+  undo: [],
+  redo: [],
+  theme: "light",
+  language: "en",
+};
+
+let state: AppState = initial;
+const listeners = new Set<() => void>();
+
+function set(patch: Partial<AppState>) {
+  state = { ...state, ...patch };
+  listeners.forEach((l) => l());
+}
+
+export function getState(): AppState {
+  return state;
+}
+
+export function subscribe(listener: () => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+export function useApp<T>(select: (s: AppState) => T): T {
+  return useSyncExternalStore(subscribe, () => select(state));
+}
+
+/** For tests: back to the state before `start`. */
+export function resetForTests() {
+  state = initial;
+  lastCoalesce = null;
+  previewRunning = false;
+  previewAgain = false;
+  clearTimeout(saveTimer);
+}
+
+// ---- start ----------------------------------------------------------------------------------
+
+const SETTINGS = { preset: "ui.preset", session: "ui.session", model: "ui.model", theme: "ui.theme", language: "ui.language" };
+
+export async function start() {
+  try {
+    const [presets, sessions, models] = await Promise.all([
+      api.listPresets(),
+      api.listSessions(),
+      api.knownModels(),
+    ]);
+    const read = async (key: string) => (await api.getSetting(key)) ?? null;
+    const [presetId, sessionId, model, theme, language] = await Promise.all([
+      read(SETTINGS.preset),
+      read(SETTINGS.session),
+      read(SETTINGS.model),
+      read(SETTINGS.theme),
+      read(SETTINGS.language),
+    ]);
+    set({
+      presets,
+      sessions,
+      models,
+      model: model ?? initial.model,
+      theme: theme === "dark" ? "dark" : "light",
+      language: language === "zh-CN" ? "zh-CN" : "en",
+      ready: true,
+    });
+    const firstPreset = presets.find((p) => p.id === presetId) ?? presets[0];
+    const firstSession = sessions.find((s) => s.id === sessionId) ?? sessions[0];
+    if (firstSession) await openSession(firstSession.id, false);
+    if (firstPreset) await openPreset(firstPreset.id);
+    else requestPreview();
+  } catch (e) {
+    set({ fatal: errorMessage(e), ready: true });
+  }
+}
+
+// ---- presets --------------------------------------------------------------------------------
+
+export async function openPreset(id: string) {
+  await flushSave();
+  const preset = asPreset(await api.getPreset(id));
+  set({ preset, selectedStep: null, recipeId: null, undo: [], redo: [] });
+  void api.setSetting(SETTINGS.preset, id);
+  requestPreview();
+}
+
+export async function refreshPresets() {
+  set({ presets: await api.listPresets() });
+}
+
+export async function createPreset(name: string) {
+  await flushSave();
+  const preset = await api.createPreset(name);
+  await refreshPresets();
+  await openPreset(preset.id);
+}
+
+export async function duplicatePreset(id: string, name: string) {
+  await flushSave();
+  const copy = await api.duplicatePreset(id, name);
+  await refreshPresets();
+  await openPreset(copy.id);
+}
+
+export async function renamePreset(id: string, name: string) {
+  await flushSave();
+  await api.renamePreset(id, name);
+  if (state.preset?.id === id) set({ preset: { ...state.preset, name } });
+  await refreshPresets();
+}
+
+export async function deletePreset(id: string) {
+  await flushSave();
+  await api.deletePreset(id);
+  await refreshPresets();
+  if (state.preset?.id === id) {
+    const next = state.presets[0];
+    if (next) await openPreset(next.id);
+    else set({ preset: null, preview: null, undo: [], redo: [] });
+  }
+}
+
+export async function restoreBuiltins() {
+  await flushSave();
+  await api.restoreBuiltinPresets();
+  await refreshPresets();
+  if (state.preset) await openPreset(state.preset.id);
+}
+
+/**
+ * Changes the preset being edited. Edits with the same `coalesce` key in quick succession (typing
+ * in one field) make one undo step.
+ */
+export function editPreset(change: (p: Preset) => Preset, coalesce?: string) {
+  const before = state.preset;
+  if (!before) return;
+  const after = change(before);
+  if (after === before) return;
+  const now = Date.now();
+  const merge =
+    coalesce !== undefined &&
+    lastCoalesce?.key === coalesce &&
+    now - lastCoalesce.at < 1000 &&
+    state.undo.length > 0;
+  lastCoalesce = coalesce !== undefined ? { key: coalesce, at: now } : null;
+  set({
+    preset: after,
+    undo: merge ? state.undo : [...state.undo, { kind: "preset" as const, value: before }].slice(-200),
+    redo: [],
+  });
+  scheduleSave();
+  requestPreview();
+}
+
+let lastCoalesce: { key: string; at: number } | null = null;
+let saveTimer: ReturnType<typeof setTimeout> | undefined;
+let savePending = false;
+
+function scheduleSave() {
+  savePending = true;
+  set({ save: { state: "saving" } });
+  clearTimeout(saveTimer);
+  saveTimer = setTimeout(() => void flushSave(), 400);
+}
+
+/** Writes the edited preset now if an autosave is pending. */
+export async function flushSave() {
+  clearTimeout(saveTimer);
+  if (!savePending || !state.preset) return;
+  savePending = false;
+  const preset = state.preset;
+  try {
+    await api.savePreset(preset);
+    set({ save: { state: "saved" } });
+    const listed = state.presets.find((p) => p.id === preset.id);
+    if (listed && listed.name !== preset.name) await refreshPresets();
+  } catch (e) {
+    set({ save: { state: "failed", message: errorMessage(e) } });
+  }
+}
+
+export function selectStep(index: number | null) {
+  set({ selectedStep: index });
+}
+
+// ---- sessions -------------------------------------------------------------------------------
+
+export async function openSession(id: string | null, preview = true) {
+  if (id === null) {
+    set({ session: null });
+  } else {
+    set({ session: asChat(await api.getSession(id)) });
+    void api.setSetting(SETTINGS.session, id);
+  }
+  if (preview) requestPreview();
+}
+
+export async function createSession(title: string) {
+  const session = await api.createSession(title);
+  set({ sessions: await api.listSessions() });
+  await openSession(session.id);
+}
+
+export async function deleteSession(id: string) {
+  await api.deleteSession(id);
+  const sessions = await api.listSessions();
+  set({ sessions });
+  if (state.session?.id === id) await openSession(sessions[0]?.id ?? null);
+}
+
+/** Changes the session being edited; it is saved at once (the preview reads the stored one). */
+export async function editSession(change: (s: Chat) => Chat, coalesce?: string) {
+  const before = state.session;
+  if (!before) return;
+  const after = change(before);
+  const now = Date.now();
+  const merge =
+    coalesce !== undefined && lastCoalesce?.key === coalesce && now - lastCoalesce.at < 1000;
+  lastCoalesce = coalesce !== undefined ? { key: coalesce, at: now } : null;
+  set({
+    session: after,
+    undo: merge ? state.undo : [...state.undo, { kind: "session" as const, value: before }].slice(-200),
+    redo: [],
+  });
+  await writeSession(after);
+}
+
+async function writeSession(session: Chat) {
+  set({ save: { state: "saving" } });
+  try {
+    await api.saveSession(session);
+    set({ save: { state: "saved" } });
+    const listed = state.sessions.find((s) => s.id === session.id);
+    if (listed && listed.name !== (session.title ?? session.id)) {
+      set({ sessions: await api.listSessions() });
+    }
+  } catch (e) {
+    set({ save: { state: "failed", message: errorMessage(e) } });
+  }
+  requestPreview();
+}
+
+// ---- undo / redo ----------------------------------------------------------------------------
+
+function current(kind: Snapshot["kind"]): Snapshot | null {
+  if (kind === "preset") return state.preset ? { kind, value: state.preset } : null;
+  return state.session ? { kind, value: state.session } : null;
+}
+
+function apply(snapshot: Snapshot) {
+  lastCoalesce = null;
+  if (snapshot.kind === "preset") {
+    set({ preset: snapshot.value });
+    scheduleSave();
+    requestPreview();
+  } else {
+    set({ session: snapshot.value });
+    void writeSession(snapshot.value);
+  }
+}
+
+export function undo() {
+  const snapshot = state.undo[state.undo.length - 1];
+  if (!snapshot) return;
+  const now = current(snapshot.kind);
+  set({ undo: state.undo.slice(0, -1), redo: now ? [...state.redo, now] : state.redo });
+  apply(snapshot);
+}
+
+export function redo() {
+  const snapshot = state.redo[state.redo.length - 1];
+  if (!snapshot) return;
+  const now = current(snapshot.kind);
+  set({ redo: state.redo.slice(0, -1), undo: now ? [...state.undo, now] : state.undo });
+  apply(snapshot);
+}
+
+// ---- preview --------------------------------------------------------------------------------
+
+export function setModel(model: string) {
+  set({ model });
+  void api.setSetting(SETTINGS.model, model);
+  requestPreview();
+}
+
+export function setInput(input: string) {
+  set({ input });
+  requestPreview();
+}
+
+/** What the preview builds: the preset as edited, the stored session, the model, the input. */
+export function previewRequest(): PreviewRequest | null {
+  const { preset, session, model, input } = state;
+  if (!preset) return null;
+  return {
+    preset,
+    sessionId: session?.id ?? null,
+    model,
+    input: input || null,
+    contextWindow: null,
+    reserve: null,
+  };
+}
+
+let previewRunning = false;
+let previewAgain = false;
+/** When the newest edit happened, for the keystroke-to-preview measurement. */
+let editStamp: number | null = null;
+
+/** Rebuilds the preview; while one build runs, the newest request waits and the rest are skipped. */
+export function requestPreview() {
+  editStamp ??= performance.now();
+  if (previewRunning) {
+    previewAgain = true;
+    return;
+  }
+  void runPreview();
+}
+
+async function runPreview() {
+  previewRunning = true;
+  do {
+    previewAgain = false;
+    const stamp = editStamp;
+    editStamp = null;
+    const request = previewRequest();
+    if (!request) break;
+    try {
+      const sent = performance.now();
+      const preview = withStoredHistory(await api.preview(request), state.session);
+      const received = performance.now();
+      set({ preview, previewError: null, recipeId: preview.result.recipe ?? null });
+      if (stamp !== null) markPainted(stamp, sent, received, preview.buildMs ?? 0);
+    } catch (e) {
+      set({ previewError: errorMessage(e) });
+    }
+  } while (previewAgain);
+  previewRunning = false;
+}
+
+/** Puts back the history texts the backend left out because this session holds them. */
+export function withStoredHistory(preview: Preview, session: Chat | null): Preview {
+  if (preview.elided.length === 0) return preview;
+  const messages = [...preview.result.messages];
+  for (const i of preview.elided) {
+    const m = messages[i];
+    const index = m?.source.historyIndex;
+    if (!m || index === undefined || index === null) continue;
+    messages[i] = { ...m, content: session?.messages[index]?.content ?? "" };
+  }
+  return { ...preview, result: { ...preview.result, messages } };
+}
+
+/** One edit-to-painted-preview time and its parts, in milliseconds (docs/PERFORMANCE.md). */
+export interface PreviewTiming {
+  total: number;
+  /** Waiting for the build before it (one build runs at a time). */
+  queued: number;
+  /** The command's round trip, the build included. */
+  roundTrip: number;
+  build: number;
+  /** From the result's arrival to the frame after it was painted. */
+  render: number;
+}
+
+/** Read by the end-to-end test; the newest 1,000. */
+const samples: PreviewTiming[] = [];
+function markPainted(stamp: number, sent: number, received: number, build: number) {
+  // The frame callback runs before the paint; the task after it, once the frame is out.
+  requestAnimationFrame(() =>
+    setTimeout(() => {
+      const now = performance.now();
+      samples.push({
+        total: now - stamp,
+        queued: sent - stamp,
+        roundTrip: received - sent,
+        build,
+        render: now - received,
+      });
+      if (samples.length > 1000) samples.shift();
+    }, 0),
+  );
+}
+(globalThis as { __promptloomPreviewTimes?: PreviewTiming[] }).__promptloomPreviewTimes = samples;
+
+// ---- settings -------------------------------------------------------------------------------
+
+export function setTheme(theme: Theme) {
+  set({ theme });
+  void api.setSetting(SETTINGS.theme, theme);
+}
+
+export function setLanguage(language: Language) {
+  set({ language });
+  void api.setSetting(SETTINGS.language, language);
+}

@@ -1,0 +1,236 @@
+import { memo, useState } from "react";
+import { MessageList } from "./MessageList";
+import type { BuiltMessage, Preview } from "../../bindings";
+import { previewRequest, setInput, setModel, useApp } from "../../app/store";
+import { api, errorMessage } from "../../app/api";
+import { useT } from "../../app/useT";
+import { RoleIcon } from "../../app/RoleIcon";
+import { SessionPicker } from "../session/SessionPicker";
+import { TokenBar } from "./TokenBar";
+
+/** The live preview (SPEC 9): model and session pickers, then the exact context and its cost. */
+export function PreviewPane() {
+  const t = useT();
+  const preview = useApp((s) => s.preview);
+  const error = useApp((s) => s.previewError);
+  const model = useApp((s) => s.model);
+  const models = useApp((s) => s.models);
+  const input = useApp((s) => s.input);
+
+  return (
+    <section className="preview" aria-label={t("preview.title")}>
+      <header className="preview-head">
+        <h2>{t("preview.title")}</h2>
+        <label className="model-picker">
+          {t("preview.model")}
+          <input
+            list="known-models"
+            value={model}
+            data-testid="model-input"
+            onChange={(e) => e.target.value.trim() && setModel(e.target.value.trim())}
+          />
+          <datalist id="known-models">
+            {models.map((m) => (
+              <option key={m} value={m} />
+            ))}
+          </datalist>
+        </label>
+        {preview && (
+          <span className="recipe-badge" data-testid="preview-recipe">
+            {preview.result.recipe ?? "—"} · {preview.result.profile}
+          </span>
+        )}
+      </header>
+      <SessionPicker />
+      <label className="input-field">
+        {t("preview.input")}
+        <input value={input} onChange={(e) => setInput(e.target.value)} />
+      </label>
+      {error && (
+        <p className="error" role="alert" data-testid="preview-error">
+          {t("preview.failed", { message: error })}
+        </p>
+      )}
+      {preview ? <PreviewBody preview={preview} stale={!!error} /> : !error && <p className="muted">{t("preview.building")}</p>}
+    </section>
+  );
+}
+
+function PreviewBody({ preview, stale }: { preview: Preview; stale: boolean }) {
+  const t = useT();
+  const { result } = preview;
+  const [open, setOpen] = useState<number | null>(null);
+  return (
+    <div className={stale ? "preview-body stale" : "preview-body"}>
+      <div className="totals">
+        <strong data-testid="token-total">
+          {t("preview.tokens", { total: result.tokens.total, budget: result.tokens.budget })}
+        </strong>
+        <span className={preview.exact ? "muted" : "warn-text"}>
+          {preview.tokenizer} · {t(preview.exact ? "preview.exact" : "preview.estimate")}
+        </span>
+        <span className="muted">
+          {t("preview.messages", { count: result.messages.length })} ·{" "}
+          {t("preview.buildTime", { ms: (preview.buildMs ?? 0).toFixed(1) })}
+        </span>
+      </div>
+      <TokenBar summary={result.tokens} />
+      <MessageList
+        count={result.messages.length}
+        open={open}
+        renderRow={(i, style, measure) => (
+          <BuiltRow
+            key={i}
+            message={result.messages[i]!}
+            open={open === i}
+            style={style}
+            measure={measure}
+            onToggle={() => setOpen((o) => (o === i ? null : i))}
+          />
+        )}
+      />
+      {result.dropped.length > 0 && (
+        <details open className="dropped" data-testid="dropped">
+          <summary>
+            {t("preview.dropped")} ({result.dropped.length})
+          </summary>
+          <ul>
+            {result.dropped.map((d, i) => (
+              <li key={i}>
+                {t("preview.droppedItem", {
+                  action: d.action,
+                  source: sourceLabel(d.source),
+                  count: d.count,
+                  reason: d.reason,
+                })}
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
+      {result.warnings.length > 0 && (
+        <details open className="warnings" data-testid="warnings">
+          <summary>
+            {t("preview.warnings")} ({result.warnings.length})
+          </summary>
+          <ul>
+            {result.warnings.map((w, i) => (
+              <li key={i}>
+                <code>{w.processor}</code> {w.message}
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
+      <details className="logs">
+        <summary>
+          {t("preview.logs")} ({result.logs.length})
+        </summary>
+        <ul>
+          {result.logs.map((l, i) => (
+            <li key={i} className={`log-${l.level}`}>
+              <code>{l.processor}</code> {l.message}
+            </li>
+          ))}
+        </ul>
+      </details>
+      <ProviderRequest />
+    </div>
+  );
+}
+
+/** The provider's request body, built when the user opens it (a long session's is large). */
+function ProviderRequest() {
+  const t = useT();
+  const [body, setBody] = useState<string | null>(null);
+  return (
+    <details
+      className="request"
+      onToggle={(e) => {
+        if (!e.currentTarget.open) return setBody(null);
+        const request = previewRequest();
+        if (request) {
+          api.providerRequest(request).then(setBody, (err) => setBody(errorMessage(err)));
+        }
+      }}
+    >
+      <summary>{t("preview.request")}</summary>
+      <pre data-testid="provider-request">{body ?? t("preview.building")}</pre>
+    </details>
+  );
+}
+
+/** One message of the built context. Rows whose text, cost and provenance did not change are
+ * not rendered again: after a keystroke over a long session, only what moved is. */
+const BuiltRow = memo(BuiltRowView, (a, b) => {
+  const x = a.message;
+  const y = b.message;
+  return (
+    a.open === b.open &&
+    a.style?.top === b.style?.top &&
+    a.measure === b.measure &&
+    x.role === y.role &&
+    x.content === y.content &&
+    x.tokens === y.tokens &&
+    x.truncated === y.truncated &&
+    sourceLabel(x.source) === sourceLabel(y.source)
+  );
+});
+
+function BuiltRowView({
+  message,
+  open,
+  style,
+  measure,
+  onToggle,
+}: {
+  message: BuiltMessage;
+  open: boolean;
+  style?: React.CSSProperties;
+  measure?: (el: HTMLElement | null) => void;
+  onToggle: () => void;
+}) {
+  const kind = message.source.kind;
+  return (
+    <li
+      ref={measure}
+      style={style}
+      className={`built-message role-${message.role} src-${kind}${open ? " open" : ""}`}
+      data-source={sourceLabel(message.source)}
+    >
+      <button type="button" className="built-head" onClick={onToggle} aria-expanded={open}>
+        <RoleIcon role={message.role} />
+        <span className={`badge badge-${kind}`}>{kind}</span>
+        <span className="badge-detail">{sourceDetail(message.source)}</span>
+        {message.truncated && <span className="badge badge-truncated">✂</span>}
+        <span className="tokens">{message.tokens}</span>
+      </button>
+      <div className={open ? "built-content open" : "built-content"}>{message.content}</div>
+    </li>
+  );
+}
+
+type Source = BuiltMessage["source"];
+
+function placementLabel(source: Source): string {
+  const p = source.placement;
+  if (p.mode === "depth") return `depth ${p.depth}`;
+  if (p.mode === "anchor") return `⚓ ${p.position} ${p.target}`;
+  return "";
+}
+
+function sourceDetail(source: Source): string {
+  const id =
+    source.kind === "processor"
+      ? source.processor
+      : source.kind === "history" || source.kind === "input"
+        ? source.historyIndex !== undefined && source.historyIndex !== null
+          ? `#${source.historyIndex}`
+          : ""
+        : (source.templateId ?? source.entryId ?? source.ephemeral ?? "");
+  return [id, placementLabel(source)].filter(Boolean).join(" · ");
+}
+
+function sourceLabel(source: Source): string {
+  return [source.kind, sourceDetail(source)].filter(Boolean).join(" ");
+}

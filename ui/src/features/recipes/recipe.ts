@@ -1,0 +1,194 @@
+// Simple mode's view of a preset (SPEC 2.1): the steps of the recipe that applies to the chosen
+// model, each with the template it names. Every edit here is a pure function from preset to
+// preset; the store records it for undo and autosave.
+import type { Preset } from "../../app/model";
+import type {
+  ContextRecipe,
+  InjectionStrategy,
+  MessageTemplate,
+  RecipeStep,
+  Role,
+} from "../../bindings";
+
+export type InjectionMode = "list" | "depth" | "anchor";
+
+export interface StepView {
+  index: number;
+  step: RecipeStep;
+  template: MessageTemplate | undefined;
+  /** The strategy that applies: the step's own, else the template's default. */
+  strategy: InjectionStrategy | null;
+  mode: InjectionMode;
+  /** A stable key for the sortable list. */
+  key: string;
+}
+
+export function recipeIndex(preset: Preset, recipeId: string | null): number {
+  const i = preset.contextRecipes.findIndex((r) => r.id === recipeId);
+  if (i >= 0) return i;
+  return preset.contextRecipes.length > 0 ? 0 : -1;
+}
+
+export function modeOf(strategy: InjectionStrategy | null | undefined): InjectionMode {
+  if (strategy?.anchorTarget) return "anchor";
+  if (strategy?.depth !== undefined && strategy?.depth !== null) return "depth";
+  return "list";
+}
+
+export function stepViews(preset: Preset, recipe: ContextRecipe): StepView[] {
+  const seen = new Map<string, number>();
+  return recipe.steps.map((step, index) => {
+    const template = preset.messageTemplates.find((t) => t.id === step.messageId);
+    const strategy = step.injectionStrategy ?? template?.defaultInjectionStrategy ?? null;
+    const n = seen.get(step.messageId) ?? 0;
+    seen.set(step.messageId, n + 1);
+    return {
+      index,
+      step,
+      template,
+      strategy,
+      mode: modeOf(strategy),
+      key: n === 0 ? step.messageId : `${step.messageId}#${n}`,
+    };
+  });
+}
+
+function withRecipe(
+  preset: Preset,
+  recipeAt: number,
+  change: (r: ContextRecipe) => ContextRecipe,
+): Preset {
+  return {
+    ...preset,
+    contextRecipes: preset.contextRecipes.map((r, i) => (i === recipeAt ? change(r) : r)),
+  };
+}
+
+export function moveStep(preset: Preset, recipeAt: number, from: number, to: number) {
+  if (from === to) return preset;
+  return withRecipe(preset, recipeAt, (r) => {
+    const steps = [...r.steps];
+    const [moved] = steps.splice(from, 1);
+    steps.splice(to, 0, moved);
+    return { ...r, steps };
+  });
+}
+
+export function setStepEnabled(preset: Preset, recipeAt: number, at: number, enabled: boolean) {
+  return withRecipe(preset, recipeAt, (r) => ({
+    ...r,
+    steps: r.steps.map((s, i) => (i === at ? { ...s, enabled } : s)),
+  }));
+}
+
+/** Sets the step's strategy. "List" is written as an empty strategy only when the template has
+ * a default that would otherwise move it. */
+export function setStepStrategy(
+  preset: Preset,
+  recipeAt: number,
+  at: number,
+  mode: InjectionMode,
+  values: { depth?: number; anchorTarget?: string; anchorPosition?: "before" | "after" },
+) {
+  return withRecipe(preset, recipeAt, (r) => ({
+    ...r,
+    steps: r.steps.map((s, i) => {
+      if (i !== at) return s;
+      const template = preset.messageTemplates.find((t) => t.id === s.messageId);
+      const order = s.injectionStrategy?.order ?? undefined;
+      let strategy: InjectionStrategy | undefined;
+      if (mode === "depth") {
+        strategy = { depth: clampDepth(values.depth ?? 0), ...(order !== undefined ? { order } : {}) };
+      } else if (mode === "anchor") {
+        strategy = {
+          anchorTarget: values.anchorTarget ?? "chat_history",
+          anchorPosition: values.anchorPosition ?? "after",
+          ...(order !== undefined ? { order } : {}),
+        };
+      } else if (modeOf(template?.defaultInjectionStrategy) !== "list") {
+        strategy = {};
+      }
+      const next: RecipeStep = { ...s };
+      if (strategy) next.injectionStrategy = strategy;
+      else delete next.injectionStrategy;
+      return next;
+    }),
+  }));
+}
+
+export function clampDepth(depth: number): number {
+  if (!Number.isFinite(depth)) return 0;
+  return Math.min(99, Math.max(0, Math.round(depth)));
+}
+
+export function updateTemplate(
+  preset: Preset,
+  templateId: string,
+  change: Partial<Pick<MessageTemplate, "role" | "content" | "name">>,
+): Preset {
+  return {
+    ...preset,
+    messageTemplates: preset.messageTemplates.map((t) =>
+      t.id === templateId ? { ...t, ...change } : t,
+    ),
+  };
+}
+
+/** A fresh template id: `message`, `message-2`, ... */
+export function freeTemplateId(preset: Preset, base = "message"): string {
+  const taken = new Set(preset.messageTemplates.map((t) => t.id));
+  if (!taken.has(base)) return base;
+  for (let n = 2; ; n++) if (!taken.has(`${base}-${n}`)) return `${base}-${n}`;
+}
+
+/** Adds a new system message at the end of the recipe; returns the preset and its step index. */
+export function addMessage(
+  preset: Preset,
+  recipeAt: number,
+  name: string,
+  role: Role = "system",
+): { preset: Preset; index: number } {
+  const id = freeTemplateId(preset);
+  const template: MessageTemplate = { id, name, role, content: "" };
+  let index = 0;
+  const next = withRecipe(
+    { ...preset, messageTemplates: [...preset.messageTemplates, template] },
+    recipeAt,
+    (r) => {
+      index = r.steps.length;
+      return { ...r, steps: [...r.steps, { messageId: id, enabled: true }] };
+    },
+  );
+  return { preset: next, index };
+}
+
+/** Removes a step; its template goes too when no other step of any recipe names it. */
+export function removeStep(preset: Preset, recipeAt: number, at: number): Preset {
+  const id = preset.contextRecipes[recipeAt]?.steps[at]?.messageId;
+  const without = withRecipe(preset, recipeAt, (r) => ({
+    ...r,
+    steps: r.steps.filter((_, i) => i !== at),
+  }));
+  const stillUsed = without.contextRecipes.some((r) => r.steps.some((s) => s.messageId === id));
+  if (stillUsed) return without;
+  return { ...without, messageTemplates: without.messageTemplates.filter((t) => t.id !== id) };
+}
+
+export function isSlot(template: MessageTemplate | undefined): boolean {
+  return !!template?.type && template.type !== "message";
+}
+
+/** Splits content into text and `{{macro}}` parts, for highlighting. */
+export function macroParts(content: string): { text: string; macro: boolean }[] {
+  const parts: { text: string; macro: boolean }[] = [];
+  const re = /\{\{[^{}]*\}\}/g;
+  let last = 0;
+  for (const m of content.matchAll(re)) {
+    const at = m.index ?? 0;
+    if (at > last) parts.push({ text: content.slice(last, at), macro: false });
+    parts.push({ text: m[0], macro: true });
+    last = at + m[0].length;
+  }
+  if (last < content.length) parts.push({ text: content.slice(last), macro: false });
+  return parts;
+}

@@ -1,0 +1,78 @@
+import { useState } from "react";
+import { createSession, deleteSession, openSession, useApp } from "../../app/store";
+import { useT } from "../../app/useT";
+import { errorMessage } from "../../app/api";
+import { SessionEditor } from "./SessionEditor";
+
+/** Chooses the session the preview builds over, and opens the small session editor. */
+export function SessionPicker() {
+  const t = useT();
+  const sessions = useApp((s) => s.sessions);
+  const session = useApp((s) => s.session);
+  const [editing, setEditing] = useState(false);
+  const [confirming, setConfirming] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const run = (work: Promise<unknown>) =>
+    work.then(() => setError(null)).catch((e) => setError(errorMessage(e)));
+
+  return (
+    <div className="session-picker">
+      <label>
+        {t("preview.session")}
+        <select
+          value={session?.id ?? ""}
+          data-testid="session-select"
+          onChange={(e) => run(openSession(e.target.value || null))}
+        >
+          <option value="">{t("preview.noSession")}</option>
+          {sessions.map((s) => (
+            <option key={s.id} value={s.id}>
+              {s.name}
+            </option>
+          ))}
+        </select>
+      </label>
+      {session && (
+        <span className="muted">{t("preview.messages", { count: session.messages.length })}</span>
+      )}
+      <button type="button" onClick={() => run(createSession(t("preview.newSessionTitle")).then(() => setEditing(true)))}>
+        + {t("preview.newSession")}
+      </button>
+      {session && (
+        <button type="button" data-testid="edit-session" onClick={() => setEditing(!editing)}>
+          {editing ? t("preview.doneEditing") : t("preview.editSession")}
+        </button>
+      )}
+      {session && editing && (
+        <button type="button" className="danger" onClick={() => setConfirming(true)}>
+          {t("session.deleteSession")}
+        </button>
+      )}
+      {error && <p className="error" role="alert">{error}</p>}
+      {session && editing && <SessionEditor />}
+      {confirming && session && (
+        <div className="dialog-backdrop">
+          <div role="alertdialog" aria-modal="true" className="dialog">
+            <p>{t("session.confirmDelete", { name: session.title ?? session.id })}</p>
+            <div className="dialog-actions">
+              <button type="button" autoFocus onClick={() => setConfirming(false)}>
+                {t("presets.cancel")}
+              </button>
+              <button
+                type="button"
+                className="danger"
+                onClick={() => {
+                  setConfirming(false);
+                  setEditing(false);
+                  run(deleteSession(session.id));
+                }}
+              >
+                {t("presets.delete")}
+              </button>
+            </div>
+          </div>
+        </div>
+      )}
+    </div>
+  );
+}
