@@ -79,8 +79,8 @@ where
         Ok(state) => work(state),
         Err(e) => Err(e.clone()),
     })
-        .await
-        .map_err(|e| AppError::new("internal", format!("a background task failed: {e}")))?
+    .await
+    .map_err(|e| AppError::new("internal", format!("a background task failed: {e}")))?
 }
 
 #[tauri::command]
