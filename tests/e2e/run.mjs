@@ -184,6 +184,46 @@ test("close and reopen: the edits were saved", async () => {
   await shot(app.browser, "06-reopened");
 });
 
+test("a lorebook entry fires on a key the recent messages mention, and not on one it does not", async () => {
+  await (await byTest("tab-lorebook")).click();
+  await (await byTest("add-entry")).click();
+  const keys = await $('[data-testid="entry-keys"] input');
+  await keys.click();
+  await keys.addValue("timetable");
+  await app.browser.keys(["Enter"]);
+  await typeInto("entry-content", "The attic lantern is someone signalling in Morse.");
+  const sources = await until(
+    () => previewSources(app.browser),
+    (s) => s.some((x) => x.startsWith("lorebook entry")),
+    "the entry in the preview",
+  );
+  assert.equal(sources.filter((x) => x.startsWith("lorebook")).length, 1);
+  const fires = await until(
+    async () => (await $('[data-testid="lorebook"] [data-testid="what-fires"]')).getText(),
+    (text) => /matched “timetable” in message #[67]/.test(text),
+    "the matched key in the what-fires panel",
+  );
+  assert.ok(fires.length > 0);
+  await shot(app.browser, "08-lorebook-fires");
+
+  await (await $('[data-testid="entry-keys"] .tag-remove')).click();
+  await keys.click();
+  await keys.addValue("zeppelin");
+  await app.browser.keys(["Enter"]);
+  await until(
+    () => previewSources(app.browser),
+    (s) => !s.some((x) => x.startsWith("lorebook")),
+    "no entry once no message mentions its key",
+  );
+  await until(
+    async () => (await $('[data-testid="lorebook"] [data-testid="what-fires"]')).getText(),
+    (text) => text.includes("No entry fires for this session."),
+    "the empty what-fires panel",
+  );
+  await shot(app.browser, "09-lorebook-silent");
+  await (await byTest("tab-recipe")).click();
+});
+
 test("keystroke to painted preview over a 1,000-message session (measured, not asserted)", async () => {
   const size = Number(process.env.E2E_SESSION_MESSAGES ?? 1000);
   const created = await app.browser.executeAsync((size, done) => {
@@ -232,7 +272,7 @@ test("keystroke to painted preview over a 1,000-message session (measured, not a
   for (const key of ["total", "queued", "roundTrip", "build", "render"]) report[key] = stats(key);
   writeFileSync(path.join(SHOTS, "preview-latency.json"), JSON.stringify(report, null, 2));
   console.log(`    keystroke to painted preview: ${JSON.stringify(report)}`);
-  await shot(app.browser, "07-long-session");
+  await shot(app.browser, "10-long-session");
 });
 
 test("a damaged database is reported in the window and left as it was", async () => {
@@ -245,7 +285,7 @@ test("a damaged database is reported in the window and left as it was", async ()
     const text = await (await $(".fatal")).getText();
     assert.match(text, /damaged or not a Promptloom database/);
     assert.ok(text.includes(damaged.path), `the message names the file: ${text}`);
-    await shot(app.browser, "08-damaged-database");
+    await shot(app.browser, "11-damaged-database");
     assert.ok(readFileSync(damaged.path).equals(garbage), "the file was not changed");
   } finally {
     await app.close();

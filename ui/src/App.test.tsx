@@ -103,3 +103,46 @@ describe("the app", () => {
     await waitFor(() => expect(calls.slice(saveAt).some((c) => c.cmd === "preview")).toBe(true));
   });
 });
+
+describe("the lorebook editor", () => {
+  beforeEach(() => resetForTests());
+
+  it("adds an entry with a key and shows what fires for the session", async () => {
+    const { calls } = await renderApp();
+    fireEvent.click(screen.getByTestId("tab-lorebook"));
+    fireEvent.click(screen.getByTestId("add-entry"));
+    const keys = within(await screen.findByTestId("entry-keys")).getByRole("textbox");
+    fireEvent.change(keys, { target: { value: "hello" } });
+    fireEvent.keyDown(keys, { key: "Enter" });
+    fireEvent.change(screen.getByTestId("entry-content"), { target: { value: "Greetings matter here." } });
+    await waitFor(() =>
+      expect(lastPreviewPreset(calls).lorebook?.entries?.[0]).toMatchObject({
+        keys: ["hello"],
+        content: "Greetings matter here.",
+        enabled: true,
+      }),
+    );
+    const panel = (await screen.findAllByTestId("what-fires"))[0]!;
+    await waitFor(() => expect(panel.textContent).toContain("matched “hello” in message #0"));
+    expect(screen.getByText("fires")).toBeTruthy();
+
+    // A key no message mentions: nothing fires.
+    fireEvent.click(within(screen.getByTestId("entry-keys")).getByLabelText("Keys: hello ×"));
+    await waitFor(() => expect(lastPreviewPreset(calls).lorebook?.entries?.[0]?.keys).toEqual([]));
+    await waitFor(() =>
+      expect(screen.getAllByTestId("what-fires")[0]!.textContent).toContain("No entry fires for this session."),
+    );
+  });
+
+  it("places an entry at a depth with the shared strategy editor", async () => {
+    const { calls } = await renderApp();
+    fireEvent.click(screen.getByTestId("tab-lorebook"));
+    fireEvent.click(screen.getByTestId("add-entry"));
+    fireEvent.click(within(await screen.findByTestId("entry-editor")).getByTestId("mode-depth"));
+    fireEvent.change(screen.getByTestId("depth-input"), { target: { value: "3" } });
+    await waitFor(() =>
+      expect(lastPreviewPreset(calls).lorebook?.entries?.[0]?.strategy).toEqual({ depth: 3 }),
+    );
+    expect(screen.getByText("Depth: 3")).toBeTruthy();
+  });
+});

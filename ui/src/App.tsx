@@ -1,10 +1,11 @@
-import { useEffect } from "react";
+import { useEffect, useState } from "react";
 import { LANGUAGES, type Language } from "./i18n";
 import { redo, setLanguage, setTheme, undo, useApp } from "./app/store";
 import { useT } from "./app/useT";
 import { PresetSidebar } from "./features/presets/PresetSidebar";
 import { SimpleEditor } from "./features/recipes/SimpleEditor";
 import { PreviewPane } from "./features/preview/PreviewPane";
+import { LorebookEditor } from "./features/lorebook/LorebookEditor";
 
 export function App() {
   const t = useT();
@@ -87,9 +88,38 @@ export function App() {
       </header>
       <main className="panes">
         <PresetSidebar />
-        <SimpleEditor />
+        <EditorPane />
         <PreviewPane />
       </main>
+    </div>
+  );
+}
+
+/** The middle pane: the recipe in simple mode, or the preset's lorebook. */
+function EditorPane() {
+  const t = useT();
+  const [tab, setTab] = useState<"recipe" | "lorebook">("recipe");
+  const hasPreset = useApp((s) => s.preset !== null);
+  return (
+    <div className="editor-pane">
+      {hasPreset && (
+        <div className="tabs" role="tablist">
+          {(["recipe", "lorebook"] as const).map((id) => (
+            <button
+              key={id}
+              type="button"
+              role="tab"
+              aria-selected={tab === id}
+              data-testid={`tab-${id}`}
+              className={tab === id ? "tab current" : "tab"}
+              onClick={() => setTab(id)}
+            >
+              {t(`tabs.${id}`)}
+            </button>
+          ))}
+        </div>
+      )}
+      {tab === "recipe" || !hasPreset ? <SimpleEditor /> : <LorebookEditor />}
     </div>
   );
 }

@@ -170,6 +170,52 @@ fn anthropic_profile_gives_one_leading_system_and_alternating_turns_keeping_dept
 }
 
 #[test]
+fn a_lorebook_entry_without_a_place_goes_before_the_history_when_there_is_no_world_info_anchor() {
+    let mut p = preset(
+        json!([
+            { "id": "main", "role": "system", "content": "main" },
+            { "id": "hist", "role": "system", "type": "chat_history" },
+        ]),
+        one_recipe(json!([
+            { "messageId": "main", "enabled": true },
+            { "messageId": "hist", "enabled": true },
+        ])),
+    );
+    p.lorebook = Some(
+        serde_json::from_value(json!({ "entries": [
+            { "id": "town", "keys": ["Saltmere"], "content": "[Saltmere: a harbour town]" },
+        ]}))
+        .expect("lorebook"),
+    );
+    let r = run(&p, &session_of(&["u1 to Saltmere", "a1 the harbour"]));
+    assert_eq!(
+        contents(&r),
+        [
+            "main",
+            "[Saltmere: a harbour town]",
+            "u1 to Saltmere",
+            "a1 the harbour"
+        ]
+    );
+    assert!(r.warnings.is_empty(), "{:?}", warnings(&r));
+
+    // With a worldInfoBefore placeholder, the entry goes after it, as SillyTavern does.
+    p.message_templates.push(
+        serde_json::from_value(
+            json!({ "id": "worldInfoBefore", "role": "system", "type": "placeholder" }),
+        )
+        .expect("template"),
+    );
+    p.context_recipes[0].steps.insert(
+        0,
+        serde_json::from_value(json!({ "messageId": "worldInfoBefore", "enabled": true }))
+            .expect("step"),
+    );
+    let r = run(&p, &session_of(&["u1 to Saltmere", "a1 the harbour"]));
+    assert_eq!(contents(&r)[0], "[Saltmere: a harbour town]");
+}
+
+#[test]
 fn lorebook_entries_are_placed_by_their_strategies_like_recipe_steps() {
     let mut p = preset(
         json!([

@@ -77,8 +77,11 @@ export function fakeBackend() {
       case "save_session":
         sessions.set((args.session as Chat).id, args.session as Chat);
         return null;
-      case "preview":
-        return fakePreview(args.request as { preset: AgentPreset; model: string });
+      case "preview": {
+        const request = args.request as { preset: AgentPreset; model: string; sessionId: string | null };
+        const session = request.sessionId ? sessions.get(request.sessionId) : undefined;
+        return fakePreview(request, session?.messages.map((m) => m.content) ?? []);
+      }
       default:
         throw { code: "unknown", message: `no fake for ${cmd}` };
     }
@@ -86,7 +89,25 @@ export function fakeBackend() {
   return { calls, presets, sessions };
 }
 
-function fakePreview({ preset, model }: { preset: AgentPreset; model: string }) {
+/** Entries fire when a key occurs in a message: enough to show the report, not the engine's rules. */
+function fakeLorebook(preset: AgentPreset, history: string[]) {
+  const entries = preset.lorebook?.entries ?? [];
+  if (entries.length === 0) return null;
+  const activated = [];
+  for (const e of entries) {
+    if (e.enabled === false) continue;
+    for (const key of e.keys ?? []) {
+      const at = history.findIndex((h) => h.toLowerCase().includes(key.toLowerCase()));
+      if (at >= 0) {
+        activated.push({ entryId: e.id, name: e.name, reason: { kind: "key", key, historyIndex: at }, tokens: 7 });
+        break;
+      }
+    }
+  }
+  return { activated, cut: [], budget: 32 };
+}
+
+function fakePreview({ preset, model }: { preset: AgentPreset; model: string }, history: string[]) {
   const recipe = (preset.contextRecipes ?? [])[0];
   if (!recipe) throw { code: "no_recipe", message: "no recipe" };
   const messages = recipe.steps
@@ -132,6 +153,7 @@ function fakePreview({ preset, model }: { preset: AgentPreset; model: string }) 
       warnings: [],
       logs: [{ processor: "token-limiter", level: "info", message: "2 history messages dropped" }],
       variables: {},
+      lorebook: fakeLorebook(preset, history),
     },
     anchors: ["chat_history", "user_profile"],
     tokenizer: "o200k_base",

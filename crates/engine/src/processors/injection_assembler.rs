@@ -19,6 +19,11 @@ use crate::EngineError;
 pub struct InjectionAssembler;
 
 const ID: &str = "injection-assembler";
+/// The anchor of the history block (SPEC 2.2).
+const CHAT_HISTORY: &str = "chat_history";
+/// Where an injection candidate without a strategy goes (a lorebook entry in list order), as
+/// SillyTavern places world info by default.
+const WORLD_INFO: &str = "worldInfoBefore";
 
 impl Processor for InjectionAssembler {
     fn descriptor(&self) -> ProcessorDescriptor {
@@ -172,7 +177,7 @@ impl Processor for InjectionAssembler {
                 slot_names.entry(template.id.clone()).or_insert(index);
                 match template.kind {
                     TemplateType::ChatHistory => {
-                        slot_names.insert("chat_history".into(), index);
+                        slot_names.insert(CHAT_HISTORY.into(), index);
                     }
                     TemplateType::UserProfile => {
                         slot_names.insert("user_profile".into(), index);
@@ -265,8 +270,13 @@ impl Processor for InjectionAssembler {
             let message = PipelineMessage::new(candidate.role, content, candidate.source);
             let class = classify(&candidate.strategy);
             let class = if class == Class::List {
-                // A candidate without a place goes where world info goes by default.
-                Class::Anchor("worldInfoBefore".into(), AnchorPosition::After)
+                // A candidate without a place goes where world info goes by default, and in a
+                // recipe without that anchor, directly before the chat history.
+                if slot_names.contains_key(WORLD_INFO) || !slot_names.contains_key(CHAT_HISTORY) {
+                    Class::Anchor(WORLD_INFO.into(), AnchorPosition::After)
+                } else {
+                    Class::Anchor(CHAT_HISTORY.into(), AnchorPosition::Before)
+                }
             } else {
                 class
             };

@@ -1,5 +1,6 @@
 import { memo, useState } from "react";
 import { MessageList } from "./MessageList";
+import { WhatFires } from "../lorebook/WhatFires";
 import type { BuiltMessage, Preview } from "../../bindings";
 import { previewRequest, setInput, setModel, useApp } from "../../app/store";
 import { api, errorMessage } from "../../app/api";
@@ -108,6 +109,7 @@ function PreviewBody({ preview, stale }: { preview: Preview; stale: boolean }) {
           </ul>
         </details>
       )}
+      <WhatFires />
       {result.warnings.length > 0 && (
         <details open className="warnings" data-testid="warnings">
           <summary>

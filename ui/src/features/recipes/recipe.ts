@@ -11,6 +11,11 @@ import type {
 } from "../../bindings";
 
 export type InjectionMode = "list" | "depth" | "anchor";
+export type StrategyValues = {
+  depth?: number;
+  anchorTarget?: string;
+  anchorPosition?: "before" | "after";
+};
 
 export interface StepView {
   index: number;
@@ -88,32 +93,39 @@ export function setStepStrategy(
   recipeAt: number,
   at: number,
   mode: InjectionMode,
-  values: { depth?: number; anchorTarget?: string; anchorPosition?: "before" | "after" },
+  values: StrategyValues,
 ) {
   return withRecipe(preset, recipeAt, (r) => ({
     ...r,
     steps: r.steps.map((s, i) => {
       if (i !== at) return s;
       const template = preset.messageTemplates.find((t) => t.id === s.messageId);
-      const order = s.injectionStrategy?.order ?? undefined;
-      let strategy: InjectionStrategy | undefined;
-      if (mode === "depth") {
-        strategy = { depth: clampDepth(values.depth ?? 0), ...(order !== undefined ? { order } : {}) };
-      } else if (mode === "anchor") {
-        strategy = {
-          anchorTarget: values.anchorTarget ?? "chat_history",
-          anchorPosition: values.anchorPosition ?? "after",
-          ...(order !== undefined ? { order } : {}),
-        };
-      } else if (modeOf(template?.defaultInjectionStrategy) !== "list") {
-        strategy = {};
-      }
+      let strategy = strategyFor(mode, values, s.injectionStrategy?.order);
+      if (!strategy && modeOf(template?.defaultInjectionStrategy) !== "list") strategy = {};
       const next: RecipeStep = { ...s };
       if (strategy) next.injectionStrategy = strategy;
       else delete next.injectionStrategy;
       return next;
     }),
   }));
+}
+
+/** The strategy `mode` and `values` describe, keeping an `order`; none for list order. */
+export function strategyFor(
+  mode: InjectionMode,
+  values: StrategyValues,
+  order?: number | null,
+): InjectionStrategy | undefined {
+  const keep = order !== undefined && order !== null ? { order } : {};
+  if (mode === "depth") return { depth: clampDepth(values.depth ?? 0), ...keep };
+  if (mode === "anchor") {
+    return {
+      anchorTarget: values.anchorTarget ?? "chat_history",
+      anchorPosition: values.anchorPosition ?? "after",
+      ...keep,
+    };
+  }
+  return undefined;
 }
 
 export function clampDepth(depth: number): number {

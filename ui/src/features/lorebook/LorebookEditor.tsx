@@ -1,0 +1,268 @@
+import { useState } from "react";
+import type { LorebookEntry, Role, SelectiveLogic } from "../../bindings";
+import { editPreset, useApp } from "../../app/store";
+import { useT } from "../../app/useT";
+import { MacroTextarea } from "../recipes/MessageEditor";
+import { StrategyEditor } from "../recipes/StrategyEditor";
+import { modeOf } from "../recipes/recipe";
+import { TagInput } from "./TagInput";
+import { WhatFires } from "./WhatFires";
+import {
+  DEFAULTS,
+  addEntry,
+  entriesOf,
+  removeEntry,
+  setBookSetting,
+  setEntryStrategy,
+  updateEntry,
+} from "./lorebook";
+
+const LOGIC: SelectiveLogic[] = ["andAny", "andAll", "notAny", "notAll"];
+const ROLES: Role[] = ["system", "user", "assistant"];
+
+/** The preset's lorebook (SPEC 6): its settings, its entries, and what fires for this session. */
+export function LorebookEditor() {
+  const t = useT();
+  const preset = useApp((s) => s.preset);
+  const fired = useApp((s) => s.preview?.result.lorebook ?? null);
+  const [selected, setSelected] = useState<number | null>(null);
+  if (!preset) return null;
+  const book = preset.lorebook;
+  const entries = entriesOf(preset);
+  const activeIds = new Set(fired?.activated.map((a) => a.entryId) ?? []);
+  const cutIds = new Set(fired?.cut.map((c) => c.entryId) ?? []);
+  const entry = selected !== null ? entries[selected] : undefined;
+  const num = (v: string, min: number, max: number) => Math.min(max, Math.max(min, Math.round(Number(v) || 0)));
+
+  return (
+    <div className="lorebook" data-testid="lorebook">
+      <header className="editor-head">
+        <div>
+          <h2>{t("lore.title")}</h2>
+          <p className="muted">{t("lore.intro")}</p>
+        </div>
+        <button
+          type="button"
+          className="primary"
+          data-testid="add-entry"
+          onClick={() => {
+            let index = 0;
+            editPreset((p) => {
+              const added = addEntry(p, t("lore.newEntry"));
+              index = added.index;
+              return added.preset;
+            });
+            setSelected(index);
+          }}
+        >
+          + {t("lore.addEntry")}
+        </button>
+      </header>
+      <fieldset className="lore-settings">
+        <legend>{t("lore.settings")}</legend>
+        <div className="field-row">
+          <label>
+            {t("lore.scanDepth")}
+            <input
+              type="number"
+              min={0}
+              max={1000}
+              value={book?.scanDepth ?? DEFAULTS.scanDepth}
+              onChange={(e) => editPreset((p) => setBookSetting(p, "scanDepth", num(e.target.value, 0, 1000)))}
+            />
+          </label>
+          <label>
+            {t("lore.budget")}
+            <input
+              type="number"
+              min={0}
+              max={100}
+              value={book?.tokenBudget ?? DEFAULTS.tokenBudget}
+              onChange={(e) => editPreset((p) => setBookSetting(p, "tokenBudget", num(e.target.value, 0, 100)))}
+            />
+          </label>
+          {(["recursive", "caseSensitive", "matchWholeWords"] as const).map((key) => (
+            <label key={key} className="check">
+              <input
+                type="checkbox"
+                checked={book?.[key] ?? DEFAULTS[key]}
+                onChange={(e) => editPreset((p) => setBookSetting(p, key, e.target.checked))}
+              />
+              {t(`lore.${key}`)}
+            </label>
+          ))}
+        </div>
+      </fieldset>
+      <WhatFires />
+      <ol className="entries" data-testid="entries">
+        {entries.map((e, i) => (
+          <li
+            key={e.id}
+            data-entry-id={e.id}
+            className={[
+              "step",
+              "entry",
+              selected === i ? "selected" : "",
+              e.enabled === false ? "disabled" : "",
+              activeIds.has(e.id) ? "fired" : "",
+              cutIds.has(e.id) ? "cut" : "",
+            ]
+              .filter(Boolean)
+              .join(" ")}
+          >
+            <label className="switch" title={t("recipe.enabled")}>
+              <input
+                type="checkbox"
+                checked={e.enabled !== false}
+                aria-label={`${t("recipe.enabled")}: ${e.name || e.id}`}
+                onChange={(ev) => editPreset((p) => updateEntry(p, i, { enabled: ev.target.checked }))}
+              />
+              <span aria-hidden="true" />
+            </label>
+            <button type="button" className="step-body" onClick={() => setSelected(i)}>
+              <span className="step-title">
+                <strong>{e.name || e.id}</strong>
+                {e.constant && <span className="tag tag-constant">{t("lore.constant")}</span>}
+                {activeIds.has(e.id) && <span className="tag tag-fired">{t("lore.fired")}</span>}
+                {cutIds.has(e.id) && <span className="tag tag-cut">{t("lore.cut")}</span>}
+              </span>
+              <span className="summary">{(e.keys ?? []).join(", ") || "—"}</span>
+            </button>
+            <span className="tags">
+              <StrategyTag entry={e} />
+              <span className="tag">#{e.order ?? 100}</span>
+            </span>
+          </li>
+        ))}
+      </ol>
+      {entries.length === 0 && <p className="muted">{t("lore.empty")}</p>}
+      {entry && selected !== null && (
+        <EntryEditor
+          key={entry.id}
+          entry={entry}
+          index={selected}
+          onRemove={() => {
+            setSelected(null);
+            editPreset((p) => removeEntry(p, selected));
+          }}
+        />
+      )}
+    </div>
+  );
+}
+
+function StrategyTag({ entry: e }: { entry: LorebookEntry }) {
+  const mode = modeOf(e.strategy);
+  if (mode === "depth") return <span className="tag tag-depth">Depth: {e.strategy?.depth}</span>;
+  if (mode === "anchor") {
+    return (
+      <span className="tag tag-anchor">
+        ⚓ {e.strategy?.anchorPosition === "before" ? "↑" : "↓"} {e.strategy?.anchorTarget}
+      </span>
+    );
+  }
+  return null;
+}
+
+function EntryEditor({ entry, index, onRemove }: { entry: LorebookEntry; index: number; onRemove: () => void }) {
+  const t = useT();
+  const set = (change: Partial<LorebookEntry>, coalesce?: string) =>
+    editPreset((p) => updateEntry(p, index, change), coalesce);
+  return (
+    <div className="message-editor" data-testid="entry-editor">
+      <div className="field-row">
+        <label>
+          {t("editor.name")}
+          <input value={entry.name ?? ""} onChange={(e) => set({ name: e.target.value }, `entry-name:${entry.id}`)} />
+        </label>
+        <label>
+          {t("editor.role")}
+          <select value={entry.role ?? "system"} onChange={(e) => set({ role: e.target.value as Role })}>
+            {ROLES.map((r) => (
+              <option key={r} value={r}>
+                {t(`role.${r}`)}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          {t("lore.order")}
+          <input
+            type="number"
+            value={entry.order ?? 100}
+            onChange={(e) => set({ order: Math.round(Number(e.target.value) || 0) })}
+          />
+        </label>
+        <label>
+          {t("lore.probability")}
+          <input
+            type="number"
+            min={0}
+            max={100}
+            placeholder="100"
+            value={entry.probability ?? ""}
+            onChange={(e) =>
+              set({
+                probability:
+                  e.target.value === "" ? null : Math.min(100, Math.max(0, Math.round(Number(e.target.value)))),
+              })
+            }
+          />
+        </label>
+        <button type="button" className="danger" onClick={onRemove}>
+          {t("lore.remove")}
+        </button>
+      </div>
+      <label className="check">
+        <input type="checkbox" checked={!!entry.constant} onChange={(e) => set({ constant: e.target.checked })} />
+        {t("lore.constantLong")}
+      </label>
+      <div className="field-col">
+        <span className="field-label">{t("lore.keys")}</span>
+        <TagInput
+          label={t("lore.keys")}
+          placeholder={t("lore.keyHint")}
+          testId="entry-keys"
+          values={entry.keys ?? []}
+          onChange={(keys) => set({ keys })}
+        />
+      </div>
+      <div className="field-row">
+        <div className="field-col grow">
+          <span className="field-label">{t("lore.secondaryKeys")}</span>
+          <TagInput
+            label={t("lore.secondaryKeys")}
+            values={entry.secondaryKeys ?? []}
+            onChange={(secondaryKeys) => set({ secondaryKeys })}
+          />
+        </div>
+        <label>
+          {t("lore.logic")}
+          <select
+            value={entry.selectiveLogic ?? "andAny"}
+            onChange={(e) => set({ selectiveLogic: e.target.value as SelectiveLogic })}
+          >
+            {LOGIC.map((l) => (
+              <option key={l} value={l}>
+                {t(`lore.logic.${l}`)}
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+      <label className="content-field">
+        {t("editor.content")}
+        <MacroTextarea
+          value={entry.content ?? ""}
+          testId="entry-content"
+          onChange={(content) => set({ content }, `entry-content:${entry.id}`)}
+        />
+      </label>
+      <StrategyEditor
+        strategy={entry.strategy}
+        listLabel={t("lore.mode.default")}
+        onChange={(mode, values) => editPreset((p) => setEntryStrategy(p, index, mode, values))}
+      />
+    </div>
+  );
+}
