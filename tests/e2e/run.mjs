@@ -272,6 +272,16 @@ test("keystroke to painted preview over a 1,000-message session (measured, not a
   for (const key of ["total", "queued", "roundTrip", "build", "render"]) report[key] = stats(key);
   writeFileSync(path.join(SHOTS, "preview-latency.json"), JSON.stringify(report, null, 2));
   console.log(`    keystroke to painted preview: ${JSON.stringify(report)}`);
+  // The long list renders the rows in view: scrolled to the end, the newest message is there.
+  await app.browser.execute(() => {
+    const pane = document.querySelector(".preview");
+    pane.scrollTop = pane.scrollHeight;
+  });
+  await until(
+    () => app.browser.execute((last) => !!document.querySelector(`[data-source="history #${last}"]`), size - 1),
+    (found) => found,
+    "the newest message after scrolling the preview to its end",
+  );
   await shot(app.browser, "10-long-session");
 });
 

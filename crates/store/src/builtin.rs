@@ -39,15 +39,9 @@ impl Store {
         &self,
         presets: &[(&str, &str)],
     ) -> Result<Vec<String>, StoreError> {
-        if self.setting(INSTALLED)?.is_some() {
-            return Ok(Vec::new());
-        }
-        let mut installed = Vec::with_capacity(presets.len());
-        for (file, json) in presets {
-            installed.push(self.install_one(file, json)?);
-        }
-        self.set_setting(INSTALLED, "1")?;
-        Ok(installed)
+        self.install_once(INSTALLED, presets, |file, json| {
+            self.install_one(file, json)
+        })
     }
 
     /// Installs `sessions` once, like the presets: a deleted example stays deleted.
@@ -55,20 +49,32 @@ impl Store {
         &self,
         sessions: &[(&str, &str)],
     ) -> Result<Vec<String>, StoreError> {
-        if self.setting(SESSIONS_INSTALLED)?.is_some() {
-            return Ok(Vec::new());
-        }
-        let mut installed = Vec::with_capacity(sessions.len());
-        for (file, json) in sessions {
+        self.install_once(SESSIONS_INSTALLED, sessions, |file, json| {
             let session = parse_session(json).map_err(|e| StoreError::Invalid {
                 kind: "built-in session",
-                id: (*file).to_string(),
+                id: file.to_string(),
                 problem: e.to_string(),
             })?;
             self.save_session(&session)?;
-            installed.push(session.id);
+            Ok(session.id)
+        })
+    }
+
+    /// Runs `install` over `documents` unless the app setting `flag` says it ran before.
+    fn install_once(
+        &self,
+        flag: &str,
+        documents: &[(&str, &str)],
+        install: impl Fn(&str, &str) -> Result<String, StoreError>,
+    ) -> Result<Vec<String>, StoreError> {
+        if self.setting(flag)?.is_some() {
+            return Ok(Vec::new());
         }
-        self.set_setting(SESSIONS_INSTALLED, "1")?;
+        let installed = documents
+            .iter()
+            .map(|(file, json)| install(file, json))
+            .collect::<Result<Vec<_>, _>>()?;
+        self.set_setting(flag, "1")?;
         Ok(installed)
     }
 

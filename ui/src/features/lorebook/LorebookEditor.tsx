@@ -1,5 +1,6 @@
 import { useState } from "react";
-import type { LorebookEntry, Role, SelectiveLogic } from "../../bindings";
+import type { LorebookEntry, SelectiveLogic } from "../../bindings";
+import { RoleSelect } from "../../app/RoleSelect";
 import { editPreset, useApp } from "../../app/store";
 import { useT } from "../../app/useT";
 import { MacroTextarea } from "../recipes/MessageEditor";
@@ -18,7 +19,6 @@ import {
 } from "./lorebook";
 
 const LOGIC: SelectiveLogic[] = ["andAny", "andAll", "notAny", "notAll"];
-const ROLES: Role[] = ["system", "user", "assistant"];
 
 /** The preset's lorebook (SPEC 6): its settings, its entries, and what fires for this session. */
 export function LorebookEditor() {
@@ -177,13 +177,7 @@ function EntryEditor({ entry, index, onRemove }: { entry: LorebookEntry; index: 
         </label>
         <label>
           {t("editor.role")}
-          <select value={entry.role ?? "system"} onChange={(e) => set({ role: e.target.value as Role })}>
-            {ROLES.map((r) => (
-              <option key={r} value={r}>
-                {t(`role.${r}`)}
-              </option>
-            ))}
-          </select>
+          <RoleSelect value={entry.role ?? "system"} onChange={(role) => set({ role })} />
         </label>
         <label>
           {t("lore.order")}

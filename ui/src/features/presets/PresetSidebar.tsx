@@ -9,7 +9,8 @@ import {
   useApp,
 } from "../../app/store";
 import { useT } from "../../app/useT";
-import { errorMessage } from "../../app/api";
+import { useRunner } from "../../app/useRunner";
+import { ConfirmDialog } from "../../app/ConfirmDialog";
 
 /** The presets list: search, open, new, duplicate, rename, delete with confirmation. */
 export function PresetSidebar() {
@@ -19,10 +20,7 @@ export function PresetSidebar() {
   const [query, setQuery] = useState("");
   const [renaming, setRenaming] = useState<{ id: string; name: string } | null>(null);
   const [confirming, setConfirming] = useState<{ id: string; name: string } | null>(null);
-  const [error, setError] = useState<string | null>(null);
-
-  const run = (work: Promise<unknown>) =>
-    work.then(() => setError(null)).catch((e) => setError(errorMessage(e)));
+  const [error, run] = useRunner();
 
   const q = query.trim().toLowerCase();
   const shown = presets.filter(
@@ -112,27 +110,15 @@ export function PresetSidebar() {
         {t("presets.restore")}
       </button>
       {confirming && (
-        <div className="dialog-backdrop">
-          <div role="alertdialog" aria-modal="true" className="dialog" aria-labelledby="confirm-delete">
-            <p id="confirm-delete">{t("presets.confirmDelete", { name: confirming.name })}</p>
-            <div className="dialog-actions">
-              <button type="button" autoFocus onClick={() => setConfirming(null)}>
-                {t("presets.cancel")}
-              </button>
-              <button
-                type="button"
-                className="danger"
-                onClick={() => {
-                  const id = confirming.id;
-                  setConfirming(null);
-                  run(deletePreset(id));
-                }}
-              >
-                {t("presets.delete")}
-              </button>
-            </div>
-          </div>
-        </div>
+        <ConfirmDialog
+          message={t("presets.confirmDelete", { name: confirming.name })}
+          confirm={t("presets.delete")}
+          onCancel={() => setConfirming(null)}
+          onConfirm={() => {
+            setConfirming(null);
+            run(deletePreset(confirming.id));
+          }}
+        />
       )}
     </aside>
   );

@@ -1,5 +1,5 @@
 import { useRef } from "react";
-import type { Role } from "../../bindings";
+import { RoleSelect } from "../../app/RoleSelect";
 import { editPreset, selectStep } from "../../app/store";
 import { StrategyEditor } from "./StrategyEditor";
 import { useT } from "../../app/useT";
@@ -11,8 +11,6 @@ import {
   updateTemplate,
   type StepView,
 } from "./recipe";
-
-const ROLES: Role[] = ["system", "user", "assistant"];
 
 /** The editor of the selected step: role, content with macros highlighted, injection mode. */
 export function MessageEditor({ view, recipeAt }: { view: StepView; recipeAt: number }) {
@@ -37,17 +35,11 @@ export function MessageEditor({ view, recipeAt }: { view: StepView; recipeAt: nu
         </label>
         <label>
           {t("editor.role")}
-          <select
+          <RoleSelect
             value={template?.role ?? "system"}
-            data-testid="editor-role"
-            onChange={(e) => editPreset((p) => updateTemplate(p, templateId, { role: e.target.value as Role }))}
-          >
-            {ROLES.map((r) => (
-              <option key={r} value={r}>
-                {t(`role.${r}`)}
-              </option>
-            ))}
-          </select>
+            testId="editor-role"
+            onChange={(role) => editPreset((p) => updateTemplate(p, templateId, { role }))}
+          />
         </label>
         <button
           type="button"

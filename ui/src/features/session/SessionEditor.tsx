@@ -2,8 +2,8 @@ import type { ChatMessage } from "../../bindings";
 import type { Chat } from "../../app/model";
 import { editSession, useApp } from "../../app/store";
 import { useT } from "../../app/useT";
+import { RoleSelect } from "../../app/RoleSelect";
 
-const ROLES: ChatMessage["role"][] = ["system", "user", "assistant", "tool"];
 /** Long sessions show their newest messages; older ones are edited in a file or by import. */
 const SHOWN = 50;
 
@@ -76,17 +76,12 @@ export function SessionEditor() {
           const i = first + k;
           return (
             <li key={i} data-testid={`session-message-${i}`}>
-              <select
+              <RoleSelect
                 value={m.role}
-                aria-label={t("editor.role")}
-                onChange={(e) => setMessage(i, { role: e.target.value as ChatMessage["role"] })}
-              >
-                {ROLES.map((r) => (
-                  <option key={r} value={r}>
-                    {t(`role.${r}`)}
-                  </option>
-                ))}
-              </select>
+                withTool
+                label={t("editor.role")}
+                onChange={(role) => setMessage(i, { role })}
+              />
               <textarea
                 value={m.content}
                 rows={2}

@@ -1,7 +1,8 @@
 import { useState } from "react";
 import { createSession, deleteSession, openSession, useApp } from "../../app/store";
 import { useT } from "../../app/useT";
-import { errorMessage } from "../../app/api";
+import { useRunner } from "../../app/useRunner";
+import { ConfirmDialog } from "../../app/ConfirmDialog";
 import { SessionEditor } from "./SessionEditor";
 
 /** Chooses the session the preview builds over, and opens the small session editor. */
@@ -11,9 +12,7 @@ export function SessionPicker() {
   const session = useApp((s) => s.session);
   const [editing, setEditing] = useState(false);
   const [confirming, setConfirming] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const run = (work: Promise<unknown>) =>
-    work.then(() => setError(null)).catch((e) => setError(errorMessage(e)));
+  const [error, run] = useRunner();
 
   return (
     <div className="session-picker">
@@ -51,27 +50,16 @@ export function SessionPicker() {
       {error && <p className="error" role="alert">{error}</p>}
       {session && editing && <SessionEditor />}
       {confirming && session && (
-        <div className="dialog-backdrop">
-          <div role="alertdialog" aria-modal="true" className="dialog">
-            <p>{t("session.confirmDelete", { name: session.title ?? session.id })}</p>
-            <div className="dialog-actions">
-              <button type="button" autoFocus onClick={() => setConfirming(false)}>
-                {t("presets.cancel")}
-              </button>
-              <button
-                type="button"
-                className="danger"
-                onClick={() => {
-                  setConfirming(false);
-                  setEditing(false);
-                  run(deleteSession(session.id));
-                }}
-              >
-                {t("presets.delete")}
-              </button>
-            </div>
-          </div>
-        </div>
+        <ConfirmDialog
+          message={t("session.confirmDelete", { name: session.title ?? session.id })}
+          confirm={t("presets.delete")}
+          onCancel={() => setConfirming(false)}
+          onConfirm={() => {
+            setConfirming(false);
+            setEditing(false);
+            run(deleteSession(session.id));
+          }}
+        />
       )}
     </div>
   );

@@ -1,0 +1,31 @@
+import { useT } from "./useT";
+
+/** Asks before something that cannot be undone; Cancel has the focus. */
+export function ConfirmDialog({
+  message,
+  confirm,
+  onConfirm,
+  onCancel,
+}: {
+  message: string;
+  confirm: string;
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
+  const t = useT();
+  return (
+    <div className="dialog-backdrop">
+      <div role="alertdialog" aria-modal="true" className="dialog" aria-label={message}>
+        <p>{message}</p>
+        <div className="dialog-actions">
+          <button type="button" autoFocus onClick={onCancel}>
+            {t("presets.cancel")}
+          </button>
+          <button type="button" className="danger" onClick={onConfirm}>
+            {confirm}
+          </button>
+        </div>
+      </div>
+    </div>
+  );
+}
