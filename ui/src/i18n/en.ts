@@ -133,6 +133,14 @@ export const en = {
   "lore.why.cut": "activated but was cut: {reason}",
   "lore.budgetUsed": "Lorebook budget: {budget} tokens",
   "preview.lorebook": "Lorebook",
+  "preview.budget": "budget {budget}",
+  "source.template": "template",
+  "source.history": "history",
+  "source.input": "input",
+  "source.profile": "profile",
+  "source.ephemeral": "ephemeral",
+  "source.lorebook": "lorebook",
+  "source.processor": "processor",
 };
 
 export type MessageKey = keyof typeof en;

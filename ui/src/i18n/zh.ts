@@ -135,4 +135,12 @@ export const zh: Record<MessageKey, string> = {
   "lore.why.cut": "已触发但被裁剪：{reason}",
   "lore.budgetUsed": "世界书预算：{budget} 个 token",
   "preview.lorebook": "世界书",
+  "preview.budget": "预算 {budget}",
+  "source.template": "模板",
+  "source.history": "历史",
+  "source.input": "输入",
+  "source.profile": "用户资料",
+  "source.ephemeral": "临时",
+  "source.lorebook": "世界书",
+  "source.processor": "处理器",
 };

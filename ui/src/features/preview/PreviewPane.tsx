@@ -192,6 +192,7 @@ function BuiltRowView({
   measure?: (el: HTMLElement | null) => void;
   onToggle: () => void;
 }) {
+  const t = useT();
   const kind = message.source.kind;
   return (
     <li
@@ -202,7 +203,7 @@ function BuiltRowView({
     >
       <button type="button" className="built-head" onClick={onToggle} aria-expanded={open}>
         <RoleIcon role={message.role} />
-        <span className={`badge badge-${kind}`}>{kind}</span>
+        <span className={`badge badge-${kind}`}>{t(`source.${kind}`)}</span>
         <span className="badge-detail">{sourceDetail(message.source)}</span>
         {message.truncated && <span className="badge badge-truncated">✂</span>}
         <span className="tokens">{message.tokens}</span>

@@ -1,9 +1,12 @@
-import type { TokenSummary } from "../../bindings";
+import type { SourceKind, TokenSummary } from "../../bindings";
+import { useT } from "../../app/useT";
 
 const ORDER = ["template", "profile", "lorebook", "history", "input", "ephemeral", "processor"];
 
 /** Tokens by source against the budget, as one stacked bar. */
 export function TokenBar({ summary }: { summary: TokenSummary }) {
+  const t = useT();
+  const name = (kind: string) => (ORDER.includes(kind) ? t(`source.${kind as SourceKind}`) : kind);
   const scale = Math.max(summary.budget, summary.total, 1);
   const entries = Object.entries(summary.bySource)
     .filter((e): e is [string, number] => typeof e[1] === "number" && e[1] > 0)
@@ -13,7 +16,7 @@ export function TokenBar({ summary }: { summary: TokenSummary }) {
       <div
         className="token-bar"
         role="img"
-        aria-label={entries.map(([k, v]) => `${k} ${v}`).join(", ")}
+        aria-label={entries.map(([k, v]) => `${name(k)} ${v}`).join(", ")}
         data-testid="token-bar"
       >
         {entries.map(([kind, n]) => (
@@ -21,7 +24,7 @@ export function TokenBar({ summary }: { summary: TokenSummary }) {
             key={kind}
             className={`seg seg-${kind}`}
             style={{ width: `${(100 * n) / scale}%` }}
-            title={`${kind}: ${n}`}
+            title={`${name(kind)}: ${n}`}
           />
         ))}
         {summary.total > summary.budget && <span className="over" />}
@@ -29,10 +32,10 @@ export function TokenBar({ summary }: { summary: TokenSummary }) {
       <ul className="legend">
         {entries.map(([kind, n]) => (
           <li key={kind}>
-            <span className={`dot seg-${kind}`} /> {kind} {n}
+            <span className={`dot seg-${kind}`} /> {name(kind)} {n}
           </li>
         ))}
-        <li className="muted">budget {summary.budget}</li>
+        <li className="muted">{t("preview.budget", { budget: summary.budget })}</li>
       </ul>
     </div>
   );
