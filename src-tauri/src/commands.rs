@@ -12,6 +12,7 @@ use promptloom_engine::model::{
 use promptloom_engine::pipeline::BuildResult;
 use promptloom_engine::profiles::{ModelProfile, KNOWN_MODELS};
 use promptloom_engine::{build, BuildOptions, BuildRequest};
+use promptloom_import::{card_preset, Imported};
 use serde::{Deserialize, Serialize};
 use tauri::{AppHandle, Manager};
 
@@ -116,7 +117,7 @@ pub async fn save_preset(app: AppHandle, preset: AgentPreset) -> Result<(), AppE
 pub async fn create_preset(app: AppHandle, name: String) -> Result<AgentPreset, AppError> {
     blocking(app, move |s| {
         let store = s.store()?;
-        let id = free_id(&slug(&name, "preset"), |id| store.preset_exists(id))?;
+        let id = store.free_preset_id(&slug(&name, "preset"))?;
         let preset = new_preset(id, name);
         store.save_preset(&preset)?;
         Ok(preset)
@@ -133,7 +134,7 @@ pub async fn duplicate_preset(
 ) -> Result<AgentPreset, AppError> {
     blocking(app, move |s| {
         let store = s.store()?;
-        let new_id = free_id(&slug(&name, "preset"), |id| store.preset_exists(id))?;
+        let new_id = store.free_preset_id(&slug(&name, "preset"))?;
         Ok(store.duplicate_preset(&id, &new_id, &name)?)
     })
     .await
@@ -209,12 +210,7 @@ pub async fn save_session(app: AppHandle, session: Session) -> Result<(), AppErr
 pub async fn create_session(app: AppHandle, title: String) -> Result<Session, AppError> {
     blocking(app, move |s| {
         let store = s.store()?;
-        let id = free_id(&slug(&title, "session"), |id| {
-            store.get_session(id).map(|_| true).or_else(|e| match e {
-                promptloom_store::StoreError::NotFound { .. } => Ok(false),
-                e => Err(e),
-            })
-        })?;
+        let id = store.free_session_id(&slug(&title, "session"))?;
         let session = Session {
             format_version: 1,
             id,
@@ -334,6 +330,144 @@ fn run_build(
     Ok((result, session, profile))
 }
 
+/// What a file would bring in, read and mapped but not saved: the user sees it first (SPEC 9).
+#[derive(Debug, Clone, Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct ImportPreview {
+    /// The format recognised, in words (`SillyTavern chat-completion preset`).
+    pub format: String,
+    /// `preset`, `character`, `lorebook`, `regex rules` or `session`.
+    pub kind: String,
+    /// The name or id of what would be created.
+    pub name: String,
+    /// Lorebooks and regex rules go into an existing preset.
+    pub needs_preset: bool,
+    /// Everything the importer could not map, item by item.
+    pub not_mapped: Vec<NotMapped>,
+}
+
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct NotMapped {
+    pub item: String,
+    pub message: String,
+}
+
+/// What an import created or changed.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct ImportOutcome {
+    /// `preset` or `session`: which list to refresh and what to open.
+    pub kind: String,
+    pub id: String,
+}
+
+/// Reads and maps `path` (a native preset, a SillyTavern preset, card, world info, regex
+/// scripts or chat) without saving anything.
+#[tauri::command]
+#[specta::specta]
+pub async fn inspect_import(app: AppHandle, path: String) -> Result<ImportPreview, AppError> {
+    blocking(app, move |_| {
+        let reported = promptloom_import::import_file(std::path::Path::new(&path))?;
+        let (kind, name) = match &reported.value {
+            Imported::Preset { preset } => ("preset", preset.name.clone()),
+            Imported::Character(card) => ("character", card.character.name.clone()),
+            Imported::Lorebook { lorebook } => {
+                ("lorebook", format!("{} entries", lorebook.entries.len()))
+            }
+            Imported::RegexRules { rules } => ("regex rules", format!("{} rules", rules.len())),
+            Imported::Session { session } => (
+                "session",
+                session.title.clone().unwrap_or_else(|| session.id.clone()),
+            ),
+        };
+        Ok(ImportPreview {
+            format: reported.report.format.clone(),
+            kind: kind.to_string(),
+            name,
+            needs_preset: matches!(
+                reported.value,
+                Imported::Lorebook { .. } | Imported::RegexRules { .. }
+            ),
+            not_mapped: reported
+                .report
+                .items
+                .into_iter()
+                .map(|i| NotMapped {
+                    item: i.item,
+                    message: i.message,
+                })
+                .collect(),
+        })
+    })
+    .await
+}
+
+/// Imports `path` into the database: a preset or card becomes a new preset, a chat a new
+/// session (never over an existing id); a lorebook or regex scripts go into preset `into`.
+#[tauri::command]
+#[specta::specta]
+pub async fn import_file(
+    app: AppHandle,
+    path: String,
+    into: Option<String>,
+) -> Result<ImportOutcome, AppError> {
+    blocking(app, move |s| {
+        // Read and map before the database is touched: bad input writes nothing.
+        let reported = promptloom_import::import_file(std::path::Path::new(&path))?;
+        let store = s.store()?;
+        let into_preset = |what: &str| {
+            into.clone().ok_or_else(|| {
+                AppError::new(
+                    "needs_preset",
+                    format!("{path} is {what}: choose the preset it goes into"),
+                )
+            })
+        };
+        let outcome = |kind: &str, id: String| ImportOutcome {
+            kind: kind.to_string(),
+            id,
+        };
+        Ok(match reported.value {
+            Imported::Preset { preset } => outcome("preset", save_new_preset(&store, *preset)?),
+            Imported::Character(card) => {
+                outcome("preset", save_new_preset(&store, card_preset(&card))?)
+            }
+            Imported::Session { mut session } => {
+                session.id = store.free_session_id(&session.id)?;
+                store.save_session(&session)?;
+                outcome("session", session.id)
+            }
+            Imported::Lorebook { lorebook } => {
+                let id = into_preset("world info")?;
+                let mut preset = store.get_preset(&id)?;
+                preset.lorebook = Some(lorebook);
+                store.save_preset(&preset)?;
+                outcome("preset", id)
+            }
+            Imported::RegexRules { rules } => {
+                let id = into_preset("a set of regex scripts")?;
+                let mut preset = store.get_preset(&id)?;
+                preset
+                    .regex_rules
+                    .get_or_insert_with(Vec::new)
+                    .extend(rules);
+                store.save_preset(&preset)?;
+                outcome("preset", id)
+            }
+        })
+    })
+    .await
+}
+
+fn save_new_preset(
+    store: &promptloom_store::Store,
+    mut preset: AgentPreset,
+) -> Result<String, AppError> {
+    preset.id = store.free_preset_id(&preset.id)?;
+    store.save_preset(&preset)?;
+    Ok(preset.id)
+}
+
 /// The model ids the pickers offer, and the profiles the user added.
 #[tauri::command]
 #[specta::specta]
@@ -381,23 +515,6 @@ pub fn slug(name: &str, fallback: &str) -> String {
     } else {
         out
     }
-}
-
-/// `base`, or `base-2`, `base-3`, ... whichever is free.
-fn free_id<E>(base: &str, taken: impl Fn(&str) -> Result<bool, E>) -> Result<String, AppError>
-where
-    AppError: From<E>,
-{
-    if !taken(base)? {
-        return Ok(base.to_string());
-    }
-    for n in 2.. {
-        let id = format!("{base}-{n}");
-        if !taken(&id)? {
-            return Ok(id);
-        }
-    }
-    unreachable!("some id is free")
 }
 
 /// The preset a user starts from: a system prompt, then the chat history, for every model.

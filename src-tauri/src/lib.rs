@@ -34,6 +34,8 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             commands::delete_session,
             commands::preview,
             commands::provider_request,
+            commands::inspect_import,
+            commands::import_file,
             commands::known_models,
             commands::get_setting,
             commands::set_setting,

@@ -220,8 +220,54 @@ test("a lorebook entry fires on a key the recent messages mention, and not on on
     (text) => text.includes("No entry fires for this session."),
     "the empty what-fires panel",
   );
-  await shot(app.browser, "09-lorebook-silent");
+  await shot(app.browser, "08-lorebook-silent");
   await (await byTest("tab-recipe")).click();
+});
+
+test("import a SillyTavern preset: the report first, then the preset opens and previews", async () => {
+  const dir = scratchDatabase();
+  const file = path.join(path.dirname(dir.path), "Tavern.json");
+  writeFileSync(
+    file,
+    JSON.stringify({
+      temperature: 0.9,
+      prompts: [
+        { identifier: "main", name: "Main Prompt", system_prompt: true, role: "system", content: "Write {{char}}'s next reply." },
+        { identifier: "chatHistory", name: "Chat History", system_prompt: true, marker: true },
+      ],
+      prompt_order: [
+        { character_id: 100001, order: [
+          { identifier: "main", enabled: true },
+          { identifier: "chatHistory", enabled: true },
+        ] },
+      ],
+    }),
+  );
+  try {
+    // What the file dialog and a dropped file call.
+    await app.browser.execute((f) => window.__promptloomInspectImport(f), file);
+    const summary = await until(
+      async () => ((await byTest("import-summary").then((e) => e.isExisting())) ? (await byTest("import-summary")).getText() : ""),
+      (text) => text.startsWith("SillyTavern"),
+      "the import report",
+    );
+    assert.match(summary, /preset/);
+    const dialog = await (await byTest("import-dialog")).getText();
+    assert.match(dialog, /temperature/, "the unmapped sampling setting is reported");
+    await shot(app.browser, "09-import-report");
+    await (await byTest("confirm-import")).click();
+    await until(
+      () => previewSources(app.browser),
+      (s) => s[0] === "template main",
+      "the imported preset's preview",
+    );
+    await until(async () => (await $(".preset-list .current")).getText(), (t) => t.length > 0, "the imported preset in the list");
+    // Back to the preset of the earlier tests.
+    await (await byTest("preset-new-preset")).click();
+    await until(() => stepIds(app.browser), (ids) => ids.includes("message-2"), "the first preset again");
+  } finally {
+    dir.remove();
+  }
 });
 
 test("keystroke to painted preview over a 1,000-message session (measured, not asserted)", async () => {

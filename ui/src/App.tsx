@@ -1,6 +1,8 @@
 import { useEffect, useState } from "react";
 import { LANGUAGES, type Language } from "./i18n";
-import { redo, setLanguage, setTheme, undo, useApp } from "./app/store";
+import { getCurrentWebview } from "@tauri-apps/api/webview";
+import { inspectImport, redo, setLanguage, setTheme, undo, useApp } from "./app/store";
+import { ImportDialog } from "./features/presets/ImportDialog";
 import { useT } from "./app/useT";
 import { PresetSidebar } from "./features/presets/PresetSidebar";
 import { SimpleEditor } from "./features/recipes/SimpleEditor";
@@ -36,6 +38,28 @@ export function App() {
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
+  }, []);
+
+  useEffect(() => {
+    // A file dropped onto the window is imported like one chosen in the dialog.
+    let stop: (() => void) | undefined;
+    let cancelled = false;
+    try {
+      getCurrentWebview()
+        .onDragDropEvent((event) => {
+          if (event.payload.type === "drop" && event.payload.paths[0]) {
+            void inspectImport(event.payload.paths[0]);
+          }
+        })
+        .then((unlisten) => (cancelled ? unlisten() : (stop = unlisten)))
+        .catch(() => {});
+    } catch {
+      // Outside the app window (component tests) there is nothing to drop onto.
+    }
+    return () => {
+      cancelled = true;
+      stop?.();
+    };
   }, []);
 
   if (!ready) return <p className="loading">{t("app.loading")}</p>;
@@ -91,6 +115,7 @@ export function App() {
         <EditorPane />
         <PreviewPane />
       </main>
+      <ImportDialog />
     </div>
   );
 }

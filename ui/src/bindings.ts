@@ -32,6 +32,16 @@ export const commands = {
 	 *  JSON. Asked for only when the user opens it: a long session's body is large.
 	 */
 	providerRequest: (request: PreviewRequest) => typedError<string, AppError>(__TAURI_INVOKE("provider_request", { request })),
+	/**
+	 *  Reads and maps `path` (a native preset, a SillyTavern preset, card, world info, regex
+	 *  scripts or chat) without saving anything.
+	 */
+	inspectImport: (path: string) => typedError<ImportPreview, AppError>(__TAURI_INVOKE("inspect_import", { path })),
+	/**
+	 *  Imports `path` into the database: a preset or card becomes a new preset, a chat a new
+	 *  session (never over an existing id); a lorebook or regex scripts go into preset `into`.
+	 */
+	importFile: (path: string, into: string | null) => typedError<ImportOutcome, AppError>(__TAURI_INVOKE("import_file", { path, into })),
 	/**  The model ids the pickers offer, and the profiles the user added. */
 	knownModels: () => typedError<string[], AppError>(__TAURI_INVOKE("known_models")),
 	getSetting: (key: string) => typedError<string | null, AppError>(__TAURI_INVOKE("get_setting", { key })),
@@ -198,6 +208,27 @@ export type DroppedItem = {
 
 export type EphemeralKind = "document" | "quote" | "custom";
 
+/**  What an import created or changed. */
+export type ImportOutcome = {
+	/**  `preset` or `session`: which list to refresh and what to open. */
+	kind: string,
+	id: string,
+};
+
+/**  What a file would bring in, read and mapped but not saved: the user sees it first (SPEC 9). */
+export type ImportPreview = {
+	/**  The format recognised, in words (`SillyTavern chat-completion preset`). */
+	format: string,
+	/**  `preset`, `character`, `lorebook`, `regex rules` or `session`. */
+	kind: string,
+	/**  The name or id of what would be created. */
+	name: string,
+	/**  Lorebooks and regex rules go into an existing preset. */
+	needsPreset: boolean,
+	/**  Everything the importer could not map, item by item. */
+	notMapped: NotMapped[],
+};
+
 /**  Where a message goes (SPEC 2, 3.3). All fields absent = list order. */
 export type InjectionStrategy = {
 	depth?: number | null,
@@ -266,6 +297,11 @@ export type MessageTemplate = {
 	type?: TemplateType,
 	content?: string | null,
 	defaultInjectionStrategy?: InjectionStrategy | null,
+};
+
+export type NotMapped = {
+	item: string,
+	message: string,
 };
 
 /**  How a message was placed. */

@@ -75,13 +75,7 @@ pub fn import(args: &ImportArgs) -> Result<String, CliError> {
         Imported::Preset { preset } => save_preset(&store, *preset).map_err(fail)?,
         Imported::Character(card) => save_preset(&store, card_preset(&card)).map_err(fail)?,
         Imported::Session { mut session } => {
-            session.id = free_id(&session.id, |id| {
-                store.get_session(id).map(|_| true).or_else(|e| match e {
-                    StoreError::NotFound { .. } => Ok(false),
-                    other => Err(other),
-                })
-            })
-            .map_err(fail)?;
+            session.id = store.free_session_id(&session.id).map_err(fail)?;
             store.save_session(&session).map_err(fail)?;
             format!("session \"{}\"", session.id)
         }
@@ -122,26 +116,9 @@ pub fn import(args: &ImportArgs) -> Result<String, CliError> {
 
 /// Saves an imported preset under its id, or the first free `<id>-N`, never over another.
 fn save_preset(store: &Store, mut preset: AgentPreset) -> Result<String, StoreError> {
-    preset.id = free_id(&preset.id, |id| store.preset_exists(id))?;
+    preset.id = store.free_preset_id(&preset.id)?;
     store.save_preset(&preset)?;
     Ok(format!("preset \"{}\" ({})", preset.id, preset.name))
-}
-
-fn free_id(
-    wanted: &str,
-    mut taken: impl FnMut(&str) -> Result<bool, StoreError>,
-) -> Result<String, StoreError> {
-    if !taken(wanted)? {
-        return Ok(wanted.to_string());
-    }
-    let mut n = 2;
-    loop {
-        let candidate = format!("{wanted}-{n}");
-        if !taken(&candidate)? {
-            return Ok(candidate);
-        }
-        n += 1;
-    }
 }
 
 fn render_report(file: &Path, db: &Path, what: &str, report: &ImportReport) -> String {

@@ -305,6 +305,24 @@ pub(crate) fn now_ms() -> i64 {
         .unwrap_or(0)
 }
 
+/// `wanted` if it is free, else `<wanted>-2`, `<wanted>-3`, ...
+fn free_id(
+    wanted: &str,
+    taken: impl Fn(&str) -> Result<bool, StoreError>,
+) -> Result<String, StoreError> {
+    if !taken(wanted)? {
+        return Ok(wanted.to_string());
+    }
+    let mut n = 2;
+    loop {
+        let candidate = format!("{wanted}-{n}");
+        if !taken(&candidate)? {
+            return Ok(candidate);
+        }
+        n += 1;
+    }
+}
+
 /// A row's id and name with its last change, for lists.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "camelCase")]

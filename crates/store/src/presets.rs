@@ -79,6 +79,11 @@ impl Store {
         Ok(preset)
     }
 
+    /// `wanted`, or the first free `<wanted>-N`: an import or a copy never overwrites a preset.
+    pub fn free_preset_id(&self, wanted: &str) -> Result<String, StoreError> {
+        crate::free_id(wanted, |id| self.preset_exists(id))
+    }
+
     pub fn preset_exists(&self, id: &str) -> Result<bool, StoreError> {
         self.conn()
             .query_row("SELECT 1 FROM presets WHERE id = ?1", [id], |_| Ok(()))

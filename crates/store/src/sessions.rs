@@ -158,6 +158,19 @@ impl Store {
     pub fn delete_session(&self, id: &str) -> Result<(), StoreError> {
         self.delete_by_id("sessions", KIND, id)
     }
+
+    pub fn session_exists(&self, id: &str) -> Result<bool, StoreError> {
+        self.conn()
+            .query_row("SELECT 1 FROM sessions WHERE id = ?1", [id], |_| Ok(()))
+            .optional()
+            .map(|r| r.is_some())
+            .during("looking up a session")
+    }
+
+    /// `wanted`, or the first free `<wanted>-N`: an import or a new session never overwrites.
+    pub fn free_session_id(&self, wanted: &str) -> Result<String, StoreError> {
+        crate::free_id(wanted, |id| self.session_exists(id))
+    }
 }
 
 fn parse_role(role: &str) -> Option<Role> {

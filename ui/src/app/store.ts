@@ -2,7 +2,7 @@
 // preview, and the undo history. Components read it with `useApp` and change it only through the
 // actions below, so autosave, undo and the live preview follow every edit.
 import { useSyncExternalStore } from "react";
-import type { ListItem, Preview, PreviewRequest } from "../bindings";
+import type { ImportPreview, ListItem, Preview, PreviewRequest } from "../bindings";
 import { asChat, asPreset, type Chat, type Preset } from "./model";
 import type { Language } from "../i18n";
 import { api, errorMessage } from "./api";
@@ -32,6 +32,8 @@ export interface AppState {
   redo: Snapshot[];
   theme: Theme;
   language: Language;
+  /** A file being read for import, then what it would bring in, shown before anything is saved. */
+  pendingImport: { path: string; preview: ImportPreview | null; error: string | null } | null;
 }
 
 const initial: AppState = {
@@ -53,6 +55,7 @@ const initial: AppState = {
   redo: [],
   theme: "light",
   language: "en",
+  pendingImport: null,
 };
 
 let state: AppState = initial;
@@ -431,6 +434,48 @@ function markPainted(stamp: number, sent: number, received: number, build: numbe
   );
 }
 (globalThis as { __promptloomPreviewTimes?: PreviewTiming[] }).__promptloomPreviewTimes = samples;
+
+// ---- import ---------------------------------------------------------------------------------
+
+/** Reads `path` for import and shows what it holds; nothing is saved until `confirmImport`. */
+export async function inspectImport(path: string) {
+  set({ pendingImport: { path, preview: null, error: null } });
+  try {
+    const preview = await api.inspectImport(path);
+    if (state.pendingImport?.path === path) set({ pendingImport: { path, preview, error: null } });
+  } catch (e) {
+    if (state.pendingImport?.path === path) {
+      set({ pendingImport: { path, preview: null, error: errorMessage(e) } });
+    }
+  }
+}
+
+// The end-to-end tests call what the dialog and a dropped file call, with a path of their own.
+(globalThis as { __promptloomInspectImport?: typeof inspectImport }).__promptloomInspectImport = inspectImport;
+
+export function cancelImport() {
+  set({ pendingImport: null });
+}
+
+/** Saves the pending import (into preset `into` for world info and regex scripts) and opens it. */
+export async function confirmImport(into: string | null) {
+  const pending = state.pendingImport;
+  if (!pending) return;
+  try {
+    await flushSave();
+    const outcome = await api.importFile(pending.path, into);
+    set({ pendingImport: null });
+    if (outcome.kind === "session") {
+      set({ sessions: await api.listSessions() });
+      await openSession(outcome.id);
+    } else {
+      await refreshPresets();
+      await openPreset(outcome.id);
+    }
+  } catch (e) {
+    set({ pendingImport: { ...pending, error: errorMessage(e) } });
+  }
+}
 
 // ---- settings -------------------------------------------------------------------------------
 

@@ -94,6 +94,15 @@ export const en = {
   "role.assistant": "assistant",
   "role.tool": "tool",
 
+  "import.button": "Import…",
+  "import.title": "Import",
+  "import.reading": "Reading the file…",
+  "import.summary": "{format}: {kind} “{name}”",
+  "import.into": "Into the preset",
+  "import.allMapped": "Everything was mapped.",
+  "import.notMapped": "Not mapped ({count})",
+  "import.confirm": "Import",
+
   "tabs.recipe": "Recipe",
   "tabs.lorebook": "Lorebook",
 

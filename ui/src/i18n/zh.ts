@@ -96,6 +96,15 @@ export const zh: Record<MessageKey, string> = {
   "role.assistant": "助手",
   "role.tool": "工具",
 
+  "import.button": "导入…",
+  "import.title": "导入",
+  "import.reading": "正在读取文件…",
+  "import.summary": "{format}：{kind}“{name}”",
+  "import.into": "导入到预设",
+  "import.allMapped": "所有内容均已映射。",
+  "import.notMapped": "未映射的项目（{count}）",
+  "import.confirm": "导入",
+
   "tabs.recipe": "配方",
   "tabs.lorebook": "世界书",
 

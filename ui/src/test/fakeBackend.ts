@@ -77,6 +77,20 @@ export function fakeBackend() {
       case "save_session":
         sessions.set((args.session as Chat).id, args.session as Chat);
         return null;
+      case "inspect_import":
+        if (String(args.path).endsWith(".txt")) throw { code: "unknown_format", message: `${args.path}: not a file Promptloom reads` };
+        return {
+          format: "SillyTavern chat-completion preset",
+          kind: "preset",
+          name: "Default",
+          needsPreset: false,
+          notMapped: [{ item: "temperature, top_p", message: "sampling settings are not part of a preset" }],
+        };
+      case "import_file": {
+        const imported = { ...samplePreset(), id: "default", name: "Default" };
+        presets.set(imported.id, imported);
+        return { kind: "preset", id: imported.id };
+      }
       case "preview": {
         const request = args.request as { preset: AgentPreset; model: string; sessionId: string | null };
         const session = request.sessionId ? sessions.get(request.sessionId) : undefined;
