@@ -5,12 +5,14 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use promptloom_engine::assets::InlineAssets;
+use promptloom_engine::model::ProcessorConfig;
 use promptloom_engine::model::{
     available_anchors, AgentPreset, ContextRecipe, MessageTemplate, RecipeStep, Role, Session,
     TemplateType,
 };
-use promptloom_engine::pipeline::BuildResult;
-use promptloom_engine::profiles::{ModelProfile, KNOWN_MODELS};
+use promptloom_engine::pattern::{best_match, pattern_problem};
+use promptloom_engine::pipeline::{BuildResult, Pipeline, ProcessorDescriptor, ResolvedConfig};
+use promptloom_engine::profiles::{profile_for_model, ModelProfile, KNOWN_MODELS};
 use promptloom_engine::{build, BuildOptions, BuildRequest};
 use promptloom_import::{card_preset, Imported};
 use serde::{Deserialize, Serialize};
@@ -466,6 +468,160 @@ fn save_new_preset(
     preset.id = store.free_preset_id(&preset.id)?;
     store.save_preset(&preset)?;
     Ok(preset.id)
+}
+
+/// One processor in the pipeline panel: what it is, the settings it runs with for a preset and
+/// model (each with its origin), and the model profile's own config, which is what the preset's
+/// config replaces and what a reset goes back to.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct PipelineStage {
+    pub descriptor: ProcessorDescriptor,
+    pub resolved: ResolvedConfig,
+    pub model_config: Option<ProcessorConfig>,
+}
+
+/// The pipeline as it would run for `preset` and `model`, in the order it would run (SPEC 5, 5.9).
+#[tauri::command]
+#[specta::specta]
+pub async fn pipeline(
+    app: AppHandle,
+    preset: AgentPreset,
+    model: String,
+) -> Result<Vec<PipelineStage>, AppError> {
+    blocking(app, move |s| {
+        let profiles = s.store()?.model_profiles()?;
+        let profile = profile_for_model(&model, &profiles);
+        let pipeline = Pipeline::builtin();
+        let descriptors = pipeline.descriptors();
+        Ok(pipeline
+            .resolve(&preset, &profile)
+            .into_iter()
+            .filter_map(|resolved| {
+                let descriptor = descriptors.iter().find(|d| d.id == resolved.id)?.clone();
+                let model_config = profile
+                    .processors
+                    .iter()
+                    .find(|c| c.id == resolved.id)
+                    .cloned();
+                Some(PipelineStage {
+                    descriptor,
+                    resolved,
+                    model_config,
+                })
+            })
+            .collect())
+    })
+    .await
+}
+
+/// Which recipe a model gets, for the model filter editor.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct ModelMatch {
+    pub model: String,
+    /// The winning recipe's id; none when no filter matches.
+    pub recipe: Option<String>,
+}
+
+/// A model filter pattern that cannot be used, and why.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct PatternProblem {
+    pub recipe: String,
+    pub pattern: String,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct RecipeMatches {
+    pub models: Vec<ModelMatch>,
+    pub problems: Vec<PatternProblem>,
+}
+
+/// For each of `models`, the recipe of `preset` that would apply (SPEC 3.1), and every pattern
+/// of the preset's model filters that is not a valid model pattern.
+#[tauri::command]
+#[specta::specta]
+pub fn recipe_matches(preset: AgentPreset, models: Vec<String>) -> Result<RecipeMatches, AppError> {
+    let recipes = &preset.context_recipes;
+    Ok(RecipeMatches {
+        models: models
+            .into_iter()
+            .map(|model| {
+                let recipe = best_match(recipes.iter().map(|r| r.model_filter.as_slice()), &model)
+                    .map(|i| recipes[i].id.clone());
+                ModelMatch { model, recipe }
+            })
+            .collect(),
+        problems: recipes
+            .iter()
+            .flat_map(|r| {
+                r.model_filter.iter().filter_map(|p| {
+                    pattern_problem(p).map(|message| PatternProblem {
+                        recipe: r.id.clone(),
+                        pattern: p.clone(),
+                        message,
+                    })
+                })
+            })
+            .collect(),
+    })
+}
+
+/// The files a preset can be exported as (SPEC 7).
+#[derive(Debug, Clone, Copy, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub enum ExportFormat {
+    Native,
+    SillyTavernPreset,
+    SillyTavernCard,
+    SillyTavernWorldInfo,
+}
+
+/// Writes `preset` to `path` in `format` and returns what the format could not hold. Nothing is
+/// written when the preset has nothing to export in that format.
+#[tauri::command]
+#[specta::specta]
+pub async fn export_preset(
+    app: AppHandle,
+    preset: AgentPreset,
+    format: ExportFormat,
+    path: String,
+) -> Result<Vec<NotMapped>, AppError> {
+    use promptloom_import::ExportFormat as To;
+    blocking(app, move |_| {
+        let to = match format {
+            ExportFormat::Native => To::Native,
+            ExportFormat::SillyTavernPreset => To::SillyTavernPreset,
+            ExportFormat::SillyTavernCard => To::SillyTavernCard,
+            ExportFormat::SillyTavernWorldInfo => To::SillyTavernWorldInfo,
+        };
+        let reported = promptloom_import::export_preset_as(&preset, to)
+            .map_err(|e| AppError::new("nothing_to_export", e.to_string()))?;
+        std::fs::write(&path, reported.value)
+            .map_err(|e| AppError::new("io", format!("cannot write {path}: {e}")))?;
+        Ok(reported
+            .report
+            .items
+            .into_iter()
+            .map(|i| NotMapped {
+                item: i.item,
+                message: i.message,
+            })
+            .collect())
+    })
+    .await
+}
+
+/// Writes session `id` to `path` as native JSON.
+#[tauri::command]
+#[specta::specta]
+pub async fn export_session(app: AppHandle, id: String, path: String) -> Result<(), AppError> {
+    blocking(app, move |s| {
+        let session = s.store()?.get_session(&id)?;
+        std::fs::write(&path, promptloom_import::native::export_session(&session))
+            .map_err(|e| AppError::new("io", format!("cannot write {path}: {e}")))
+    })
+    .await
 }
 
 /// The model ids the pickers offer, and the profiles the user added.

@@ -37,6 +37,10 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             commands::inspect_import,
             commands::import_file,
             commands::known_models,
+            commands::pipeline,
+            commands::recipe_matches,
+            commands::export_preset,
+            commands::export_session,
             commands::get_setting,
             commands::set_setting,
         ])

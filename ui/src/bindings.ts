@@ -44,6 +44,20 @@ export const commands = {
 	importFile: (path: string, into: string | null) => typedError<ImportOutcome, AppError>(__TAURI_INVOKE("import_file", { path, into })),
 	/**  The model ids the pickers offer, and the profiles the user added. */
 	knownModels: () => typedError<string[], AppError>(__TAURI_INVOKE("known_models")),
+	/**  The pipeline as it would run for `preset` and `model`, in the order it would run (SPEC 5, 5.9). */
+	pipeline: (preset: AgentPreset, model: string) => typedError<PipelineStage[], AppError>(__TAURI_INVOKE("pipeline", { preset, model })),
+	/**
+	 *  For each of `models`, the recipe of `preset` that would apply (SPEC 3.1), and every pattern
+	 *  of the preset's model filters that is not a valid model pattern.
+	 */
+	recipeMatches: (preset: AgentPreset, models: string[]) => typedError<RecipeMatches, AppError>(__TAURI_INVOKE("recipe_matches", { preset, models })),
+	/**
+	 *  Writes `preset` to `path` in `format` and returns what the format could not hold. Nothing is
+	 *  written when the preset has nothing to export in that format.
+	 */
+	exportPreset: (preset: AgentPreset, format: ExportFormat, path: string) => typedError<NotMapped[], AppError>(__TAURI_INVOKE("export_preset", { preset, format, path })),
+	/**  Writes session `id` to `path` as native JSON. */
+	exportSession: (id: string, path: string) => typedError<null, AppError>(__TAURI_INVOKE("export_session", { id, path })),
 	getSetting: (key: string) => typedError<string | null, AppError>(__TAURI_INVOKE("get_setting", { key })),
 	setSetting: (key: string, value: string) => typedError<null, AppError>(__TAURI_INVOKE("set_setting", { key, value })),
 };
@@ -172,6 +186,15 @@ export type ChatMessage = {
 	createdAt?: string | null,
 };
 
+export type ConfigField = {
+	key: string,
+	label: string,
+	type: FieldType,
+	default: Value,
+	options?: string[],
+	description?: string,
+};
+
 /**  An ordered list of steps, chosen per model by `modelFilter` (SPEC 3.1). */
 export type ContextRecipe = {
 	id: string,
@@ -207,6 +230,11 @@ export type DroppedItem = {
 };
 
 export type EphemeralKind = "document" | "quote" | "custom";
+
+/**  The files a preset can be exported as (SPEC 7). */
+export type ExportFormat = "native" | "sillyTavernPreset" | "sillyTavernCard" | "sillyTavernWorldInfo";
+
+export type FieldType = "text" | "number" | "boolean" | "select";
 
 /**  What an import created or changed. */
 export type ImportOutcome = {
@@ -299,9 +327,34 @@ export type MessageTemplate = {
 	defaultInjectionStrategy?: InjectionStrategy | null,
 };
 
+/**  Which recipe a model gets, for the model filter editor. */
+export type ModelMatch = {
+	model: string,
+	/**  The winning recipe's id; none when no filter matches. */
+	recipe: string | null,
+};
+
 export type NotMapped = {
 	item: string,
 	message: string,
+};
+
+/**  A model filter pattern that cannot be used, and why. */
+export type PatternProblem = {
+	recipe: string,
+	pattern: string,
+	message: string,
+};
+
+/**
+ *  One processor in the pipeline panel: what it is, the settings it runs with for a preset and
+ *  model (each with its origin), and the model profile's own config, which is what the preset's
+ *  config replaces and what a reset goes back to.
+ */
+export type PipelineStage = {
+	descriptor: ProcessorDescriptor,
+	resolved: ResolvedConfig,
+	modelConfig: ProcessorConfig | null,
 };
 
 /**  How a message was placed. */
@@ -366,6 +419,24 @@ export type ProcessorConfig = {
 	settings?: { [key in string]: Value },
 };
 
+/**  What a processor is, for the registry and for the UI's generated settings form. */
+export type ProcessorDescriptor = {
+	id: string,
+	name: string,
+	description: string,
+	/**  Lower runs first. */
+	priority: number,
+	/**  Core processors cannot be disabled or removed. */
+	isCore: boolean,
+	defaultEnabled: boolean,
+	configFields: ConfigField[],
+};
+
+export type RecipeMatches = {
+	models: ModelMatch[],
+	problems: PatternProblem[],
+};
+
 export type RecipeStep = {
 	messageId: string,
 	enabled: boolean,
@@ -391,6 +462,20 @@ export type RegexRule = {
 
 export type RegexScope = "history" | "templates" | "both";
 
+/**  The settings one processor runs with in one build. */
+export type ResolvedConfig = {
+	id: string,
+	enabled: boolean,
+	priority: number,
+	/**  Where `enabled` and `priority` came from. */
+	origin: SettingOrigin,
+	values: { [key in string]: Value },
+	/**  Where each value came from. */
+	origins: { [key in string]: SettingOrigin },
+	/**  Settings that were refused (wrong type, unknown key, disabling a core processor). */
+	notes: string[],
+};
+
 export type Role = "system" | "user" | "assistant" | "tool";
 
 export type SelectiveLogic = "andAny" | "notAll" | "notAny" | "andAll";
@@ -404,6 +489,9 @@ export type Session = {
 	summary?: string | null,
 	messages?: ChatMessage[],
 };
+
+/**  Where a resolved setting came from. */
+export type SettingOrigin = "default" | "model" | "preset";
 
 /**  Where a message came from. Fields that do not apply are absent. */
 export type Source = {

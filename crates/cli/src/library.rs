@@ -44,6 +44,8 @@ pub enum ExportFormat {
     Sillytavern,
     /// The preset's character and lorebook as a SillyTavern character card (V2 JSON).
     SillytavernCard,
+    /// The preset's lorebook as a SillyTavern world info file.
+    SillytavernWorldInfo,
 }
 
 fn open(db: Option<&Path>) -> Result<Store, CliError> {
@@ -148,30 +150,33 @@ pub fn export(args: &ExportArgs) -> Result<String, CliError> {
         Err(e) => return Err(store_error(&db, e)),
     };
     let (text, notes) = match (args.to, preset) {
-        (ExportFormat::Native, Some(p)) => {
-            (promptloom_import::native::export_preset(&p), Vec::new())
-        }
-        (ExportFormat::Sillytavern, Some(p)) => {
-            reported_json(promptloom_import::export_sillytavern_preset(&p))?
-        }
-        (ExportFormat::SillytavernCard, Some(p)) => {
-            let Some(character) = p.character.clone() else {
-                return Err(CliError::BadInput {
+        (format, Some(p)) => {
+            let to = match format {
+                ExportFormat::Native => promptloom_import::ExportFormat::Native,
+                ExportFormat::Sillytavern => promptloom_import::ExportFormat::SillyTavernPreset,
+                ExportFormat::SillytavernCard => promptloom_import::ExportFormat::SillyTavernCard,
+                ExportFormat::SillytavernWorldInfo => {
+                    promptloom_import::ExportFormat::SillyTavernWorldInfo
+                }
+            };
+            let reported =
+                promptloom_import::export_preset_as(&p, to).map_err(|e| CliError::BadInput {
                     file: args.id.clone(),
-                    problem: "the preset has no character to export as a card".into(),
-                });
-            };
-            let card = promptloom_import::CharacterCard {
-                character,
-                lorebook: p.lorebook.clone(),
-            };
-            reported_json(promptloom_import::export_sillytavern_card(&card))?
+                    problem: e.to_string(),
+                })?;
+            let notes = reported
+                .report
+                .items
+                .iter()
+                .map(|i| format!("{}: {}", i.item, i.message))
+                .collect();
+            (reported.value, notes)
         }
         (ExportFormat::Native, None) => match store.get_session(&args.id) {
             Ok(s) => (promptloom_import::native::export_session(&s), Vec::new()),
             Err(e) => return Err(store_error(&db, e)),
         },
-        (ExportFormat::Sillytavern | ExportFormat::SillytavernCard, None) => {
+        (_, None) => {
             return Err(store_error(
                 &db,
                 StoreError::NotFound {
@@ -191,19 +196,4 @@ pub fn export(args: &ExportArgs) -> Result<String, CliError> {
         }
         None => Ok(text),
     }
-}
-
-/// Pretty JSON of an export, and its report as notes.
-fn reported_json(
-    reported: promptloom_import::Reported<serde_json::Value>,
-) -> Result<(String, Vec<String>), CliError> {
-    let text = serde_json::to_string_pretty(&reported.value)
-        .map_err(|e| CliError::Output(e.to_string()))?;
-    let notes = reported
-        .report
-        .items
-        .iter()
-        .map(|i| format!("{}: {}", i.item, i.message))
-        .collect();
-    Ok((text + "\n", notes))
 }

@@ -55,6 +55,27 @@ pub fn glob_match(pattern: &str, text: &str) -> bool {
     p[pi..].iter().all(|&c| c == '*')
 }
 
+/// Why `pattern` cannot be a model filter, or `None` when it can: model ids are letters, digits
+/// and `. _ - : / @ +`, and a pattern adds the wildcards `*` and `?`.
+pub fn pattern_problem(pattern: &str) -> Option<String> {
+    if pattern.trim().is_empty() {
+        return Some("a model pattern cannot be empty".into());
+    }
+    if let Some(c) = pattern.chars().find(|c| c.is_whitespace()) {
+        return Some(format!(
+            "\"{pattern}\" contains a space ({c:?}); model ids have none"
+        ));
+    }
+    pattern
+        .chars()
+        .find(|c| !(c.is_alphanumeric() || "._-:/@+*?".contains(*c)))
+        .map(|c| {
+            format!(
+                "\"{pattern}\" contains '{c}'; a model pattern is letters, digits, . _ - : / @ + and the wildcards * ?"
+            )
+        })
+}
+
 /// Index of the best match among candidates, each a list of patterns; ties go to the earlier.
 pub fn best_match<'a, I>(candidates: I, id: &str) -> Option<usize>
 where
@@ -75,6 +96,17 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pattern_problem_names_what_is_wrong() {
+        assert_eq!(pattern_problem("claude-*"), None);
+        assert_eq!(pattern_problem("gpt-4?"), None);
+        assert_eq!(pattern_problem("openrouter/anthropic:claude@2+"), None);
+        assert!(pattern_problem("").unwrap().contains("empty"));
+        assert!(pattern_problem("  ").unwrap().contains("empty"));
+        assert!(pattern_problem("gpt 4").unwrap().contains("space"));
+        assert!(pattern_problem("gpt-[45]").unwrap().contains("'['"));
+    }
 
     #[test]
     fn glob_handles_stars_and_question_marks() {

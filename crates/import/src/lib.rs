@@ -20,8 +20,71 @@ pub use error::{ImportError, Problem};
 pub use report::{ImportReport, ReportItem, Reported};
 pub use sillytavern::card::CharacterCard;
 pub use sillytavern::card_export::export_card as export_sillytavern_card;
+pub use sillytavern::card_export::export_world_info as export_sillytavern_world_info;
 pub use sillytavern::card_preset::{card_preset, overlay_character};
 pub use sillytavern::export::export_preset as export_sillytavern_preset;
+
+/// The files a preset can be written as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExportFormat {
+    /// Promptloom's own JSON, exact.
+    Native,
+    /// A SillyTavern chat-completion preset.
+    SillyTavernPreset,
+    /// The preset's character and lorebook as a SillyTavern character card (V2 JSON).
+    SillyTavernCard,
+    /// The preset's lorebook as a SillyTavern world info file.
+    SillyTavernWorldInfo,
+}
+
+/// A preset that has nothing to write in the format asked for.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ExportError {
+    #[error("preset \"{preset}\" has no character to export as a card")]
+    NoCharacter { preset: String },
+    #[error("preset \"{preset}\" has no lorebook to export as world info")]
+    NoLorebook { preset: String },
+}
+
+/// `preset` as the text of a file in `format`, with what that format could not hold.
+pub fn export_preset_as(
+    preset: &AgentPreset,
+    format: ExportFormat,
+) -> Result<Reported<String>, ExportError> {
+    let pretty = |reported: Reported<Value>| Reported {
+        // Serialising a `Value` cannot fail.
+        value: serde_json::to_string_pretty(&reported.value).unwrap_or_default() + "\n",
+        report: reported.report,
+    };
+    Ok(match format {
+        ExportFormat::Native => Reported {
+            value: native::export_preset(preset),
+            report: ImportReport::new("Promptloom preset"),
+        },
+        ExportFormat::SillyTavernPreset => pretty(export_sillytavern_preset(preset)),
+        ExportFormat::SillyTavernCard => {
+            let character = preset
+                .character
+                .clone()
+                .ok_or_else(|| ExportError::NoCharacter {
+                    preset: preset.id.clone(),
+                })?;
+            pretty(export_sillytavern_card(&CharacterCard {
+                character,
+                lorebook: preset.lorebook.clone(),
+            }))
+        }
+        ExportFormat::SillyTavernWorldInfo => {
+            let lorebook = preset
+                .lorebook
+                .as_ref()
+                .ok_or_else(|| ExportError::NoLorebook {
+                    preset: preset.id.clone(),
+                })?;
+            pretty(export_sillytavern_world_info(lorebook))
+        }
+    })
+}
 
 /// Files larger than this are refused before they are read (SPEC 7).
 pub const MAX_FILE_SIZE: u64 = 50 * 1024 * 1024;

@@ -297,3 +297,48 @@ fn sillytavern_card_round_trip_of_the_seraphina_card() {
         ours.lorebook.map(|b| b.entries)
     );
 }
+
+/// A card's book -> SillyTavern world info -> ours: every entry comes back as it was, but for
+/// its id, which becomes the world info uid.
+#[test]
+fn sillytavern_world_info_round_trip_keeps_every_modelled_field() {
+    let card = import_card(
+        "mara.json",
+        &serde_json::to_vec(&card_v2("Mara")).expect("json"),
+    );
+    let book = card.lorebook.expect("book");
+    let exported = promptloom_import::export_sillytavern_world_info(&book);
+    let bytes = serde_json::to_vec(&exported.value).expect("json");
+    let Imported::Lorebook { lorebook } =
+        import_bytes("coast.json", &bytes).expect("imports").value
+    else {
+        panic!("expected world info");
+    };
+    assert_eq!(lorebook.entries.len(), book.entries.len());
+    for (i, (back, original)) in lorebook.entries.iter().zip(&book.entries).enumerate() {
+        assert_eq!(back.id, i.to_string());
+        let mut original = original.clone();
+        original.id = back.id.clone();
+        assert_eq!(back, &original, "entry {i}");
+    }
+}
+
+#[test]
+fn export_in_a_format_the_preset_has_nothing_for_is_refused() {
+    use promptloom_import::{export_preset_as, ExportError, ExportFormat};
+    let preset = import_preset(
+        "default.json",
+        &serde_json::to_vec(&st_preset()).expect("json"),
+    );
+    assert!(preset.character.is_none() && preset.lorebook.is_none());
+    assert!(matches!(
+        export_preset_as(&preset, ExportFormat::SillyTavernCard),
+        Err(ExportError::NoCharacter { .. })
+    ));
+    let e = export_preset_as(&preset, ExportFormat::SillyTavernWorldInfo).unwrap_err();
+    assert!(e.to_string().contains(&preset.id) && e.to_string().contains("no lorebook"));
+    let native = export_preset_as(&preset, ExportFormat::Native).expect("native");
+    assert_eq!(parse_preset(&native.value).expect("parses"), preset);
+    let st = export_preset_as(&preset, ExportFormat::SillyTavernPreset).expect("st");
+    assert!(st.value.ends_with("}\n") && st.value.contains("prompt_order"));
+}

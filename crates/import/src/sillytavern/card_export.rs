@@ -141,3 +141,43 @@ fn role_number(r: Role) -> i64 {
         _ => 0,
     }
 }
+
+/// A lorebook -> a SillyTavern world info file (`{"entries": {"0": {...}}}`), the inverse of the
+/// world info importer: the same keys, logic, order, position, depth and role as a card's book.
+pub fn export_world_info(book: &Lorebook) -> Reported<Value> {
+    let mut report = ImportReport::new("SillyTavern world info");
+    let mut entries = Map::new();
+    for (i, e) in book.entries.iter().enumerate() {
+        let card_entry = entry(i, e, &mut report);
+        let ext = &card_entry["extensions"];
+        let mut wi = json!({
+            "uid": i,
+            "key": e.keys,
+            "keysecondary": e.secondary_keys,
+            "comment": e.name.clone().unwrap_or_default(),
+            "content": e.content,
+            "constant": e.constant,
+            "selective": !e.secondary_keys.is_empty(),
+            "selectiveLogic": ext["selectiveLogic"],
+            "order": e.order,
+            "position": ext["position"],
+            "disable": !e.enabled,
+        });
+        for key in ["depth", "role", "probability", "useProbability"] {
+            if let Some(v) = ext.get(key) {
+                wi[key] = v.clone();
+            }
+        }
+        if e.id != i.to_string() {
+            report.push(
+                format!("lorebook entry {}", e.id),
+                format!("SillyTavern keys entries by number; written as uid {i}"),
+            );
+        }
+        entries.insert(i.to_string(), wi);
+    }
+    Reported {
+        value: json!({ "entries": entries }),
+        report,
+    }
+}
