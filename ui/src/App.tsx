@@ -1,13 +1,16 @@
 import { useEffect, useState } from "react";
 import { LANGUAGES, type Language } from "./i18n";
 import { getCurrentWebview } from "@tauri-apps/api/webview";
-import { inspectImport, redo, setLanguage, setTheme, undo, useApp } from "./app/store";
+import { inspectImport, redo, setEditorMode, setLanguage, setTheme, undo, useApp } from "./app/store";
 import { ImportDialog } from "./features/presets/ImportDialog";
+import { ExportDialog } from "./features/presets/ExportDialog";
 import { useT } from "./app/useT";
 import { PresetSidebar } from "./features/presets/PresetSidebar";
 import { SimpleEditor } from "./features/recipes/SimpleEditor";
+import { AdvancedEditor } from "./features/recipes/AdvancedEditor";
 import { PreviewPane } from "./features/preview/PreviewPane";
 import { LorebookEditor } from "./features/lorebook/LorebookEditor";
+import { PipelinePanel } from "./features/pipeline/PipelinePanel";
 
 export function App() {
   const t = useT();
@@ -116,6 +119,7 @@ export function App() {
         <PreviewPane />
       </main>
       <ImportDialog />
+      <ExportDialog />
     </div>
   );
 }
@@ -123,13 +127,13 @@ export function App() {
 /** The middle pane: the recipe in simple mode, or the preset's lorebook. */
 function EditorPane() {
   const t = useT();
-  const [tab, setTab] = useState<"recipe" | "lorebook">("recipe");
+  const [tab, setTab] = useState<"recipe" | "lorebook" | "pipeline">("recipe");
   const hasPreset = useApp((s) => s.preset !== null);
   return (
     <div className="editor-pane">
       {hasPreset && (
         <div className="tabs" role="tablist">
-          {(["recipe", "lorebook"] as const).map((id) => (
+          {(["recipe", "lorebook", "pipeline"] as const).map((id) => (
             <button
               key={id}
               type="button"
@@ -142,9 +146,38 @@ function EditorPane() {
               {t(`tabs.${id}`)}
             </button>
           ))}
+          {tab === "recipe" && <ModeSwitch />}
         </div>
       )}
-      {tab === "recipe" || !hasPreset ? <SimpleEditor /> : <LorebookEditor />}
+      {tab === "recipe" || !hasPreset ? <RecipeEditor /> : tab === "pipeline" ? <PipelinePanel /> : <LorebookEditor />}
+    </div>
+  );
+}
+
+/** Simple mode edits the recipe the chosen model gets; advanced mode all templates and recipes. */
+function RecipeEditor() {
+  const mode = useApp((s) => s.editorMode);
+  return mode === "advanced" ? <AdvancedEditor /> : <SimpleEditor />;
+}
+
+function ModeSwitch() {
+  const t = useT();
+  const mode = useApp((s) => s.editorMode);
+  return (
+    <div className="mode-switch" role="radiogroup" aria-label={t("mode.label")}>
+      {(["simple", "advanced"] as const).map((m) => (
+        <button
+          key={m}
+          type="button"
+          role="radio"
+          aria-checked={mode === m}
+          data-testid={`editor-mode-${m}`}
+          className={mode === m ? "current" : ""}
+          onClick={() => setEditorMode(m)}
+        >
+          {t(`mode.${m}`)}
+        </button>
+      ))}
     </div>
   );
 }

@@ -8,6 +8,7 @@ import type { Language } from "../i18n";
 import { api, errorMessage } from "./api";
 
 export type Theme = "light" | "dark";
+export type EditorMode = "simple" | "advanced";
 type Snapshot =
   | { kind: "preset"; value: Preset }
   | { kind: "session"; value: Chat };
@@ -24,6 +25,11 @@ export interface AppState {
   input: string;
   preview: Preview | null;
   previewError: string | null;
+  /** The second model the preview compares with, or null when it does not compare (SPEC 9). */
+  compareModel: string | null;
+  /** The same build for `compareModel`, rebuilt after every edit right after `preview`. */
+  comparePreview: Preview | null;
+  compareError: string | null;
   /** The recipe the last successful build used: simple mode edits it. */
   recipeId: string | null;
   selectedStep: number | null;
@@ -32,6 +38,10 @@ export interface AppState {
   redo: Snapshot[];
   theme: Theme;
   language: Language;
+  /** Simple mode edits the recipe that applies to the model; advanced mode every recipe. */
+  editorMode: EditorMode;
+  /** The recipe open in the advanced workbench. */
+  workbenchRecipe: string | null;
   /** A file being read for import, then what it would bring in, shown before anything is saved. */
   pendingImport: { path: string; preview: ImportPreview | null; error: string | null } | null;
 }
@@ -48,6 +58,9 @@ const initial: AppState = {
   input: "",
   preview: null,
   previewError: null,
+  compareModel: null,
+  comparePreview: null,
+  compareError: null,
   recipeId: null,
   selectedStep: null,
   save: { state: "saved" },
@@ -55,6 +68,8 @@ const initial: AppState = {
   redo: [],
   theme: "light",
   language: "en",
+  editorMode: "simple",
+  workbenchRecipe: null,
   pendingImport: null,
 };
 
@@ -90,7 +105,14 @@ export function resetForTests() {
 
 // ---- start ----------------------------------------------------------------------------------
 
-const SETTINGS = { preset: "ui.preset", session: "ui.session", model: "ui.model", theme: "ui.theme", language: "ui.language" };
+const SETTINGS = {
+  preset: "ui.preset",
+  session: "ui.session",
+  model: "ui.model",
+  theme: "ui.theme",
+  language: "ui.language",
+  editorMode: "ui.editorMode",
+};
 
 export async function start() {
   try {
@@ -100,12 +122,13 @@ export async function start() {
       api.knownModels(),
     ]);
     const read = async (key: string) => (await api.getSetting(key)) ?? null;
-    const [presetId, sessionId, model, theme, language] = await Promise.all([
+    const [presetId, sessionId, model, theme, language, editorMode] = await Promise.all([
       read(SETTINGS.preset),
       read(SETTINGS.session),
       read(SETTINGS.model),
       read(SETTINGS.theme),
       read(SETTINGS.language),
+      read(SETTINGS.editorMode),
     ]);
     set({
       presets,
@@ -114,6 +137,7 @@ export async function start() {
       model: model ?? initial.model,
       theme: theme === "dark" ? "dark" : "light",
       language: language === "zh-CN" ? "zh-CN" : "en",
+      editorMode: editorMode === "advanced" ? "advanced" : "simple",
       ready: true,
     });
     const firstPreset = presets.find((p) => p.id === presetId) ?? presets[0];
@@ -131,7 +155,7 @@ export async function start() {
 export async function openPreset(id: string) {
   await flushSave();
   const preset = asPreset(await api.getPreset(id));
-  set({ preset, selectedStep: null, recipeId: null, undo: [], redo: [] });
+  set({ preset, selectedStep: null, recipeId: null, workbenchRecipe: null, undo: [], redo: [] });
   void api.setSetting(SETTINGS.preset, id);
   requestPreview();
 }
@@ -340,6 +364,13 @@ export function setInput(input: string) {
   requestPreview();
 }
 
+/** Compares the preview with a build for `model`; null stops comparing. */
+export function setCompareModel(model: string | null) {
+  if (model === state.compareModel) return;
+  set(model === null ? { compareModel: null, comparePreview: null, compareError: null } : { compareModel: model });
+  if (model !== null) requestPreview();
+}
+
 /** What the preview builds: the preset as edited, the stored session, the model, the input. */
 export function previewRequest(): PreviewRequest | null {
   const { preset, session, model, input } = state;
@@ -386,8 +417,22 @@ async function runPreview() {
     } catch (e) {
       set({ previewError: errorMessage(e) });
     }
+    // The compared build follows, unless a newer edit is waiting: its loop builds both.
+    if (!previewAgain) await runCompare(request);
   } while (previewAgain);
   previewRunning = false;
+}
+
+/** The same build as `request` for the compared model, when the preview compares. */
+async function runCompare(request: PreviewRequest) {
+  const model = state.compareModel;
+  if (model === null) return;
+  try {
+    const preview = withStoredHistory(await api.preview({ ...request, model }), state.session);
+    if (state.compareModel === model) set({ comparePreview: preview, compareError: null });
+  } catch (e) {
+    if (state.compareModel === model) set({ compareError: errorMessage(e) });
+  }
 }
 
 /** Puts back the history texts the backend left out because this session holds them. */
@@ -482,6 +527,15 @@ export async function confirmImport(into: string | null) {
 export function setTheme(theme: Theme) {
   set({ theme });
   void api.setSetting(SETTINGS.theme, theme);
+}
+
+export function setEditorMode(editorMode: EditorMode) {
+  set({ editorMode });
+  void api.setSetting(SETTINGS.editorMode, editorMode);
+}
+
+export function openWorkbenchRecipe(id: string | null) {
+  set({ workbenchRecipe: id });
 }
 
 export function setLanguage(language: Language) {

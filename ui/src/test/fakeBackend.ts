@@ -50,6 +50,8 @@ export function fakeBackend() {
   const calls: Call[] = [];
   const presets = new Map<string, Preset>([["helper", samplePreset()]]);
   const sessions = new Map<string, Chat>([["chat-1", sampleSession()]]);
+  /** What the export commands wrote, by path. */
+  const exported = new Map<string, { format: string; preset?: AgentPreset; session?: Chat }>();
   mockIPC((cmd, payload) => {
     const args = (payload ?? {}) as Record<string, unknown>;
     calls.push({ cmd, args });
@@ -91,16 +93,37 @@ export function fakeBackend() {
         presets.set(imported.id, imported);
         return { kind: "preset", id: imported.id };
       }
+      case "export_preset": {
+        const preset = args.preset as AgentPreset;
+        const format = args.format as string;
+        if (format === "sillyTavernCard" && !preset.character)
+          throw { code: "nothing_to_export", message: `preset "${preset.id}" has no character to export as a card` };
+        if (format === "sillyTavernWorldInfo" && !preset.lorebook)
+          throw { code: "nothing_to_export", message: `preset "${preset.id}" has no lorebook to export as world info` };
+        exported.set(args.path as string, { format, preset });
+        return format === "sillyTavernPreset"
+          ? [{ item: "recipe “all”: model filter", message: "a SillyTavern preset does not choose by model" }]
+          : [];
+      }
+      case "export_session":
+        if (!sessions.has(args.id as string)) throw { code: "not_found", message: `no session ${args.id}` };
+        exported.set(args.path as string, { format: "session", session: sessions.get(args.id as string) });
+        return null;
       case "preview": {
         const request = args.request as { preset: AgentPreset; model: string; sessionId: string | null };
         const session = request.sessionId ? sessions.get(request.sessionId) : undefined;
         return fakePreview(request, session?.messages.map((m) => m.content) ?? []);
       }
+      case "recipe_matches":
+        return fakeRecipeMatches(args.preset as AgentPreset, args.models as string[]);
+      case "pipeline":
+        if (args.model === "broken") throw { code: "profile", message: "no model profile for broken" };
+        return fakePipeline(args.preset as AgentPreset, args.model as string);
       default:
         throw { code: "unknown", message: `no fake for ${cmd}` };
     }
   });
-  return { calls, presets, sessions };
+  return { calls, presets, sessions, exported };
 }
 
 /** Entries fire when a key occurs in a message: enough to show the report, not the engine's rules. */
@@ -121,8 +144,44 @@ function fakeLorebook(preset: AgentPreset, history: string[]) {
   return { activated, cut: [], budget: 32 };
 }
 
-function fakePreview({ preset, model }: { preset: AgentPreset; model: string }, history: string[]) {
-  const recipe = (preset.contextRecipes ?? [])[0];
+/**
+ * Builds differ by model, so that the preview's comparison has something to show: a Claude model
+ * gets the first recipe with a `claude…` filter pattern (else the first recipe), the Anthropic
+ * profile, `{{model}}` filled with its id, and an alternation filler at the end.
+ */
+function fakePreview(request: { preset: AgentPreset; model: string }, history: string[]) {
+  if (request.model === "broken") throw { code: "profile", message: "no model profile for broken" };
+  const claude = request.model.toLowerCase().startsWith("claude");
+  const base = fakeBuild(request, history, claude);
+  if (!claude) return base;
+  const messages = [
+    ...base.result.messages,
+    {
+      role: "user",
+      content: "Continue.",
+      tokens: 5,
+      source: { kind: "processor", processor: "role-alternation", placement: { mode: "list" } },
+    },
+  ];
+  const total = messages.length * 5 + 3;
+  return {
+    ...base,
+    result: {
+      ...base.result,
+      profile: "anthropic-claude",
+      messages,
+      tokens: { ...base.result.tokens, total, tokenizer: "claude-estimate", exact: false },
+    },
+    tokenizer: "claude-estimate",
+    exact: false,
+  };
+}
+
+function fakeBuild({ preset, model }: { preset: AgentPreset; model: string }, history: string[], claude: boolean) {
+  const recipes = preset.contextRecipes ?? [];
+  const recipe =
+    (claude ? recipes.find((r) => r.modelFilter.some((p) => p.toLowerCase().startsWith("claude"))) : undefined) ??
+    recipes[0];
   if (!recipe) throw { code: "no_recipe", message: "no recipe" };
   const messages = recipe.steps
     .filter((s) => s.enabled)
@@ -131,7 +190,7 @@ function fakePreview({ preset, model }: { preset: AgentPreset; model: string }, 
       const depth = s.injectionStrategy?.depth;
       return {
         role: t?.role ?? "system",
-        content: t?.content ?? "",
+        content: (t?.content ?? "").replaceAll("{{model}}", model),
         tokens: 5,
         source: {
           kind: "template",
@@ -175,4 +234,109 @@ function fakePreview({ preset, model }: { preset: AgentPreset; model: string }, 
     buildMs: 0.5,
     elided: [],
   };
+}
+
+/** Glob patterns ranked by their literal characters, a pattern with a space refused: the
+ * engine's rules in small. */
+function fakeRecipeMatches(preset: AgentPreset, models: string[]) {
+  const recipes = preset.contextRecipes ?? [];
+  const rank = (pattern: string, model: string) => {
+    const re = new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".")}$`, "i");
+    return re.test(model) ? pattern.replace(/[*?]/g, "").length + (/[*?]/.test(pattern) ? 0 : 1000) : -1;
+  };
+  return {
+    models: models.map((model) => {
+      let best: { rank: number; id: string } | null = null;
+      for (const r of recipes) {
+        const score = Math.max(-1, ...r.modelFilter.map((p) => rank(p, model)));
+        if (score >= 0 && (!best || score > best.rank)) best = { rank: score, id: r.id };
+      }
+      return { model, recipe: best?.id ?? null };
+    }),
+    problems: recipes.flatMap((r) =>
+      r.modelFilter
+        .filter((p) => /\s/.test(p) || p === "")
+        .map((pattern) => ({ recipe: r.id, pattern, message: `"${pattern}" contains a space` })),
+    ),
+  };
+}
+
+type FakeStage = import("../bindings").PipelineStage;
+type FakeDescriptor = import("../bindings").ProcessorDescriptor;
+type FakeConfig = import("../bindings").ProcessorConfig;
+
+/** Three processors, one of them core; the model profile sets the token limiter's history share
+ * and, for Claude models, switches alternation on. Merged like the engine: defaults, then the
+ * model profile's config, then the preset's, which replaces the model's whole. */
+const FAKE_PROCESSORS: FakeDescriptor[] = [
+  {
+    id: "session-loader",
+    name: "Session loader",
+    description: "Turns the session's messages into the pipeline's.",
+    priority: 100,
+    isCore: true,
+    defaultEnabled: true,
+    configFields: [],
+  },
+  {
+    id: "token-limiter",
+    name: "Token limiter",
+    description: "Fits the context into the model's window.",
+    priority: 400,
+    isCore: false,
+    defaultEnabled: true,
+    configFields: [
+      { key: "strategy", label: "Strategy", type: "select", default: "fixed-preset", options: ["fixed-preset", "proportional"] },
+      { key: "shareHistory", label: "Share: history", type: "number", default: 55 },
+      { key: "truncateOverflowing", label: "Cut the oldest kept message", type: "boolean", default: false },
+    ],
+  },
+  {
+    id: "ensure-alternation",
+    name: "Ensure alternation",
+    description: "Alternates user and assistant turns.",
+    priority: 800,
+    isCore: false,
+    defaultEnabled: false,
+    configFields: [{ key: "userPlaceholder", label: "User placeholder", type: "text", default: "[Start a new chat]" }],
+  },
+];
+
+function fakeModelConfigs(model: string): FakeConfig[] {
+  const configs: FakeConfig[] = [{ id: "token-limiter", settings: { shareHistory: 60 } }];
+  if (model.startsWith("claude")) configs.push({ id: "ensure-alternation", enabled: true });
+  return configs;
+}
+
+function fakePipeline(preset: AgentPreset, model: string): FakeStage[] {
+  const modelConfigs = fakeModelConfigs(model);
+  return FAKE_PROCESSORS.map((d): FakeStage => {
+    const modelConfig = modelConfigs.find((c) => c.id === d.id) ?? null;
+    const own = (preset.processors ?? []).find((c) => c.id === d.id);
+    const chosen = own ?? modelConfig;
+    const origin = own ? "preset" : modelConfig ? "model" : "default";
+    const values: Record<string, import("../bindings").Value> = {};
+    const origins: Record<string, import("../bindings").SettingOrigin> = {};
+    for (const f of d.configFields) {
+      values[f.key] = f.default;
+      origins[f.key] = "default";
+    }
+    const notes: string[] = [];
+    let enabled = d.defaultEnabled;
+    if (chosen?.enabled === false && d.isCore) notes.push("a core processor cannot be disabled; it stays on");
+    else if (chosen?.enabled !== undefined && chosen.enabled !== null) enabled = chosen.enabled;
+    for (const [key, value] of Object.entries(chosen?.settings ?? {})) {
+      if (!d.configFields.some((f) => f.key === key)) {
+        notes.push(`unknown setting "${key}" ignored`);
+        continue;
+      }
+      values[key] = value;
+      origins[key] = origin;
+    }
+    return {
+      descriptor: d,
+      resolved: { id: d.id, enabled, priority: chosen?.priority ?? d.priority, origin, values, origins, notes },
+      modelConfig,
+    };
+  }).sort((a, b) => a.resolved.priority - b.resolved.priority);
 }

@@ -13,6 +13,7 @@ import { useT } from "../../app/useT";
 import { open } from "@tauri-apps/plugin-dialog";
 import { useRunner } from "../../app/useRunner";
 import { ConfirmDialog } from "../../app/ConfirmDialog";
+import { startPresetExport } from "./exporting";
 
 /** The presets list: search, open, new, duplicate, rename, delete with confirmation. */
 export function PresetSidebar() {
@@ -94,6 +95,9 @@ export function PresetSidebar() {
                   onClick={() => run(duplicatePreset(p.id, t("presets.copyOf", { name: p.name })))}
                 >
                   {t("presets.duplicate")}
+                </button>
+                <button type="button" data-testid="export-preset" onClick={startPresetExport}>
+                  {t("export.button")}
                 </button>
                 <button
                   type="button"

@@ -8,6 +8,8 @@ import { useT } from "../../app/useT";
 import { RoleIcon } from "../../app/RoleIcon";
 import { SessionPicker } from "../session/SessionPicker";
 import { TokenBar } from "./TokenBar";
+import { sourceDetail, sourceLabel } from "./source";
+import { CompareControls, ComparePane } from "./ComparePane";
 
 /** The live preview (SPEC 9): model and session pickers, then the exact context and its cost. */
 export function PreviewPane() {
@@ -17,6 +19,7 @@ export function PreviewPane() {
   const model = useApp((s) => s.model);
   const models = useApp((s) => s.models);
   const input = useApp((s) => s.input);
+  const comparing = useApp((s) => s.compareModel !== null);
 
   return (
     <section className="preview" aria-label={t("preview.title")}>
@@ -41,6 +44,7 @@ export function PreviewPane() {
             {preview.result.recipe ?? "—"} · {preview.result.profile}
           </span>
         )}
+        <CompareControls />
       </header>
       <SessionPicker />
       <label className="input-field">
@@ -52,7 +56,13 @@ export function PreviewPane() {
           {t("preview.failed", { message: error })}
         </p>
       )}
-      {preview ? <PreviewBody preview={preview} stale={!!error} /> : !error && <p className="muted">{t("preview.building")}</p>}
+      {comparing ? (
+        <ComparePane />
+      ) : preview ? (
+        <PreviewBody preview={preview} stale={!!error} />
+      ) : (
+        !error && <p className="muted">{t("preview.building")}</p>
+      )}
     </section>
   );
 }
@@ -211,29 +221,4 @@ function BuiltRowView({
       <div className={open ? "built-content open" : "built-content"}>{message.content}</div>
     </li>
   );
-}
-
-type Source = BuiltMessage["source"];
-
-function placementLabel(source: Source): string {
-  const p = source.placement;
-  if (p.mode === "depth") return `depth ${p.depth}`;
-  if (p.mode === "anchor") return `⚓ ${p.position} ${p.target}`;
-  return "";
-}
-
-function sourceDetail(source: Source): string {
-  const id =
-    source.kind === "processor"
-      ? source.processor
-      : source.kind === "history" || source.kind === "input"
-        ? source.historyIndex !== undefined && source.historyIndex !== null
-          ? `#${source.historyIndex}`
-          : ""
-        : (source.templateId ?? source.entryId ?? source.ephemeral ?? "");
-  return [id, placementLabel(source)].filter(Boolean).join(" · ");
-}
-
-function sourceLabel(source: Source): string {
-  return [source.kind, sourceDetail(source)].filter(Boolean).join(" ");
 }

@@ -13,11 +13,14 @@ export function StrategyEditor({
   strategy,
   onChange,
   listLabel,
+  testPrefix = "",
 }: {
   strategy: InjectionStrategy | null | undefined;
   /** What "list order" means here (a lorebook entry has no list position). */
   listLabel?: string;
   onChange: (mode: InjectionMode, values: StrategyValues) => void;
+  /** Prefixes the test ids when two strategy editors can be on screen together. */
+  testPrefix?: string;
 }) {
   const t = useT();
   const anchors = useApp((s) => s.preview?.anchors ?? ["chat_history", "user_profile"]);
@@ -33,17 +36,23 @@ export function StrategyEditor({
     });
 
   return (
-        <fieldset className="injection" data-testid="injection">
+        <fieldset className="injection" data-testid={`${testPrefix}injection`}>
           <legend>{t("editor.injection")}</legend>
           <label>
-            <input type="radio" name={`${name}-mode`} checked={mode === "list"} onChange={() => set("list")} />
+            <input
+              type="radio"
+              name={`${name}-mode`}
+              data-testid={`${testPrefix}mode-list`}
+              checked={mode === "list"}
+              onChange={() => set("list")}
+            />
             {listLabel ?? t("editor.mode.list")}
           </label>
           <label>
             <input
               type="radio"
               name={`${name}-mode`}
-              data-testid="mode-depth"
+              data-testid={`${testPrefix}mode-depth`}
               checked={mode === "depth"}
               onChange={() => set("depth")}
             />
@@ -56,7 +65,7 @@ export function StrategyEditor({
                 type="number"
                 min={0}
                 max={99}
-                data-testid="depth-input"
+                data-testid={`${testPrefix}depth-input`}
                 value={strategy?.depth ?? 0}
                 onChange={(e) => set("depth", { depth: clampDepth(Number(e.target.value)) })}
               />
@@ -66,7 +75,7 @@ export function StrategyEditor({
             <input
               type="radio"
               name={`${name}-mode`}
-              data-testid="mode-anchor"
+              data-testid={`${testPrefix}mode-anchor`}
               checked={mode === "anchor"}
               onChange={() => set("anchor")}
             />
@@ -78,7 +87,7 @@ export function StrategyEditor({
                 {t("editor.anchor")}
                 <select
                   value={strategy?.anchorTarget ?? anchors[0]}
-                  data-testid="anchor-select"
+                  data-testid={`${testPrefix}anchor-select`}
                   onChange={(e) => set("anchor", { anchorTarget: e.target.value })}
                 >
                   {anchors.map((a) => (

@@ -4,6 +4,7 @@ import { useT } from "../../app/useT";
 import { useRunner } from "../../app/useRunner";
 import { ConfirmDialog } from "../../app/ConfirmDialog";
 import { SessionEditor } from "./SessionEditor";
+import { startSessionExport } from "../presets/exporting";
 
 /** Chooses the session the preview builds over, and opens the small session editor. */
 export function SessionPicker() {
@@ -40,6 +41,15 @@ export function SessionPicker() {
       {session && (
         <button type="button" data-testid="edit-session" onClick={() => setEditing(!editing)}>
           {editing ? t("preview.doneEditing") : t("preview.editSession")}
+        </button>
+      )}
+      {session && (
+        <button
+          type="button"
+          data-testid="export-session"
+          onClick={() => run(startSessionExport({ title: t("export.saveTitle"), filter: t("export.filter") }))}
+        >
+          {t("export.sessionButton")}
         </button>
       )}
       {session && editing && (

@@ -1,0 +1,281 @@
+import { useEffect, useState } from "react";
+import { useDroppable } from "@dnd-kit/core";
+import { SortableContext, verticalListSortingStrategy } from "@dnd-kit/sortable";
+import type { ContextRecipe, RecipeMatches } from "../../bindings";
+import type { Preset } from "../../app/model";
+import { api, errorMessage } from "../../app/api";
+import { editPreset, getState, openWorkbenchRecipe, useApp } from "../../app/store";
+import { useT } from "../../app/useT";
+import { ConfirmDialog } from "../../app/ConfirmDialog";
+import { TagInput } from "../lorebook/TagInput";
+import { WorkbenchStep } from "./WorkbenchStep";
+import { stepViews } from "./recipe";
+import { addRecipe, changeRecipe, deleteRecipe, duplicateRecipe, idProblem } from "./workbench";
+
+export const STEP_PREFIX = "step:";
+export const STEPS_END = "steps-end";
+
+/** The recipe open in the workbench: the one chosen, else the one the model gets, else the first. */
+export function workbenchRecipeIndex(preset: Preset, id: string | null): number {
+  const chosen = preset.contextRecipes.findIndex((r) => r.id === id);
+  if (chosen >= 0) return chosen;
+  const applied = preset.contextRecipes.findIndex((r) => r.id === getState().recipeId);
+  if (applied >= 0) return applied;
+  return preset.contextRecipes.length > 0 ? 0 : -1;
+}
+
+/** The recipe workbench (seed 000 8.4): a tab per recipe, its id, name and model filter, and its
+ * steps, which take templates dropped from the library. */
+export function Workbench() {
+  const t = useT();
+  const preset = useApp((s) => s.preset);
+  const chosen = useApp((s) => s.workbenchRecipe);
+  useApp((s) => s.recipeId);
+  if (!preset) return null;
+  const at = workbenchRecipeIndex(preset, chosen);
+  const recipe = preset.contextRecipes[at];
+
+  const add = () => {
+    let id = "";
+    editPreset((p) => {
+      const added = addRecipe(p);
+      id = added.id;
+      return added.preset;
+    });
+    openWorkbenchRecipe(id);
+  };
+
+  return (
+    <section className="workbench" aria-label={t("workbench.title")} data-testid="workbench">
+      <div className="recipe-tabs" role="tablist" aria-label={t("workbench.recipes")}>
+        {preset.contextRecipes.map((r, i) => (
+          <button
+            key={`${r.id}#${i}`}
+            type="button"
+            role="tab"
+            aria-selected={i === at}
+            className={i === at ? "tab current" : "tab"}
+            data-testid={`recipe-tab-${r.id}`}
+            title={r.id}
+            onClick={() => openWorkbenchRecipe(r.id)}
+          >
+            {r.name || r.id}
+          </button>
+        ))}
+        <button type="button" className="tab add-tab" data-testid="add-recipe" onClick={add} title={t("workbench.add")}>
+          + {t("workbench.add")}
+        </button>
+      </div>
+      {recipe ? (
+        <RecipePanel preset={preset} recipe={recipe} at={at} />
+      ) : (
+        <p className="muted">{t("workbench.none")}</p>
+      )}
+    </section>
+  );
+}
+
+function RecipePanel({ preset, recipe, at }: { preset: Preset; recipe: ContextRecipe; at: number }) {
+  const t = useT();
+  const [draftId, setDraftId] = useState(recipe.id);
+  const [confirm, setConfirm] = useState(false);
+  const [expanded, setExpanded] = useState<number | null>(null);
+  useEffect(() => {
+    setDraftId(recipe.id);
+    setExpanded(null);
+  }, [recipe.id]);
+  const views = stepViews(preset, recipe);
+  const taken = preset.contextRecipes.map((r) => r.id);
+  const problem = idProblem(draftId, taken, recipe.id);
+  const commitId = () => {
+    if (problem || draftId === recipe.id) return setDraftId(recipe.id);
+    editPreset((p) => changeRecipe(p, at, { id: draftId }));
+    openWorkbenchRecipe(draftId);
+  };
+  const { setNodeRef, isOver } = useDroppable({ id: STEPS_END });
+
+  return (
+    <div className="recipe-panel" data-testid={`recipe-panel-${recipe.id}`}>
+      <div className="field-row recipe-fields">
+        <label>
+          {t("workbench.id")}
+          <input
+            value={draftId}
+            data-testid="recipe-id-input"
+            aria-invalid={problem ? true : undefined}
+            onChange={(e) => setDraftId(e.target.value)}
+            onBlur={commitId}
+            onKeyDown={(e) => e.key === "Enter" && commitId()}
+          />
+        </label>
+        <label>
+          {t("workbench.name")}
+          <input
+            value={recipe.name ?? ""}
+            placeholder={recipe.id}
+            data-testid="recipe-name-input"
+            onChange={(e) =>
+              editPreset((p) => changeRecipe(p, at, { name: e.target.value || undefined }), `rname:${at}`)
+            }
+          />
+        </label>
+        <div className="recipe-actions">
+          <button
+            type="button"
+            data-testid="duplicate-recipe"
+            onClick={() => {
+              let id = "";
+              editPreset((p) => {
+                const copy = duplicateRecipe(p, at);
+                id = copy.id;
+                return copy.preset;
+              });
+              openWorkbenchRecipe(id);
+            }}
+          >
+            {t("presets.duplicate")}
+          </button>
+          <button type="button" className="danger" data-testid="delete-recipe" onClick={() => setConfirm(true)}>
+            {t("presets.delete")}
+          </button>
+        </div>
+      </div>
+      {problem && (
+        <p className="error field-error" role="alert">
+          {t(`library.idProblem.${problem}`)}
+        </p>
+      )}
+      <ModelFilter key={recipe.id} preset={preset} recipe={recipe} at={at} />
+      <h4 className="steps-title">{t("workbench.steps", { count: recipe.steps.length })}</h4>
+      <SortableContext items={views.map((v) => `${STEP_PREFIX}${v.key}`)} strategy={verticalListSortingStrategy}>
+        <ol className="steps workbench-steps" data-testid="workbench-steps">
+          {views.map((v) => (
+            <WorkbenchStep
+              key={v.key}
+              view={v}
+              recipeAt={at}
+              expanded={expanded === v.index}
+              onToggle={() => setExpanded((e) => (e === v.index ? null : v.index))}
+            />
+          ))}
+        </ol>
+      </SortableContext>
+      <div
+        ref={setNodeRef}
+        className={isOver ? "drop-end over" : "drop-end"}
+        data-testid="steps-drop-end"
+      >
+        {recipe.steps.length === 0 ? t("workbench.dropFirst") : t("workbench.dropHere")}
+      </div>
+      {confirm && (
+        <ConfirmDialog
+          message={t("workbench.confirmDelete", { name: recipe.name || recipe.id })}
+          confirm={t("presets.delete")}
+          onCancel={() => setConfirm(false)}
+          onConfirm={() => {
+            setConfirm(false);
+            editPreset((p) => deleteRecipe(p, at));
+            openWorkbenchRecipe(null);
+          }}
+        />
+      )}
+    </div>
+  );
+}
+
+/** The model filter as tags, refused when a pattern is not one, and the models it reaches. */
+function ModelFilter({ preset, recipe, at }: { preset: Preset; recipe: ContextRecipe; at: number }) {
+  const t = useT();
+  const models = useApp((s) => s.models);
+  const model = useApp((s) => s.model);
+  const [matches, setMatches] = useState<{ all: RecipeMatches; own: RecipeMatches } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    let stale = false;
+    const ids = models.includes(model) ? models : [model, ...models];
+    const timer = setTimeout(() => {
+      Promise.all([
+        api.recipeMatches(preset, ids),
+        api.recipeMatches({ ...preset, contextRecipes: [recipe] }, ids),
+      ]).then(
+        ([all, own]) => {
+          if (!stale) {
+            setMatches({ all, own });
+            setError(null);
+          }
+        },
+        (e) => !stale && setError(errorMessage(e)),
+      );
+    }, 120);
+    return () => {
+      stale = true;
+      clearTimeout(timer);
+    };
+  }, [preset, recipe, models, model]);
+
+  const invalid: Record<string, string> = {};
+  for (const p of matches?.all.problems ?? []) if (p.recipe === recipe.id) invalid[p.pattern] = p.message;
+  const winner = new Map((matches?.all.models ?? []).map((m) => [m.model, m.recipe]));
+  const reached = (matches?.own.models ?? []).filter((m) => m.recipe !== null).map((m) => m.model);
+  const wins = reached.filter((m) => winner.get(m) === recipe.id);
+  const lost = reached.filter((m) => winner.get(m) !== recipe.id);
+
+  const validate = async (pattern: string) => {
+    try {
+      const check = await api.recipeMatches(
+        { ...preset, contextRecipes: [{ ...recipe, modelFilter: [pattern] }] },
+        [],
+      );
+      return check.problems[0]?.message ?? null;
+    } catch (e) {
+      return errorMessage(e);
+    }
+  };
+
+  return (
+    <div className="model-filter">
+      <label className="filter-label">{t("workbench.filter")}</label>
+      <TagInput
+        values={recipe.modelFilter}
+        label={t("workbench.filter")}
+        placeholder={t("workbench.filterPlaceholder")}
+        testId="model-filter"
+        validate={validate}
+        invalid={invalid}
+        onChange={(modelFilter) => editPreset((p) => changeRecipe(p, at, { modelFilter }))}
+      />
+      {error && <p className="error">{error}</p>}
+      <div className="matches" data-testid="filter-matches">
+        {recipe.modelFilter.length === 0 ? (
+          <p className="muted">{t("workbench.noFilter")}</p>
+        ) : wins.length === 0 && lost.length === 0 ? (
+          <p className="muted">{t("workbench.noKnownModel")}</p>
+        ) : (
+          <>
+            {wins.length > 0 && (
+              <p>
+                <span className="muted">{t("workbench.wins")}</span>{" "}
+                {wins.map((m) => (
+                  <span key={m} className="tag tag-wins" data-testid={`wins-${m}`}>
+                    {m}
+                  </span>
+                ))}
+              </p>
+            )}
+            {lost.length > 0 && (
+              <p>
+                <span className="muted">{t("workbench.shadowed")}</span>{" "}
+                {lost.map((m) => (
+                  <span key={m} className="tag tag-shadowed" data-testid={`shadowed-${m}`}>
+                    {m} → {winner.get(m) ?? "—"}
+                  </span>
+                ))}
+              </p>
+            )}
+          </>
+        )}
+      </div>
+    </div>
+  );
+}
