@@ -106,3 +106,33 @@ export async function until(read, ok, what, ms = 8000) {
   }
   throw new Error(`${what}: still ${JSON.stringify(last)} after ${ms} ms`);
 }
+
+/** Drags `from` by the pointer and drops it on the middle of `to`, in small steps, the way a
+ * hand does (a drag starts only after the pointer has moved a few pixels). */
+export async function dragTo(browser, from, to) {
+  const a = await from.getLocation();
+  const as = await from.getSize();
+  const b = await to.getLocation();
+  const bs = await to.getSize();
+  const x = Math.round(a.x + as.width / 2);
+  const y = Math.round(a.y + as.height / 2);
+  const tx = Math.round(b.x + bs.width / 2);
+  const ty = Math.round(b.y + bs.height / 2);
+  await browser.performActions([
+    {
+      type: "pointer",
+      id: "mouse",
+      parameters: { pointerType: "mouse" },
+      actions: [
+        { type: "pointerMove", x, y, duration: 0 },
+        { type: "pointerDown", button: 0 },
+        { type: "pointerMove", x: x + 6, y: y + 2, duration: 100 },
+        { type: "pointerMove", x: Math.round((x + tx) / 2), y: Math.round((y + ty) / 2), duration: 200 },
+        { type: "pointerMove", x: tx, y: ty, duration: 200 },
+        { type: "pause", duration: 150 },
+        { type: "pointerUp", button: 0 },
+      ],
+    },
+  ]);
+  await browser.releaseActions();
+}

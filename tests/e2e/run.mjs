@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { launch, previewSources, scratchDatabase, shot, SHOTS, stepIds, until } from "./harness.mjs";
+import { advancedTests } from "./advanced.mjs";
 
 const tests = [];
 const test = (name, fn) => tests.push({ name, fn });
@@ -331,6 +332,8 @@ test("keystroke to painted preview over a 1,000-message session (measured, not a
   await shot(app.browser, "10-long-session");
 });
 
+advancedTests(test, () => app);
+
 test("a damaged database is reported in the window and left as it was", async () => {
   await app.close();
   const damaged = scratchDatabase();
@@ -351,9 +354,14 @@ test("a damaged database is reported in the window and left as it was", async ()
 });
 
 let failed = 0;
+let ran = 0;
 try {
   app = await launch(db.path);
-  for (const { name, fn } of tests) {
+  // E2E_ONLY=regex runs the tests whose names match, for working on a few.
+  const only = process.env.E2E_ONLY ? new RegExp(process.env.E2E_ONLY) : null;
+  const chosen = tests.filter((t) => !only || only.test(t.name));
+  ran = chosen.length;
+  for (const { name, fn } of chosen) {
     const started = Date.now();
     try {
       await fn();
@@ -368,5 +376,5 @@ try {
   await app?.close();
   db.remove();
 }
-console.log(`${tests.length - failed} passed, ${failed} failed; screenshots in tests/e2e/screenshots/`);
+console.log(`${ran - failed} passed, ${failed} failed; screenshots in tests/e2e/screenshots/`);
 process.exit(failed ? 1 : 0);
