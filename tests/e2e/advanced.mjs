@@ -184,6 +184,40 @@ export function advancedTests(test, current) {
     await (await byTest("wtoggle-system-prompt")).click();
   });
 
+  test("pipeline panel: a processor switched on by the preset changes the preview, and resets", async () => {
+    await (await byTest("tab-pipeline")).click();
+    await byTest("pipeline-panel").then((e) => e.waitForExist({ timeout: 4000 }));
+    const order = await until(
+      () =>
+        browser().execute(() =>
+          [...document.querySelectorAll('[data-testid^="processor-enabled-"]')].map((e) => e.dataset.testid.slice(18)),
+        ),
+      (ids) => ids.length > 5,
+      "the processors in the panel",
+    );
+    assert.ok(order.indexOf("session-loader") < order.indexOf("token-limiter"), `processors in priority order: ${order}`);
+    // For gpt-4o the system prompt and the world info arrive as two system messages; merging
+    // them into the head leaves one.
+    const merge = await byTest("processor-enabled-merge-system-to-head");
+    assert.equal(await merge.isSelected(), false);
+    await merge.click();
+    await until(
+      () => previewSources(browser()),
+      (s) => !s.some((x) => x.startsWith("template world_info")),
+      "the world info merged into the first system message",
+    );
+    await (await byTest("processor-merge-system-to-head")).scrollIntoView();
+    await browser().pause(200);
+    await shot(browser(), "25-pipeline-panel");
+    await (await byTest("reset-processor-merge-system-to-head")).click();
+    await until(
+      () => previewSources(browser()),
+      (s) => s.some((x) => x.startsWith("template world_info")),
+      "the world info on its own again after the reset",
+    );
+    await (await byTest("tab-recipe")).click();
+  });
+
   test("compare: Claude and GPT contexts side by side, the differences marked", async () => {
     await (await byTest("compare-toggle")).click();
     // Against a GPT model, compare offers a Claude one.

@@ -92,6 +92,30 @@ fn a_native_preset_round_trips_through_the_database() {
         st["prompts"].is_array() && st["prompt_order"].is_array(),
         "{st}"
     );
+
+    // The preset has a character but no lorebook: a card, yes; world info, a clear refusal.
+    let card = ok(&[
+        "export",
+        "multi-model-mystery",
+        "--to",
+        "sillytavern-card",
+        "--db",
+        &scratch.db(),
+    ]);
+    let card: Value = serde_json::from_str(&card).expect("json");
+    assert_eq!(card["spec"], "chara_card_v2");
+    let output = run(&[
+        "export",
+        "multi-model-mystery",
+        "--to",
+        "sillytavern-world-info",
+        "--db",
+        &scratch.db(),
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("has no lorebook"), "{err}");
 }
 
 #[test]
