@@ -538,10 +538,14 @@ pub struct RecipeMatches {
 }
 
 /// For each of `models`, the recipe of `preset` that would apply (SPEC 3.1), and every pattern
-/// of the preset's model filters that is not a valid model pattern.
+/// of the preset's model filters that is not a valid model pattern. Async, so that it runs off the
+/// main thread.
 #[tauri::command]
 #[specta::specta]
-pub fn recipe_matches(preset: AgentPreset, models: Vec<String>) -> Result<RecipeMatches, AppError> {
+pub async fn recipe_matches(
+    preset: AgentPreset,
+    models: Vec<String>,
+) -> Result<RecipeMatches, AppError> {
     let recipes = &preset.context_recipes;
     Ok(RecipeMatches {
         models: models

@@ -62,6 +62,8 @@ export function advancedTests(test, current) {
       (text) => text.includes(pattern),
       `the pattern ${pattern}`,
     );
+    // The models it reaches appear below it; wait, so that nothing moves under a drag.
+    await $('[data-testid="filter-matches"] .tag-wins').then((e) => e.waitForExist({ timeout: 4000 }));
   }
 
   /** Expands step `templateId` of the open recipe and gives it a strategy override. */
@@ -117,12 +119,9 @@ export function advancedTests(test, current) {
     await until(workbenchSteps, (s) => s.join() === "system-prompt,world_info_anchor,chat-history,world_info", "the world info dropped at the end by keyboard");
     await overrideStep("world_info", async () => {
       await (await byTest("step-mode-anchor")).click();
-      await until(
-        async () => (await byTest("anchor-select").catch(() => null)) !== null,
-        (ok) => ok,
-        "the anchor picker",
-      );
-      await (await byTest("step-anchor-select")).selectByAttribute("value", "world_info_anchor");
+      const picker = await byTest("step-anchor-select");
+      await picker.waitForExist({ timeout: 4000 });
+      await picker.selectByAttribute("value", "world_info_anchor");
     });
     await until(
       () => previewSources(browser()),
@@ -237,7 +236,7 @@ export function advancedTests(test, current) {
     );
     assert.ok(diffs.includes("same"), `the shared messages are marked the same: ${diffs}`);
     const summary = await (await byTest("compare-summary")).getText();
-    assert.ok(summary.length > 0);
+    assert.match(summary, /gpt-recipe.*claude-recipe/, `the summary names both recipes: ${summary}`);
     await shot(browser(), "25-compare");
     await (await byTest("compare-toggle")).click();
   });

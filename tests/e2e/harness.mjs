@@ -110,14 +110,20 @@ export async function until(read, ok, what, ms = 8000) {
 /** Drags `from` by the pointer and drops it on the middle of `to`, in small steps, the way a
  * hand does (a drag starts only after the pointer has moved a few pixels). */
 export async function dragTo(browser, from, to) {
-  const a = await from.getLocation();
-  const as = await from.getSize();
-  const b = await to.getLocation();
-  const bs = await to.getSize();
-  const x = Math.round(a.x + as.width / 2);
-  const y = Math.round(a.y + as.height / 2);
-  const tx = Math.round(b.x + bs.width / 2);
-  const ty = Math.round(b.y + bs.height / 2);
+  // The target may be below the fold of its scrolling pane: bring it into view first, then read
+  // both positions in viewport coordinates, which is what pointer actions use.
+  await browser.execute((el) => el.scrollIntoView({ block: "center" }), to);
+  const rect = (el) =>
+    browser.execute((e) => {
+      const r = e.getBoundingClientRect();
+      return { x: r.left + r.width / 2, y: r.top + r.height / 2 };
+    }, el);
+  const a = await rect(from);
+  const b = await rect(to);
+  const x = Math.round(a.x);
+  const y = Math.round(a.y);
+  const tx = Math.round(b.x);
+  const ty = Math.round(b.y);
   await browser.performActions([
     {
       type: "pointer",
@@ -135,4 +141,6 @@ export async function dragTo(browser, from, to) {
     },
   ]);
   await browser.releaseActions();
+  // dnd-kit swallows the click that follows a drop for a few milliseconds; a hand is slower.
+  await browser.pause(120);
 }

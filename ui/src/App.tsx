@@ -132,24 +132,30 @@ function EditorPane() {
   return (
     <div className="editor-pane">
       {hasPreset && (
-        <div className="tabs" role="tablist">
-          {(["recipe", "lorebook", "pipeline"] as const).map((id) => (
-            <button
-              key={id}
-              type="button"
-              role="tab"
-              aria-selected={tab === id}
-              data-testid={`tab-${id}`}
-              className={tab === id ? "tab current" : "tab"}
-              onClick={() => setTab(id)}
-            >
-              {t(`tabs.${id}`)}
-            </button>
-          ))}
+        <div className="tabs">
+          <div role="tablist" className="tablist">
+            {(["recipe", "lorebook", "pipeline"] as const).map((id) => (
+              <button
+                key={id}
+                id={`editor-tab-${id}`}
+                type="button"
+                role="tab"
+                aria-selected={tab === id}
+                aria-controls="editor-tabpanel"
+                data-testid={`tab-${id}`}
+                className={tab === id ? "tab current" : "tab"}
+                onClick={() => setTab(id)}
+              >
+                {t(`tabs.${id}`)}
+              </button>
+            ))}
+          </div>
           {tab === "recipe" && <ModeSwitch />}
         </div>
       )}
-      {tab === "recipe" || !hasPreset ? <RecipeEditor /> : tab === "pipeline" ? <PipelinePanel /> : <LorebookEditor />}
+      <div id="editor-tabpanel" role="tabpanel" aria-labelledby={`editor-tab-${tab}`} className="editor-tabpanel">
+        {tab === "recipe" || !hasPreset ? <RecipeEditor /> : tab === "pipeline" ? <PipelinePanel /> : <LorebookEditor />}
+      </div>
     </div>
   );
 }

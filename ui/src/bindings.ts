@@ -48,7 +48,8 @@ export const commands = {
 	pipeline: (preset: AgentPreset, model: string) => typedError<PipelineStage[], AppError>(__TAURI_INVOKE("pipeline", { preset, model })),
 	/**
 	 *  For each of `models`, the recipe of `preset` that would apply (SPEC 3.1), and every pattern
-	 *  of the preset's model filters that is not a valid model pattern.
+	 *  of the preset's model filters that is not a valid model pattern. Async, so that it runs off the
+	 *  main thread.
 	 */
 	recipeMatches: (preset: AgentPreset, models: string[]) => typedError<RecipeMatches, AppError>(__TAURI_INVOKE("recipe_matches", { preset, models })),
 	/**

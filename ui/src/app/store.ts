@@ -100,6 +100,8 @@ export function resetForTests() {
   lastCoalesce = null;
   previewRunning = false;
   previewAgain = false;
+  compareRunning = false;
+  compareAgain = false;
   clearTimeout(saveTimer);
 }
 
@@ -367,8 +369,9 @@ export function setInput(input: string) {
 /** Compares the preview with a build for `model`; null stops comparing. */
 export function setCompareModel(model: string | null) {
   if (model === state.compareModel) return;
-  set(model === null ? { compareModel: null, comparePreview: null, compareError: null } : { compareModel: model });
-  if (model !== null) requestPreview();
+  // The previous model's build is not shown as this one's.
+  set({ compareModel: model, comparePreview: null, compareError: null });
+  if (model !== null) requestCompare();
 }
 
 /** What the preview builds: the preset as edited, the stored session, the model, the input. */
@@ -417,22 +420,40 @@ async function runPreview() {
     } catch (e) {
       set({ previewError: errorMessage(e) });
     }
-    // The compared build follows, unless a newer edit is waiting: its loop builds both.
-    if (!previewAgain) await runCompare(request);
+    // The compared build follows on its own: the next edit's preview never waits for it.
+    if (!previewAgain) requestCompare();
   } while (previewAgain);
   previewRunning = false;
 }
 
-/** The same build as `request` for the compared model, when the preview compares. */
-async function runCompare(request: PreviewRequest) {
-  const model = state.compareModel;
-  if (model === null) return;
-  try {
-    const preview = withStoredHistory(await api.preview({ ...request, model }), state.session);
-    if (state.compareModel === model) set({ comparePreview: preview, compareError: null });
-  } catch (e) {
-    if (state.compareModel === model) set({ compareError: errorMessage(e) });
+let compareRunning = false;
+let compareAgain = false;
+
+/** Rebuilds the compared model's preview from the newest request, one build at a time. */
+function requestCompare() {
+  if (state.compareModel === null) return;
+  if (compareRunning) {
+    compareAgain = true;
+    return;
   }
+  void runCompare();
+}
+
+async function runCompare() {
+  compareRunning = true;
+  do {
+    compareAgain = false;
+    const model = state.compareModel;
+    const request = previewRequest();
+    if (model === null || !request) break;
+    try {
+      const preview = withStoredHistory(await api.preview({ ...request, model }), state.session);
+      if (state.compareModel === model) set({ comparePreview: preview, compareError: null });
+    } catch (e) {
+      if (state.compareModel === model) set({ compareError: errorMessage(e) });
+    }
+  } while (compareAgain);
+  compareRunning = false;
 }
 
 /** Puts back the history texts the backend left out because this session holds them. */

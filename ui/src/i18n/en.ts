@@ -159,6 +159,7 @@ export const en = {
   "tabs.pipeline": "Pipeline",
 
   "pipeline.title": "Pipeline",
+  "pipeline.presetScope": "The preset’s settings for this processor apply to every model and replace each model profile’s own.",
   "pipeline.intro": "The processors that build the prompt for {model}, in the order they run. A preset's config for a processor replaces the model profile's as a whole.",
   "pipeline.loading": "Loading the pipeline…",
   "pipeline.error": "The pipeline could not be loaded: {message}",
@@ -204,7 +205,7 @@ export const en = {
   "library.addTo": "Add to the end of {recipe}",
   "library.id": "Id",
   "library.idProblem.empty": "An id cannot be empty.",
-  "library.idProblem.spaces": "An id cannot contain spaces.",
+  "library.idProblem.spaces": "An id cannot contain spaces or #.",
   "library.idProblem.taken": "That id is taken.",
   "library.typeLabel": "Kind",
   "library.delete": "Delete",

@@ -161,6 +161,7 @@ export const zh: Record<MessageKey, string> = {
   "tabs.pipeline": "流水线",
 
   "pipeline.title": "处理流水线",
+  "pipeline.presetScope": "预设中此处理器的设置适用于所有模型，并整体替换各模型配置中的设置。",
   "pipeline.intro": "为 {model} 构建提示词的处理器，按运行顺序排列。预设对某个处理器的配置会整体替换模型配置中的对应配置。",
   "pipeline.loading": "正在加载流水线…",
   "pipeline.error": "无法加载流水线：{message}",
@@ -206,7 +207,7 @@ export const zh: Record<MessageKey, string> = {
   "library.addTo": "添加到 {recipe} 末尾",
   "library.id": "ID",
   "library.idProblem.empty": "ID 不能为空。",
-  "library.idProblem.spaces": "ID 不能包含空格。",
+  "library.idProblem.spaces": "ID 不能包含空格或 #。",
   "library.idProblem.taken": "这个 ID 已被使用。",
   "library.typeLabel": "类型",
   "library.delete": "删除",

@@ -146,6 +146,31 @@ fn role_number(r: Role) -> i64 {
 /// world info importer: the same keys, logic, order, position, depth and role as a card's book.
 pub fn export_world_info(book: &Lorebook) -> Reported<Value> {
     let mut report = ImportReport::new("SillyTavern world info");
+    let defaults = Lorebook::default();
+    let settings = [
+        ("lorebook.scanDepth", book.scan_depth != defaults.scan_depth),
+        (
+            "lorebook.tokenBudget",
+            book.token_budget != defaults.token_budget,
+        ),
+        ("lorebook.recursive", book.recursive != defaults.recursive),
+        (
+            "lorebook.caseSensitive",
+            book.case_sensitive != defaults.case_sensitive,
+        ),
+        (
+            "lorebook.matchWholeWords",
+            book.match_whole_words != defaults.match_whole_words,
+        ),
+    ];
+    for (item, differs) in settings {
+        if differs {
+            report.push(
+                item,
+                "SillyTavern keeps this in its global world info settings, not in the file; not exported",
+            );
+        }
+    }
     let mut entries = Map::new();
     for (i, e) in book.entries.iter().enumerate() {
         let card_entry = entry(i, e, &mut report);

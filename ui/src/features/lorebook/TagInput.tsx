@@ -1,4 +1,4 @@
-import { useState } from "react";
+import { useRef, useState } from "react";
 
 /** A list of short strings edited as tags: Enter or a comma adds, × or Backspace removes. A
  * `validate` that answers with a message refuses the tag and shows why; `invalid` marks tags
@@ -22,14 +22,19 @@ export function TagInput({
 }) {
   const [draft, setDraft] = useState("");
   const [problem, setProblem] = useState<string | null>(null);
+  // While a tag is being validated, Enter then blur must not add it twice.
+  const checking = useRef<string | null>(null);
   const add = async () => {
     const tag = draft.trim();
-    if (!tag) return setDraft("");
-    if (values.includes(tag)) return setDraft("");
+    if (!tag || values.includes(tag)) return setDraft("");
+    if (checking.current === tag) return;
+    checking.current = tag;
     const refused = validate ? await validate(tag) : null;
+    checking.current = null;
     if (refused) return setProblem(refused);
     setProblem(null);
-    setDraft("");
+    // Only what was validated leaves the field; anything typed meanwhile stays.
+    setDraft((d) => (d.trim() === tag ? "" : d));
     onChange([...values, tag]);
   };
   return (

@@ -64,7 +64,7 @@ describe("the pipeline panel", () => {
       { timeout: 2000 },
     );
     expect(origin("token-limiter-strategy")).toBe("preset");
-    expect(origin("token-limiter-shareHistory")).toBe("model profile");
+    expect(origin("token-limiter-shareHistory")).toBe("preset");
     expect(screen.getByTestId("reset-token-limiter-strategy")).toBeTruthy();
     expect(screen.queryByTestId("reset-token-limiter-shareHistory")).toBeNull();
 
@@ -83,7 +83,7 @@ describe("the pipeline panel", () => {
     // A reset of a value the model profile sets goes back to the model's value.
     fireEvent.click(screen.getByTestId("reset-token-limiter-shareHistory"));
     await waitFor(() => expect(saved()?.[1]?.settings?.shareHistory).toBe(60), { timeout: 2000 });
-    expect(origin("token-limiter-shareHistory")).toBe("model profile");
+    expect(origin("token-limiter-shareHistory")).toBe("preset");
     expect((screen.getByTestId("setting-token-limiter-shareHistory") as HTMLInputElement).value).toBe("60");
 
     // Resetting the processor removes the preset's entry.

@@ -89,11 +89,15 @@ export function PipelinePanel() {
       ) : ordered.length === 0 ? (
         <p className="muted">{t("pipeline.empty")}</p>
       ) : (
-        <ol className={stale ? "processors stale" : "processors"}>
-          {ordered.map((stage) => (
-            <ProcessorCard key={stage.descriptor.id} stage={stage} preset={preset} />
-          ))}
-        </ol>
+        // Until the stages of the model in view arrive (or while they cannot), the ones shown
+        // are another model's: editing them would copy that model's config into the preset.
+        <fieldset className="processors-fieldset" disabled={stale || error !== null}>
+          <ol className={stale || error ? "processors stale" : "processors"}>
+            {ordered.map((stage) => (
+              <ProcessorCard key={stage.descriptor.id} stage={stage} preset={preset} />
+            ))}
+          </ol>
+        </fieldset>
       )}
     </div>
   );
@@ -167,6 +171,11 @@ function ProcessorCard({ stage, preset }: { stage: PipelineStage; preset: Preset
         )}
       </div>
       <p className="processor-description muted">{d.description}</p>
+      {hasEntry && (
+        <p className="processor-scope" data-testid={`scope-${d.id}`}>
+          {t("pipeline.presetScope")}
+        </p>
+      )}
       {stage.resolved.notes.length > 0 && (
         <ul className="processor-notes" data-testid={`notes-${d.id}`}>
           {stage.resolved.notes.map((note, i) => (

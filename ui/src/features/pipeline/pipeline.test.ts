@@ -96,10 +96,10 @@ describe("editing a processor's settings", () => {
     expect("processors" in reset).toBe(false);
   });
 
-  it("removes an entry that ends up the same as the model profile's config", () => {
+  it("keeps an entry equal to the model profile's config: it applies to every model", () => {
     const edited = setSetting(preset(), stage(modelConfig), "strategy", "proportional");
     const back = resetSetting(edited, stage(modelConfig), "strategy");
-    expect(back.processors).toBeUndefined();
+    expect(entryOf(back, "token-limiter")).toEqual({ ...modelConfig, id: "token-limiter" });
   });
 
   it("returns the same preset when nothing changes", () => {
@@ -138,12 +138,12 @@ describe("what the panel shows", () => {
     expect(enabledView(preset(), s)).toEqual({ value: true, origin: "default" });
   });
 
-  it("values copied from the model profile count as inherited; the preset's own as the preset's", () => {
+  it("values copied from the model profile are the preset's from then on, with nothing to reset", () => {
     const s = stage(modelConfig);
     const edited = setSetting(preset(), s, "strategy", "proportional");
     expect(settingView(edited, s, strategy)).toEqual({ value: "proportional", origin: "preset", canReset: true });
-    expect(settingView(edited, s, share)).toEqual({ value: 60, origin: "model", canReset: false });
-    expect(priorityView(edited, s)).toEqual({ value: 410, origin: "model" });
+    expect(settingView(edited, s, share)).toEqual({ value: 60, origin: "preset", canReset: false });
+    expect(priorityView(edited, s)).toEqual({ value: 410, origin: "preset" });
   });
 
   it("the preset's entry replaces the model's whole: a key it leaves out is the default", () => {

@@ -3,9 +3,10 @@
 //
 // The merge, as the engine does it (crates/engine/src/pipeline/config.rs): the pipeline's
 // defaults, then the model profile's config, then the preset's; for one processor id the preset's
-// config REPLACES the model profile's whole. So an edit that creates the preset's entry starts it
-// from the model profile's config, and a value the preset holds that equals the model profile's
-// counts as inherited: it is shown as the model profile's and there is nothing to reset.
+// config REPLACES the model profile's whole, for every model. So an edit that creates the preset's
+// entry starts it from the model profile's config (the model in view keeps what it had), and from
+// then on the preset holds every value of the entry, for every model: the panel says so, and shows
+// those values as the preset's, as the engine does.
 import type { AgentPreset, ConfigField, PipelineStage, ProcessorConfig, SettingOrigin, Value } from "../../bindings";
 
 /** What the edits need of a stage: the processor and the model profile's config for it. */
@@ -78,8 +79,9 @@ function withProcessors<P extends AgentPreset>(preset: P, processors: ProcessorC
 
 /**
  * Changes the preset's entry for the stage's processor, starting from the model profile's config
- * when the preset has none. An entry that ends up setting nothing, or exactly what the model
- * profile sets, is removed: it would change nothing. Returns `preset` itself when nothing changed.
+ * when the preset has none. An entry that ends up setting nothing is removed. One equal to this
+ * model profile's config stays: it applies to every model, and other models' profiles may differ.
+ * Returns `preset` itself when nothing changed.
  */
 export function updateProcessor<P extends AgentPreset>(
   preset: P,
@@ -91,8 +93,7 @@ export function updateProcessor<P extends AgentPreset>(
   const index = list.findIndex((c) => c.id === id);
   const before = index >= 0 ? list[index]! : undefined;
   const after = normalize({ ...change(before ? normalize(before) : seedEntry(stage)), id });
-  const redundant = isEmptyConfig(after) || sameConfig(after, stage.modelConfig);
-  if (redundant) {
+  if (isEmptyConfig(after)) {
     return before ? withProcessors(preset, list.filter((_, i) => i !== index)) : preset;
   }
   if (before && sameConfig(before, after)) return preset;
@@ -177,9 +178,7 @@ export function settingView(preset: AgentPreset, stage: StageInfo, field: Config
   if (entry) {
     const own = settingsOf(entry)[key];
     const canReset = !sameValue(own, model[key]);
-    if (own !== undefined && fits(field, own)) {
-      return { value: own, origin: canReset ? "preset" : "model", canReset };
-    }
+    if (own !== undefined && fits(field, own)) return { value: own, origin: "preset", canReset };
     return { value: field.default, origin: "default", canReset };
   }
   const inherited = model[key];
@@ -201,7 +200,7 @@ export function enabledView(preset: AgentPreset, stage: StageInfo): SwitchView<b
   const refused = (v: boolean | null | undefined) => d.isCore && v === false;
   if (entry) {
     if (own === undefined || own === null || refused(own)) return { value: d.isCore || d.defaultEnabled, origin: "default" };
-    return { value: own, origin: own === fromModel ? "model" : "preset" };
+    return { value: own, origin: "preset" };
   }
   if (fromModel === undefined || refused(fromModel)) return { value: d.isCore || d.defaultEnabled, origin: "default" };
   return { value: fromModel, origin: "model" };
@@ -215,7 +214,7 @@ export function priorityView(preset: AgentPreset, stage: StageInfo): SwitchView<
   if (entry) {
     const own = entry.priority ?? undefined;
     if (own === undefined) return { value: d.priority, origin: "default" };
-    return { value: own, origin: own === fromModel ? "model" : "preset" };
+    return { value: own, origin: "preset" };
   }
   if (fromModel === undefined) return { value: d.priority, origin: "default" };
   return { value: fromModel, origin: "model" };

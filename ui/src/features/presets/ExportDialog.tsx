@@ -1,4 +1,4 @@
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { useApp } from "../../app/store";
 import { useT } from "../../app/useT";
 import {
@@ -16,6 +16,15 @@ import {
 export function ExportDialog() {
   const t = useT();
   const current = useExport();
+  const open = current !== null;
+  const writing = current?.phase === "writing";
+  // Escape closes the dialog wherever the focus is (a disabled button may have dropped it).
+  useEffect(() => {
+    if (!open) return;
+    const onKey = (e: KeyboardEvent) => e.key === "Escape" && !writing && closeExport();
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [open, writing]);
   if (!current) return null;
   const title =
     current.target.kind === "preset"
@@ -29,7 +38,6 @@ export function ExportDialog() {
         className="dialog export-dialog"
         data-testid="export-dialog"
         aria-label={title}
-        onKeyDown={(e) => e.key === "Escape" && current.phase !== "writing" && closeExport()}
       >
         <h2>{title}</h2>
         {current.phase === "choosing" ? <FormatChoice current={current} /> : <Outcome current={current} />}
@@ -57,6 +65,7 @@ function FormatChoice({ current }: { current: ExportState }) {
                 value={format}
                 data-testid={`export-format-${format}`}
                 checked={current.format === format}
+                autoFocus={current.format === format}
                 disabled={reason !== null}
                 onChange={() => chooseFormat(format)}
               />
@@ -95,6 +104,11 @@ function FormatChoice({ current }: { current: ExportState }) {
 
 function Outcome({ current }: { current: ExportState }) {
   const t = useT();
+  const close = useRef<HTMLButtonElement>(null);
+  // Close takes the focus once the export is over (it is disabled while writing).
+  useEffect(() => {
+    if (current.phase !== "writing") close.current?.focus();
+  }, [current.phase]);
   return (
     <>
       <p className="muted">{t(`export.format.${current.format}`)}</p>
@@ -138,7 +152,7 @@ function Outcome({ current }: { current: ExportState }) {
         <button
           type="button"
           className="primary"
-          autoFocus
+          ref={close}
           data-testid="export-close"
           onClick={closeExport}
           disabled={current.phase === "writing"}

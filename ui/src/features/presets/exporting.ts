@@ -110,7 +110,13 @@ export async function saveAndExport(labels: { title: string; filter: string }) {
   const current = state;
   if (!current) return;
   const { target, format } = current;
-  const path = await askPath(defaultFileName(target.id, format), labels.title, labels.filter);
+  let path: string | null;
+  try {
+    path = await askPath(defaultFileName(target.id, format), labels.title, labels.filter);
+  } catch (e) {
+    set({ ...current, phase: "failed", error: errorMessage(e) });
+    return;
+  }
   if (path === null) return;
   try {
     if (target.kind === "preset") await exportPresetTo(format, path);

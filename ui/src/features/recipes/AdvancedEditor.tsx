@@ -5,9 +5,12 @@ import {
   KeyboardSensor,
   PointerSensor,
   closestCenter,
+  pointerWithin,
+  rectIntersection,
   useSensor,
   useSensors,
   type DragEndEvent,
+  type CollisionDetection,
   type DragStartEvent,
   type KeyboardCoordinateGetter,
 } from "@dnd-kit/core";
@@ -65,7 +68,7 @@ export function AdvancedEditor() {
   return (
     <DndContext
       sensors={sensors}
-      collisionDetection={closestCenter}
+      collisionDetection={collision}
       onDragStart={onDragStart}
       onDragEnd={onDragEnd}
       onDragCancel={() => setDragging(null)}
@@ -94,6 +97,16 @@ export function AdvancedEditor() {
     </DndContext>
   );
 }
+
+/**
+ * Steps reorder onto the nearest step. A library card lands only where it is released over the
+ * steps or the drop zone (by keyboard: where the arrows put it); released anywhere else, it is not
+ * dropped at all.
+ */
+const collision: CollisionDetection = (args) => {
+  if (!String(args.active.id).startsWith(LIBRARY_PREFIX)) return closestCenter(args);
+  return args.pointerCoordinates ? pointerWithin(args) : rectIntersection(args);
+};
 
 /**
  * Keyboard dragging. Steps move the way sortable lists do. A library card is not in the list, so

@@ -80,10 +80,13 @@ export function MacroTextarea({
   value,
   onChange,
   testId = "editor-content",
+  label,
 }: {
   value: string;
   onChange: (v: string) => void;
   testId?: string;
+  /** The accessible name, when no visible label wraps the field. */
+  label?: string;
 }) {
   const mirror = useRef<HTMLDivElement>(null);
   return (
@@ -104,6 +107,7 @@ export function MacroTextarea({
         value={value}
         spellCheck={false}
         data-testid={testId}
+        aria-label={label}
         onChange={(e) => onChange(e.target.value)}
         onScroll={(e) => {
           if (mirror.current) mirror.current.scrollTop = e.currentTarget.scrollTop;

@@ -31,9 +31,14 @@ export function Workbench() {
   const preset = useApp((s) => s.preset);
   const chosen = useApp((s) => s.workbenchRecipe);
   useApp((s) => s.recipeId);
+  const at = preset ? workbenchRecipeIndex(preset, chosen) : -1;
+  const recipe = preset?.contextRecipes[at];
+  // Pin the recipe shown: otherwise an edit that changes which recipe the model gets would switch
+  // the workbench to another tab under the user's hands.
+  useEffect(() => {
+    if (recipe && chosen !== recipe.id) openWorkbenchRecipe(recipe.id);
+  }, [recipe, chosen]);
   if (!preset) return null;
-  const at = workbenchRecipeIndex(preset, chosen);
-  const recipe = preset.contextRecipes[at];
 
   const add = () => {
     let id = "";
@@ -47,13 +52,16 @@ export function Workbench() {
 
   return (
     <section className="workbench" aria-label={t("workbench.title")} data-testid="workbench">
-      <div className="recipe-tabs" role="tablist" aria-label={t("workbench.recipes")}>
+      <div className="recipe-tabs">
+        <div role="tablist" aria-label={t("workbench.recipes")} className="recipe-tablist">
         {preset.contextRecipes.map((r, i) => (
           <button
             key={`${r.id}#${i}`}
+            id={`recipe-tab-${i}`}
             type="button"
             role="tab"
             aria-selected={i === at}
+            aria-controls="recipe-tabpanel"
             className={i === at ? "tab current" : "tab"}
             data-testid={`recipe-tab-${r.id}`}
             title={r.id}
@@ -62,12 +70,13 @@ export function Workbench() {
             {r.name || r.id}
           </button>
         ))}
+        </div>
         <button type="button" className="tab add-tab" data-testid="add-recipe" onClick={add} title={t("workbench.add")}>
           + {t("workbench.add")}
         </button>
       </div>
       {recipe ? (
-        <RecipePanel preset={preset} recipe={recipe} at={at} />
+        <RecipePanel key={recipe.id} preset={preset} recipe={recipe} at={at} />
       ) : (
         <p className="muted">{t("workbench.none")}</p>
       )}
@@ -79,11 +88,8 @@ function RecipePanel({ preset, recipe, at }: { preset: Preset; recipe: ContextRe
   const t = useT();
   const [draftId, setDraftId] = useState(recipe.id);
   const [confirm, setConfirm] = useState(false);
-  const [expanded, setExpanded] = useState<number | null>(null);
-  useEffect(() => {
-    setDraftId(recipe.id);
-    setExpanded(null);
-  }, [recipe.id]);
+  // The expanded step, by its key: it stays open on the same step when steps move.
+  const [expanded, setExpanded] = useState<string | null>(null);
   const views = stepViews(preset, recipe);
   const taken = preset.contextRecipes.map((r) => r.id);
   const problem = idProblem(draftId, taken, recipe.id);
@@ -95,7 +101,13 @@ function RecipePanel({ preset, recipe, at }: { preset: Preset; recipe: ContextRe
   const { setNodeRef, isOver } = useDroppable({ id: STEPS_END });
 
   return (
-    <div className="recipe-panel" data-testid={`recipe-panel-${recipe.id}`}>
+    <div
+      className="recipe-panel"
+      id="recipe-tabpanel"
+      role="tabpanel"
+      aria-labelledby={`recipe-tab-${at}`}
+      data-testid={`recipe-panel-${recipe.id}`}
+    >
       <div className="field-row recipe-fields">
         <label>
           {t("workbench.id")}
@@ -154,8 +166,8 @@ function RecipePanel({ preset, recipe, at }: { preset: Preset; recipe: ContextRe
               key={v.key}
               view={v}
               recipeAt={at}
-              expanded={expanded === v.index}
-              onToggle={() => setExpanded((e) => (e === v.index ? null : v.index))}
+              expanded={expanded === v.key}
+              onToggle={() => setExpanded((e) => (e === v.key ? null : v.key))}
             />
           ))}
         </ol>

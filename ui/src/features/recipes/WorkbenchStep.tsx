@@ -126,6 +126,7 @@ export function WorkbenchStep({
             <RoleSelect
               value={role}
               testId="step-role"
+              label={t("editor.role")}
               onChange={(r) => editPreset((p) => setStepOverride(p, recipeAt, view.index, "role", r))}
             />
           </OverrideBlock>
@@ -140,6 +141,7 @@ export function WorkbenchStep({
               <MacroTextarea
                 value={step.overrides?.content ?? template?.content ?? ""}
                 testId="step-content"
+                label={t("editor.content")}
                 onChange={(content) =>
                   editPreset(
                     (p) => setStepOverride(p, recipeAt, view.index, "content", content),

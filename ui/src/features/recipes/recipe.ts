@@ -100,7 +100,9 @@ export function setStepStrategy(
     steps: r.steps.map((s, i) => {
       if (i !== at) return s;
       const template = preset.messageTemplates.find((t) => t.id === s.messageId);
-      let strategy = strategyFor(mode, values, s.injectionStrategy?.order);
+      // An override keeps the order it would have inherited.
+      const order = s.injectionStrategy?.order ?? template?.defaultInjectionStrategy?.order;
+      let strategy = strategyFor(mode, values, order);
       if (!strategy && modeOf(template?.defaultInjectionStrategy) !== "list") strategy = {};
       const next: RecipeStep = { ...s };
       if (strategy) next.injectionStrategy = strategy;

@@ -38,6 +38,8 @@ describe("advanced mode edits", () => {
     expect(freeId([], "recipe")).toBe("recipe");
     expect(idProblem("", [])).toBe("empty");
     expect(idProblem("a b", [])).toBe("spaces");
+    // Step keys are `id#n`: an id with # would collide with them.
+    expect(idProblem("a#2", [])).toBe("spaces");
     expect(idProblem("main", ["main"])).toBe("taken");
     expect(idProblem("main", ["main"], "main")).toBeNull();
   });
@@ -104,6 +106,11 @@ describe("advanced mode edits", () => {
     expect(p.contextRecipes[0]!.steps[lore]).toEqual({ messageId: "lore", enabled: true, overrides: { role: "user" } });
     p = setStepOverride(p, 0, lore, "role", null);
     expect(p.contextRecipes[0]!.steps[lore]).toEqual({ messageId: "lore", enabled: true });
+    // An override keeps the order the step inherited.
+    p = changeTemplate(p, "lore", { defaultInjectionStrategy: { depth: 2, order: 200 } });
+    p = setStepStrategy(p, 0, lore, "depth", { depth: 3 });
+    expect(p.contextRecipes[0]!.steps[lore]!.injectionStrategy).toEqual({ depth: 3, order: 200 });
+    p = resetStepStrategy(p, 0, lore);
     // An explicit "list order" on a template that moves by default is an override of its own.
     p = setStepStrategy(p, 0, lore, "list", {});
     expect(overriddenFields(p.contextRecipes[0]!.steps[lore]!)).toEqual(["strategy"]);

@@ -21,7 +21,7 @@ export function freeId(taken: Iterable<string>, base: string): string {
 /** Why `id` cannot name a template or recipe, or null. `current` is the id it replaces. */
 export function idProblem(id: string, taken: string[], current?: string): "empty" | "spaces" | "taken" | null {
   if (id.trim() === "") return "empty";
-  if (/\s/.test(id)) return "spaces";
+  if (/[\s#]/.test(id)) return "spaces";
   if (id !== current && taken.includes(id)) return "taken";
   return null;
 }
