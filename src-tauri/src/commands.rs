@@ -354,6 +354,15 @@ pub struct NotMapped {
     pub message: String,
 }
 
+impl From<promptloom_import::ReportItem> for NotMapped {
+    fn from(i: promptloom_import::ReportItem) -> Self {
+        NotMapped {
+            item: i.item,
+            message: i.message,
+        }
+    }
+}
+
 /// What an import created or changed.
 #[derive(Debug, Clone, Serialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
@@ -394,10 +403,7 @@ pub async fn inspect_import(app: AppHandle, path: String) -> Result<ImportPrevie
                 .report
                 .items
                 .into_iter()
-                .map(|i| NotMapped {
-                    item: i.item,
-                    message: i.message,
-                })
+                .map(NotMapped::from)
                 .collect(),
         })
     })
@@ -601,19 +607,19 @@ pub async fn export_preset(
         };
         let reported = promptloom_import::export_preset_as(&preset, to)
             .map_err(|e| AppError::new("nothing_to_export", e.to_string()))?;
-        std::fs::write(&path, reported.value)
-            .map_err(|e| AppError::new("io", format!("cannot write {path}: {e}")))?;
+        write_file(&path, &reported.value)?;
         Ok(reported
             .report
             .items
             .into_iter()
-            .map(|i| NotMapped {
-                item: i.item,
-                message: i.message,
-            })
+            .map(NotMapped::from)
             .collect())
     })
     .await
+}
+
+fn write_file(path: &str, text: &str) -> Result<(), AppError> {
+    std::fs::write(path, text).map_err(|e| AppError::new("io", format!("cannot write {path}: {e}")))
 }
 
 /// Writes session `id` to `path` as native JSON.
@@ -622,8 +628,7 @@ pub async fn export_preset(
 pub async fn export_session(app: AppHandle, id: String, path: String) -> Result<(), AppError> {
     blocking(app, move |s| {
         let session = s.store()?.get_session(&id)?;
-        std::fs::write(&path, promptloom_import::native::export_session(&session))
-            .map_err(|e| AppError::new("io", format!("cannot write {path}: {e}")))
+        write_file(&path, &promptloom_import::native::export_session(&session))
     })
     .await
 }

@@ -78,6 +78,8 @@ export async function launch(db, ready = '[data-testid="new-preset"]') {
 }
 
 export async function shot(browser, name) {
+  // Under Xvfb a frame can trail the DOM by a moment: let it catch up.
+  await browser.pause(200);
   await browser.saveScreenshot(path.join(SHOTS, `${name}.png`));
 }
 

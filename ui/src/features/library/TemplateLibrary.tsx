@@ -13,12 +13,12 @@ import {
   changeTemplate,
   createTemplate,
   deleteTemplate,
-  idProblem,
   insertStep,
   renameTemplate,
   templateUsage,
 } from "../recipes/workbench";
 import { workbenchRecipeIndex } from "../recipes/Workbench";
+import { IdField } from "../recipes/IdField";
 
 export const LIBRARY_PREFIX = "lib:";
 const TYPES: TemplateType[] = ["message", "placeholder", "chat_history", "user_profile"];
@@ -185,33 +185,24 @@ function TemplateEditor({
 }) {
   const t = useT();
   const preset = useApp((s) => s.preset);
-  const [draftId, setDraftId] = useState(template.id);
   const [confirm, setConfirm] = useState(false);
   if (!preset) return null;
   const type = template.type ?? "message";
-  const taken = preset.messageTemplates.map((m) => m.id);
-  const problem = idProblem(draftId, taken, template.id);
   const used = templateUsage(preset, template.id);
-  const commitId = () => {
-    if (problem || draftId === template.id) return setDraftId(template.id);
-    editPreset((p) => renameTemplate(p, template.id, draftId));
-    onRenamed(draftId);
-  };
 
   return (
     <div className="template-editor" data-testid="template-editor">
       <div className="field-row">
-        <label>
-          {t("library.id")}
-          <input
-            value={draftId}
-            data-testid="template-id-input"
-            aria-invalid={problem ? true : undefined}
-            onChange={(e) => setDraftId(e.target.value)}
-            onBlur={commitId}
-            onKeyDown={(e) => e.key === "Enter" && commitId()}
-          />
-        </label>
+        <IdField
+          label={t("library.id")}
+          id={template.id}
+          taken={preset.messageTemplates.map((m) => m.id)}
+          testId="template-id-input"
+          onCommit={(id) => {
+            editPreset((p) => renameTemplate(p, template.id, id));
+            onRenamed(id);
+          }}
+        />
         <label>
           {t("editor.name")}
           <input
@@ -226,11 +217,6 @@ function TemplateEditor({
           />
         </label>
       </div>
-      {problem && (
-        <p className="error field-error" role="alert">
-          {t(`library.idProblem.${problem}`)}
-        </p>
-      )}
       <div className="field-row">
         <label>
           {t("editor.role")}

@@ -2,9 +2,8 @@ import { useMemo, useRef, useState } from "react";
 import type { BuiltMessage, Preview } from "../../bindings";
 import { setCompareModel, useApp } from "../../app/store";
 import { useT } from "../../app/useT";
-import { RoleIcon } from "../../app/RoleIcon";
+import { MessageHead } from "./MessageHead";
 import { alignMessages, defaultCompareModel, foldRows, summarize, type DiffRow } from "./compare";
-import { sourceDetail } from "./source";
 
 /** How many rows of a folded run one click shows. */
 const SHOW_MORE = 50;
@@ -240,13 +239,7 @@ function Cell({ message, open, onToggle }: { message: BuiltMessage | null; open:
   const kind = message.source.kind;
   return (
     <div className={`compare-cell role-${message.role} src-${kind}`}>
-      <button type="button" className="built-head" onClick={onToggle} aria-expanded={open}>
-        <RoleIcon role={message.role} />
-        <span className={`badge badge-${kind}`}>{t(`source.${kind}`)}</span>
-        <span className="badge-detail">{sourceDetail(message.source)}</span>
-        {message.truncated && <span className="badge badge-truncated">✂</span>}
-        <span className="tokens">{message.tokens}</span>
-      </button>
+      <MessageHead message={message} open={open} onToggle={onToggle} />
       <div className={open ? "compare-content open" : "compare-content"}>{message.content}</div>
     </div>
   );

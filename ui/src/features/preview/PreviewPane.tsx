@@ -5,10 +5,10 @@ import type { BuiltMessage, Preview } from "../../bindings";
 import { previewRequest, setInput, setModel, useApp } from "../../app/store";
 import { api, errorMessage } from "../../app/api";
 import { useT } from "../../app/useT";
-import { RoleIcon } from "../../app/RoleIcon";
+import { MessageHead } from "./MessageHead";
 import { SessionPicker } from "../session/SessionPicker";
 import { TokenBar } from "./TokenBar";
-import { sourceDetail, sourceLabel } from "./source";
+import { sourceLabel } from "./source";
 import { CompareControls, ComparePane } from "./ComparePane";
 
 /** The live preview (SPEC 9): model and session pickers, then the exact context and its cost. */
@@ -202,7 +202,6 @@ function BuiltRowView({
   measure?: (el: HTMLElement | null) => void;
   onToggle: () => void;
 }) {
-  const t = useT();
   const kind = message.source.kind;
   return (
     <li
@@ -211,13 +210,7 @@ function BuiltRowView({
       className={`built-message role-${message.role} src-${kind}${open ? " open" : ""}`}
       data-source={sourceLabel(message.source)}
     >
-      <button type="button" className="built-head" onClick={onToggle} aria-expanded={open}>
-        <RoleIcon role={message.role} />
-        <span className={`badge badge-${kind}`}>{t(`source.${kind}`)}</span>
-        <span className="badge-detail">{sourceDetail(message.source)}</span>
-        {message.truncated && <span className="badge badge-truncated">✂</span>}
-        <span className="tokens">{message.tokens}</span>
-      </button>
+      <MessageHead message={message} open={open} onToggle={onToggle} />
       <div className={open ? "built-content open" : "built-content"}>{message.content}</div>
     </li>
   );

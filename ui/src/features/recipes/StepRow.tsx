@@ -3,6 +3,7 @@ import { CSS } from "@dnd-kit/utilities";
 import { editPreset, selectStep } from "../../app/store";
 import { useT } from "../../app/useT";
 import { RoleIcon } from "../../app/RoleIcon";
+import { StepControls } from "./StepControls";
 import { isSlot, setStepEnabled, type StepView } from "./recipe";
 
 /** One step of the recipe: handle, enable switch, role, name, summary and strategy tags. */
@@ -48,26 +49,15 @@ export function StepRow({
       data-testid={`step-${view.key}`}
       data-step-id={step.messageId}
     >
-      <button
-        type="button"
-        ref={setActivatorNodeRef}
-        className="handle"
-        aria-label={t("recipe.dragHandle", { name })}
-        data-testid={`handle-${view.key}`}
-        {...attributes}
-        {...listeners}
-      >
-        ⠿
-      </button>
-      <label className="switch" title={t("recipe.enabled")}>
-        <input
-          type="checkbox"
-          checked={step.enabled}
-          aria-label={`${t("recipe.enabled")}: ${name}`}
-          onChange={(e) => editPreset((p) => setStepEnabled(p, recipeAt, view.index, e.target.checked))}
-        />
-        <span aria-hidden="true" />
-      </label>
+      <StepControls
+        name={name}
+        handleRef={setActivatorNodeRef}
+        attributes={attributes}
+        listeners={listeners}
+        handleTestId={`handle-${view.key}`}
+        enabled={step.enabled}
+        onEnabled={(enabled) => editPreset((p) => setStepEnabled(p, recipeAt, view.index, enabled))}
+      />
       <button type="button" className="step-body" onClick={() => selectStep(view.index)}>
         <span className="step-title">
           <RoleIcon role={template?.role ?? "system"} />

@@ -10,7 +10,8 @@ import { ConfirmDialog } from "../../app/ConfirmDialog";
 import { TagInput } from "../lorebook/TagInput";
 import { WorkbenchStep } from "./WorkbenchStep";
 import { stepViews } from "./recipe";
-import { addRecipe, changeRecipe, deleteRecipe, duplicateRecipe, idProblem } from "./workbench";
+import { addRecipe, changeRecipe, deleteRecipe, duplicateRecipe } from "./workbench";
+import { IdField } from "./IdField";
 
 export const STEP_PREFIX = "step:";
 export const STEPS_END = "steps-end";
@@ -86,18 +87,10 @@ export function Workbench() {
 
 function RecipePanel({ preset, recipe, at }: { preset: Preset; recipe: ContextRecipe; at: number }) {
   const t = useT();
-  const [draftId, setDraftId] = useState(recipe.id);
   const [confirm, setConfirm] = useState(false);
   // The expanded step, by its key: it stays open on the same step when steps move.
   const [expanded, setExpanded] = useState<string | null>(null);
   const views = stepViews(preset, recipe);
-  const taken = preset.contextRecipes.map((r) => r.id);
-  const problem = idProblem(draftId, taken, recipe.id);
-  const commitId = () => {
-    if (problem || draftId === recipe.id) return setDraftId(recipe.id);
-    editPreset((p) => changeRecipe(p, at, { id: draftId }));
-    openWorkbenchRecipe(draftId);
-  };
   const { setNodeRef, isOver } = useDroppable({ id: STEPS_END });
 
   return (
@@ -109,17 +102,16 @@ function RecipePanel({ preset, recipe, at }: { preset: Preset; recipe: ContextRe
       data-testid={`recipe-panel-${recipe.id}`}
     >
       <div className="field-row recipe-fields">
-        <label>
-          {t("workbench.id")}
-          <input
-            value={draftId}
-            data-testid="recipe-id-input"
-            aria-invalid={problem ? true : undefined}
-            onChange={(e) => setDraftId(e.target.value)}
-            onBlur={commitId}
-            onKeyDown={(e) => e.key === "Enter" && commitId()}
-          />
-        </label>
+        <IdField
+          label={t("workbench.id")}
+          id={recipe.id}
+          taken={preset.contextRecipes.map((r) => r.id)}
+          testId="recipe-id-input"
+          onCommit={(id) => {
+            editPreset((p) => changeRecipe(p, at, { id }));
+            openWorkbenchRecipe(id);
+          }}
+        />
         <label>
           {t("workbench.name")}
           <input
@@ -152,11 +144,6 @@ function RecipePanel({ preset, recipe, at }: { preset: Preset; recipe: ContextRe
           </button>
         </div>
       </div>
-      {problem && (
-        <p className="error field-error" role="alert">
-          {t(`library.idProblem.${problem}`)}
-        </p>
-      )}
       <ModelFilter key={recipe.id} preset={preset} recipe={recipe} at={at} />
       <h4 className="steps-title">{t("workbench.steps", { count: recipe.steps.length })}</h4>
       <SortableContext items={views.map((v) => `${STEP_PREFIX}${v.key}`)} strategy={verticalListSortingStrategy}>

@@ -5,6 +5,7 @@ import { useT } from "../../app/useT";
 import { RoleIcon } from "../../app/RoleIcon";
 import { RoleSelect } from "../../app/RoleSelect";
 import { StrategyEditor } from "./StrategyEditor";
+import { StepControls } from "./StepControls";
 import { MacroTextarea } from "./MessageEditor";
 import { isSlot, modeOf, setStepEnabled, setStepStrategy, type StepView } from "./recipe";
 import { overriddenFields, removeRecipeStep, resetStepStrategy, setStepOverride } from "./workbench";
@@ -52,27 +53,16 @@ export function WorkbenchStep({
       data-step-id={step.messageId}
     >
       <div className="workbench-step-head">
-        <button
-          type="button"
-          ref={setActivatorNodeRef}
-          className="handle"
-          aria-label={t("recipe.dragHandle", { name: step.messageId })}
-          data-testid={`whandle-${view.key}`}
-          {...attributes}
-          {...listeners}
-        >
-          ⠿
-        </button>
-        <label className="switch" title={t("recipe.enabled")}>
-          <input
-            type="checkbox"
-            checked={step.enabled}
-            aria-label={`${t("recipe.enabled")}: ${step.messageId}`}
-            data-testid={`wenabled-${view.key}`}
-            onChange={(e) => editPreset((p) => setStepEnabled(p, recipeAt, view.index, e.target.checked))}
-          />
-          <span aria-hidden="true" />
-        </label>
+        <StepControls
+          name={step.messageId}
+          handleRef={setActivatorNodeRef}
+          attributes={attributes}
+          listeners={listeners}
+          handleTestId={`whandle-${view.key}`}
+          enabled={step.enabled}
+          enabledTestId={`wenabled-${view.key}`}
+          onEnabled={(enabled) => editPreset((p) => setStepEnabled(p, recipeAt, view.index, enabled))}
+        />
         <button type="button" className="step-body" onClick={onToggle} aria-expanded={expanded} data-testid={`wtoggle-${view.key}`}>
           <span className="step-title">
             <RoleIcon role={role} />

@@ -1,0 +1,50 @@
+import type { DraggableAttributes, DraggableSyntheticListeners } from "@dnd-kit/core";
+import { useT } from "../../app/useT";
+
+/** A step's drag handle and enable switch, in simple mode and in the workbench alike. */
+export function StepControls({
+  name,
+  handleRef,
+  attributes,
+  listeners,
+  handleTestId,
+  enabled,
+  enabledTestId,
+  onEnabled,
+}: {
+  name: string;
+  handleRef: (el: HTMLElement | null) => void;
+  attributes: DraggableAttributes;
+  listeners: DraggableSyntheticListeners;
+  handleTestId: string;
+  enabled: boolean;
+  enabledTestId?: string;
+  onEnabled: (enabled: boolean) => void;
+}) {
+  const t = useT();
+  return (
+    <>
+      <button
+        type="button"
+        ref={handleRef}
+        className="handle"
+        aria-label={t("recipe.dragHandle", { name })}
+        data-testid={handleTestId}
+        {...attributes}
+        {...listeners}
+      >
+        ⠿
+      </button>
+      <label className="switch" title={t("recipe.enabled")}>
+        <input
+          type="checkbox"
+          checked={enabled}
+          aria-label={`${t("recipe.enabled")}: ${name}`}
+          data-testid={enabledTestId}
+          onChange={(e) => onEnabled(e.target.checked)}
+        />
+        <span aria-hidden="true" />
+      </label>
+    </>
+  );
+}
