@@ -213,6 +213,7 @@ export const en = {
   "library.defaultHint": "The default placement applies to every step that does not override it.",
   "library.confirmDelete": "Delete the template “{id}”?",
   "library.confirmDeleteUsed": "The template “{id}” is used by {count} step(s). Delete it and remove them?",
+  "library.anchoredGoToList": "{count} placement(s) anchored to it will go back to list order.",
   "library.deleteAndSteps": "Delete and remove {count} step(s)",
   "workbench.title": "Recipe workbench",
   "workbench.recipes": "Recipes",

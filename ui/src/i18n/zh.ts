@@ -215,6 +215,7 @@ export const zh: Record<MessageKey, string> = {
   "library.defaultHint": "默认位置适用于所有未覆盖它的步骤。",
   "library.confirmDelete": "删除模板“{id}”？",
   "library.confirmDeleteUsed": "模板“{id}”被 {count} 个步骤使用。删除它并移除这些步骤？",
+  "library.anchoredGoToList": "锚定到它的 {count} 处位置将回到列表顺序。",
   "library.deleteAndSteps": "删除并移除 {count} 个步骤",
   "workbench.title": "配方工作台",
   "workbench.recipes": "配方",

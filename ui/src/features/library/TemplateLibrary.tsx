@@ -10,6 +10,7 @@ import { MacroTextarea } from "../recipes/MessageEditor";
 import { StrategyEditor } from "../recipes/StrategyEditor";
 import { strategyFor } from "../recipes/recipe";
 import {
+  anchoredTo,
   changeTemplate,
   createTemplate,
   deleteTemplate,
@@ -189,6 +190,7 @@ function TemplateEditor({
   if (!preset) return null;
   const type = template.type ?? "message";
   const used = templateUsage(preset, template.id);
+  const anchored = anchoredTo(preset, template.id);
 
   return (
     <div className="template-editor" data-testid="template-editor">
@@ -277,11 +279,14 @@ function TemplateEditor({
       <p className="muted hint">{t("library.defaultHint")}</p>
       {confirm && (
         <ConfirmDialog
-          message={
+          message={[
             used > 0
               ? t("library.confirmDeleteUsed", { id: template.id, count: used })
-              : t("library.confirmDelete", { id: template.id })
-          }
+              : t("library.confirmDelete", { id: template.id }),
+            anchored > 0 ? t("library.anchoredGoToList", { count: anchored }) : "",
+          ]
+            .filter(Boolean)
+            .join(" ")}
           confirm={used > 0 ? t("library.deleteAndSteps", { count: used }) : t("library.delete")}
           onCancel={() => setConfirm(false)}
           onConfirm={() => {

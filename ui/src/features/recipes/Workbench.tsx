@@ -31,6 +31,7 @@ export function Workbench() {
   const t = useT();
   const preset = useApp((s) => s.preset);
   const chosen = useApp((s) => s.workbenchRecipe);
+  // `workbenchRecipeIndex` falls back to the recipe the model gets: follow it.
   useApp((s) => s.recipeId);
   const at = preset ? workbenchRecipeIndex(preset, chosen) : -1;
   const recipe = preset?.contextRecipes[at];
@@ -55,22 +56,22 @@ export function Workbench() {
     <section className="workbench" aria-label={t("workbench.title")} data-testid="workbench">
       <div className="recipe-tabs">
         <div role="tablist" aria-label={t("workbench.recipes")} className="recipe-tablist">
-        {preset.contextRecipes.map((r, i) => (
-          <button
-            key={`${r.id}#${i}`}
-            id={`recipe-tab-${i}`}
-            type="button"
-            role="tab"
-            aria-selected={i === at}
-            aria-controls="recipe-tabpanel"
-            className={i === at ? "tab current" : "tab"}
-            data-testid={`recipe-tab-${r.id}`}
-            title={r.id}
-            onClick={() => openWorkbenchRecipe(r.id)}
-          >
-            {r.name || r.id}
-          </button>
-        ))}
+          {preset.contextRecipes.map((r, i) => (
+            <button
+              key={`${r.id}#${i}`}
+              id={`recipe-tab-${i}`}
+              type="button"
+              role="tab"
+              aria-selected={i === at}
+              aria-controls="recipe-tabpanel"
+              className={i === at ? "tab current" : "tab"}
+              data-testid={`recipe-tab-${r.id}`}
+              title={r.id}
+              onClick={() => openWorkbenchRecipe(r.id)}
+            >
+              {r.name || r.id}
+            </button>
+          ))}
         </div>
         <button type="button" className="tab add-tab" data-testid="add-recipe" onClick={add} title={t("workbench.add")}>
           + {t("workbench.add")}

@@ -3,6 +3,7 @@ import { samplePreset } from "../../test/fakeBackend";
 import type { Preset } from "../../app/model";
 import {
   addRecipe,
+  anchoredTo,
   changeTemplate,
   createTemplate,
   deleteTemplate,
@@ -67,6 +68,16 @@ describe("advanced mode edits", () => {
     const gone = deleteTemplate(two, "style");
     expect(gone.messageTemplates.map((t) => t.id)).toEqual(["main", "chat"]);
     expect(gone.contextRecipes.map((r) => r.steps.map((s) => s.messageId))).toEqual([["main", "chat"], []]);
+  });
+
+  it("deleting an anchor sends what was anchored to it back to list order", () => {
+    const p = withAnchor();
+    expect(anchoredTo(p, "wi")).toBe(3);
+    const gone = deleteTemplate(p, "wi");
+    expect(anchoredTo(gone, "wi")).toBe(0);
+    expect(gone.messageTemplates.find((t) => t.id === "lore")?.defaultInjectionStrategy).toEqual({});
+    expect(gone.contextRecipes[0]!.steps.at(-1)).toEqual({ messageId: "lore", enabled: true, injectionStrategy: {} });
+    expect(gone.lorebook?.entries?.[0]?.strategy).toEqual({});
   });
 
   it("renaming a template carries its steps and every anchor aimed at it", () => {

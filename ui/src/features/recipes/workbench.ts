@@ -71,14 +71,52 @@ export function templateUsage(preset: Preset, id: string): number {
   );
 }
 
-/** Deletes template `id` and every step that names it. */
+/** How many placements (template defaults, steps, lorebook entries) are anchored to `id`. */
+export function anchoredTo(preset: Preset, id: string): number {
+  const at = (s: InjectionStrategy | null | undefined) => (s?.anchorTarget === id ? 1 : 0);
+  return (
+    preset.messageTemplates.reduce((n, t) => n + (t.id === id ? 0 : at(t.defaultInjectionStrategy)), 0) +
+    preset.contextRecipes.reduce(
+      (n, r) => n + r.steps.reduce((m, s) => m + (s.messageId === id ? 0 : at(s.injectionStrategy)), 0),
+      0,
+    ) +
+    (preset.lorebook?.entries ?? []).reduce((n, e) => n + at(e.strategy), 0)
+  );
+}
+
+/** Deletes template `id` and every step that names it. Placements anchored to it would have
+ * nowhere to go: they lose the anchor and fall back to list order (their depth and order stay). */
 export function deleteTemplate(preset: Preset, id: string): Preset {
+  const unanchor = <S extends InjectionStrategy | null | undefined>(s: S): S => {
+    if (s?.anchorTarget !== id) return s;
+    const rest = { ...s };
+    delete rest.anchorTarget;
+    delete rest.anchorPosition;
+    return rest;
+  };
+  const lorebook = preset.lorebook
+    ? {
+        ...preset.lorebook,
+        entries: (preset.lorebook.entries ?? []).map((e) =>
+          e.strategy?.anchorTarget === id ? { ...e, strategy: unanchor(e.strategy) } : e,
+        ),
+      }
+    : preset.lorebook;
   return {
     ...preset,
-    messageTemplates: preset.messageTemplates.filter((t) => t.id !== id),
+    lorebook,
+    messageTemplates: preset.messageTemplates
+      .filter((t) => t.id !== id)
+      .map((t) =>
+        t.defaultInjectionStrategy?.anchorTarget === id
+          ? { ...t, defaultInjectionStrategy: unanchor(t.defaultInjectionStrategy) }
+          : t,
+      ),
     contextRecipes: preset.contextRecipes.map((r) => ({
       ...r,
-      steps: r.steps.filter((s) => s.messageId !== id),
+      steps: r.steps
+        .filter((s) => s.messageId !== id)
+        .map((s) => (s.injectionStrategy?.anchorTarget === id ? { ...s, injectionStrategy: unanchor(s.injectionStrategy) } : s)),
     })),
   };
 }
