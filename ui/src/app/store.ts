@@ -230,6 +230,19 @@ export function editPreset(change: (p: Preset) => Preset, coalesce?: string) {
   requestPreview();
 }
 
+/**
+ * `editPreset` for an edit that also says what it made (the id or index of a new item); returns
+ * that, or null when no preset is open.
+ */
+export function editPresetFor<T extends { preset: Preset }>(change: (p: Preset) => T): T | null {
+  let made: T | null = null;
+  editPreset((p) => {
+    made = change(p);
+    return made.preset;
+  });
+  return made;
+}
+
 let lastCoalesce: { key: string; at: number } | null = null;
 let saveTimer: ReturnType<typeof setTimeout> | undefined;
 let savePending = false;

@@ -1,7 +1,7 @@
 import { useState } from "react";
 import { useDraggable } from "@dnd-kit/core";
 import type { MessageTemplate, TemplateType } from "../../bindings";
-import { editPreset, getState, useApp } from "../../app/store";
+import { editPreset, editPresetFor, getState, useApp } from "../../app/store";
 import { useT } from "../../app/useT";
 import { RoleIcon } from "../../app/RoleIcon";
 import { RoleSelect } from "../../app/RoleSelect";
@@ -39,14 +39,9 @@ export function TemplateLibrary() {
     : templates;
 
   const create = (type: TemplateType) => {
-    let id = "";
-    editPreset((p) => {
-      const created = createTemplate(p, type);
-      id = created.id;
-      return created.preset;
-    });
+    const created = editPresetFor((p) => createTemplate(p, type));
     setQuery("");
-    setOpen(id);
+    if (created) setOpen(created.id);
   };
 
   return (

@@ -1,7 +1,7 @@
 import { useState } from "react";
 import type { LorebookEntry, SelectiveLogic } from "../../bindings";
 import { RoleSelect } from "../../app/RoleSelect";
-import { editPreset, useApp } from "../../app/store";
+import { editPreset, editPresetFor, useApp } from "../../app/store";
 import { useT } from "../../app/useT";
 import { MacroTextarea } from "../recipes/MessageEditor";
 import { StrategyEditor } from "../recipes/StrategyEditor";
@@ -46,13 +46,8 @@ export function LorebookEditor() {
           className="primary"
           data-testid="add-entry"
           onClick={() => {
-            let index = 0;
-            editPreset((p) => {
-              const added = addEntry(p, t("lore.newEntry"));
-              index = added.index;
-              return added.preset;
-            });
-            setSelected(index);
+            const added = editPresetFor((p) => addEntry(p, t("lore.newEntry")));
+            if (added) setSelected(added.index);
           }}
         >
           + {t("lore.addEntry")}

@@ -58,9 +58,18 @@ export function alignMessages(left: readonly BuiltMessage[], right: readonly Bui
 
   const rows: DiffRow[] = [];
   for (let i = 0; i < head; i++) rows.push({ kind: "same", left: i, right: i });
-  alignMiddle(head, left.length - tail, head, right.length - tail, lk, rk, lf, rf, rows, true);
+  alignMiddle(head, left.length - tail, head, right.length - tail, { lk, rk, lf, rf, rows }, true);
   for (let t = tail; t > 0; t--) rows.push({ kind: "same", left: left.length - t, right: right.length - t });
   return rows;
+}
+
+/** Both sides' keys (by source, and in full) and the rows being written. */
+interface Sides {
+  lk: string[];
+  rk: string[];
+  lf: string[];
+  rf: string[];
+  rows: DiffRow[];
 }
 
 /** Aligns `left[a0..a1)` with `right[b0..b1)` onto `rows`. */
@@ -69,13 +78,10 @@ function alignMiddle(
   a1: number,
   b0: number,
   b1: number,
-  lk: string[],
-  rk: string[],
-  lf: string[],
-  rf: string[],
-  rows: DiffRow[],
+  sides: Sides,
   patience: boolean,
 ) {
+  const { lf, rf, rows } = sides;
   const n = a1 - a0;
   const m = b1 - b0;
   if (n === 0 || m === 0) {
@@ -84,25 +90,25 @@ function alignMiddle(
     return;
   }
   if (n * m <= LCS_LIMIT) {
-    lcs(a0, a1, b0, b1, lk, rk, lf, rf, rows);
+    lcs(a0, a1, b0, b1, sides);
     return;
   }
-  const anchors = patience ? uniqueAnchors(a0, a1, b0, b1, lk, rk) : [];
+  const anchors = patience ? uniqueAnchors(a0, a1, b0, b1, sides) : [];
   if (anchors.length === 0) {
     // Nothing to hold on to: one side's messages, then the other's.
-    alignMiddle(a0, a1, b1, b1, lk, rk, lf, rf, rows, false);
-    alignMiddle(a1, a1, b0, b1, lk, rk, lf, rf, rows, false);
+    alignMiddle(a0, a1, b1, b1, sides, false);
+    alignMiddle(a1, a1, b0, b1, sides, false);
     return;
   }
   let i = a0;
   let j = b0;
   for (const [ai, bj] of anchors) {
-    alignMiddle(i, ai, j, bj, lk, rk, lf, rf, rows, false);
+    alignMiddle(i, ai, j, bj, sides, false);
     rows.push({ kind: lf[ai] === rf[bj] ? "same" : "changed", left: ai, right: bj });
     i = ai + 1;
     j = bj + 1;
   }
-  alignMiddle(i, a1, j, b1, lk, rk, lf, rf, rows, false);
+  alignMiddle(i, a1, j, b1, sides, false);
 }
 
 /** The table of a longest common subsequence of sources, an identical pair counting double. */
@@ -111,12 +117,9 @@ function lcs(
   a1: number,
   b0: number,
   b1: number,
-  lk: string[],
-  rk: string[],
-  lf: string[],
-  rf: string[],
-  rows: DiffRow[],
+  sides: Sides,
 ) {
+  const { lk, rk, lf, rf, rows } = sides;
   const n = a1 - a0;
   const m = b1 - b0;
   const w = m + 1;
@@ -161,7 +164,7 @@ function lcs(
  * Pairs of positions whose source occurs exactly once on each side, the longest run of them that
  * is in order on both sides (patience diff): O(n log n).
  */
-function uniqueAnchors(a0: number, a1: number, b0: number, b1: number, lk: string[], rk: string[]): [number, number][] {
+function uniqueAnchors(a0: number, a1: number, b0: number, b1: number, { lk, rk }: Sides): [number, number][] {
   const count = (keys: string[], from: number, to: number) => {
     const seen = new Map<string, number>();
     for (let i = from; i < to; i++) seen.set(keys[i]!, seen.has(keys[i]!) ? -1 : i);

@@ -12,7 +12,7 @@ import {
   sortableKeyboardCoordinates,
   verticalListSortingStrategy,
 } from "@dnd-kit/sortable";
-import { editPreset, selectStep, useApp } from "../../app/store";
+import { editPreset, editPresetFor, selectStep, useApp } from "../../app/store";
 import { useT } from "../../app/useT";
 import { MessageEditor } from "./MessageEditor";
 import { StepRow } from "./StepRow";
@@ -62,13 +62,8 @@ export function SimpleEditor() {
           className="primary"
           data-testid="add-message"
           onClick={() => {
-            let index = 0;
-            editPreset((p) => {
-              const added = addMessage(p, at, t("recipe.newMessage"));
-              index = added.index;
-              return added.preset;
-            });
-            selectStep(index);
+            const added = editPresetFor((p) => addMessage(p, at, t("recipe.newMessage")));
+            if (added) selectStep(added.index);
           }}
         >
           + {t("recipe.addMessage")}

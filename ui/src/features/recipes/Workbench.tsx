@@ -4,7 +4,7 @@ import { SortableContext, verticalListSortingStrategy } from "@dnd-kit/sortable"
 import type { ContextRecipe, RecipeMatches } from "../../bindings";
 import type { Preset } from "../../app/model";
 import { api, errorMessage } from "../../app/api";
-import { editPreset, getState, openWorkbenchRecipe, useApp } from "../../app/store";
+import { editPreset, editPresetFor, getState, openWorkbenchRecipe, useApp } from "../../app/store";
 import { useT } from "../../app/useT";
 import { ConfirmDialog } from "../../app/ConfirmDialog";
 import { TagInput } from "../lorebook/TagInput";
@@ -43,13 +43,8 @@ export function Workbench() {
   if (!preset) return null;
 
   const add = () => {
-    let id = "";
-    editPreset((p) => {
-      const added = addRecipe(p);
-      id = added.id;
-      return added.preset;
-    });
-    openWorkbenchRecipe(id);
+    const added = editPresetFor((p) => addRecipe(p));
+    if (added) openWorkbenchRecipe(added.id);
   };
 
   return (
@@ -129,13 +124,8 @@ function RecipePanel({ preset, recipe, at }: { preset: Preset; recipe: ContextRe
             type="button"
             data-testid="duplicate-recipe"
             onClick={() => {
-              let id = "";
-              editPreset((p) => {
-                const copy = duplicateRecipe(p, at);
-                id = copy.id;
-                return copy.preset;
-              });
-              openWorkbenchRecipe(id);
+              const copy = editPresetFor((p) => duplicateRecipe(p, at));
+              if (copy) openWorkbenchRecipe(copy.id);
             }}
           >
             {t("presets.duplicate")}
