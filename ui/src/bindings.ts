@@ -389,11 +389,10 @@ export type Preview = {
 	/**  How long the build took in the backend, in milliseconds. */
 	buildMs: number | null,
 	/**
-	 *  Messages of `result` sent without their content: history messages whose text is exactly
-	 *  the stored session message `source.historyIndex`, which the UI holds already. Over a long
-	 *  session this is most of the preview's size.
+	 *  History messages taken out of `result` because they are exactly as stored: the UI holds
+	 *  the session and puts them back (`withStoredHistory`).
 	 */
-	elided: number[],
+	elided: StoredRun[],
 };
 
 /**
@@ -532,6 +531,19 @@ export type SourceKind =
 export type StepOverrides = {
 	content?: string | null,
 	role?: Role | null,
+};
+
+/**
+ *  A run of history messages that went into the build exactly as stored: the preview sends where
+ *  they go and their tokens, and the UI rebuilds them from the session it holds.
+ */
+export type StoredRun = {
+	/**  The position of the run's first message in the whole message list. */
+	at: number,
+	/**  The stored index of its first message; the others follow it one by one. */
+	historyIndex: number,
+	/**  Each message's tokens, as in `BuiltMessage::tokens`. */
+	tokens: number[],
 };
 
 /**  What a template is: an ordinary message, or a slot (SPEC 1). */

@@ -2,7 +2,7 @@
 // preview, and the undo history. Components read it with `useApp` and change it only through the
 // actions below, so autosave, undo and the live preview follow every edit.
 import { useSyncExternalStore } from "react";
-import type { ImportPreview, ListItem, Preview, PreviewRequest } from "../bindings";
+import type { BuiltMessage, ImportPreview, ListItem, Preview, PreviewRequest, Source } from "../bindings";
 import { asChat, asPreset, type Chat, type Preset } from "./model";
 import type { Language } from "../i18n";
 import { api, errorMessage } from "./api";
@@ -469,16 +469,28 @@ async function runCompare() {
   compareRunning = false;
 }
 
-/** Puts back the history texts the backend left out because this session holds them. */
+/**
+ * Puts back the history messages the backend left out because they went into the build exactly
+ * as stored in this session: each run says where it goes and its tokens.
+ */
 export function withStoredHistory(preview: Preview, session: Chat | null): Preview {
   if (preview.elided.length === 0) return preview;
-  const messages = [...preview.result.messages];
-  for (const i of preview.elided) {
-    const m = messages[i];
-    const index = m?.source.historyIndex;
-    if (!m || index === undefined || index === null) continue;
-    messages[i] = { ...m, content: session?.messages[index]?.content ?? "" };
+  const sent = preview.result.messages;
+  const messages: BuiltMessage[] = [];
+  let next = 0;
+  for (const run of preview.elided) {
+    while (messages.length < run.at && next < sent.length) messages.push(sent[next++]!);
+    run.tokens.forEach((tokens, k) => {
+      const historyIndex = run.historyIndex + k;
+      const stored = session?.messages[historyIndex];
+      const source: Source = { kind: "history", placement: { mode: "list" }, historyIndex };
+      if (stored?.id) source.messageId = stored.id;
+      const message: BuiltMessage = { role: stored?.role ?? "user", content: stored?.content ?? "", tokens, source };
+      if (stored?.name) message.name = stored.name;
+      messages.push(message);
+    });
   }
+  while (next < sent.length) messages.push(sent[next++]!);
   return { ...preview, result: { ...preview.result, messages } };
 }
 
