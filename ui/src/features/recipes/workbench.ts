@@ -84,78 +84,54 @@ export function anchoredTo(preset: Preset, id: string): number {
   );
 }
 
+/** `preset` with `change` applied to every placement strategy there is: template defaults, recipe
+ * steps and lorebook entries. Holders whose strategy comes back the same are kept as they were. */
+function mapStrategies(preset: Preset, change: (s: InjectionStrategy) => InjectionStrategy): Preset {
+  const swap = <T, K extends keyof T>(holder: T, key: K): T => {
+    const s = holder[key] as InjectionStrategy | null | undefined;
+    const next = s ? change(s) : s;
+    return next === s ? holder : { ...holder, [key]: next };
+  };
+  return {
+    ...preset,
+    lorebook: preset.lorebook
+      ? { ...preset.lorebook, entries: (preset.lorebook.entries ?? []).map((e) => swap(e, "strategy")) }
+      : preset.lorebook,
+    messageTemplates: preset.messageTemplates.map((t) => swap(t, "defaultInjectionStrategy")),
+    contextRecipes: preset.contextRecipes.map((r) => ({ ...r, steps: r.steps.map((s) => swap(s, "injectionStrategy")) })),
+  };
+}
+
 /** Deletes template `id` and every step that names it. Placements anchored to it would have
  * nowhere to go: they lose the anchor and fall back to list order (their depth and order stay). */
 export function deleteTemplate(preset: Preset, id: string): Preset {
-  const unanchor = <S extends InjectionStrategy | null | undefined>(s: S): S => {
-    if (s?.anchorTarget !== id) return s;
+  const without: Preset = {
+    ...preset,
+    messageTemplates: preset.messageTemplates.filter((t) => t.id !== id),
+    contextRecipes: preset.contextRecipes.map((r) => ({ ...r, steps: r.steps.filter((s) => s.messageId !== id) })),
+  };
+  return mapStrategies(without, (s) => {
+    if (s.anchorTarget !== id) return s;
     const rest = { ...s };
     delete rest.anchorTarget;
     delete rest.anchorPosition;
     return rest;
-  };
-  const lorebook = preset.lorebook
-    ? {
-        ...preset.lorebook,
-        entries: (preset.lorebook.entries ?? []).map((e) =>
-          e.strategy?.anchorTarget === id ? { ...e, strategy: unanchor(e.strategy) } : e,
-        ),
-      }
-    : preset.lorebook;
-  return {
-    ...preset,
-    lorebook,
-    messageTemplates: preset.messageTemplates
-      .filter((t) => t.id !== id)
-      .map((t) =>
-        t.defaultInjectionStrategy?.anchorTarget === id
-          ? { ...t, defaultInjectionStrategy: unanchor(t.defaultInjectionStrategy) }
-          : t,
-      ),
-    contextRecipes: preset.contextRecipes.map((r) => ({
-      ...r,
-      steps: r.steps
-        .filter((s) => s.messageId !== id)
-        .map((s) => (s.injectionStrategy?.anchorTarget === id ? { ...s, injectionStrategy: unanchor(s.injectionStrategy) } : s)),
-    })),
-  };
-}
-
-function retarget(strategy: InjectionStrategy | null | undefined, from: string, to: string) {
-  return strategy?.anchorTarget === from ? { ...strategy, anchorTarget: to } : strategy;
+  });
 }
 
 /** Gives template `from` the id `to`: the steps that name it and the strategies anchored to it
  * follow, in templates, steps and lorebook entries alike. */
 export function renameTemplate(preset: Preset, from: string, to: string): Preset {
   if (from === to) return preset;
-  const lorebook = preset.lorebook
-    ? {
-        ...preset.lorebook,
-        entries: (preset.lorebook.entries ?? []).map((e) =>
-          e.strategy?.anchorTarget === from ? { ...e, strategy: { ...e.strategy, anchorTarget: to } } : e,
-        ),
-      }
-    : preset.lorebook;
-  return {
+  const renamed: Preset = {
     ...preset,
-    lorebook,
-    messageTemplates: preset.messageTemplates.map((t) => {
-      const strategy = retarget(t.defaultInjectionStrategy, from, to);
-      const next = { ...t, id: t.id === from ? to : t.id };
-      if (strategy) next.defaultInjectionStrategy = strategy;
-      return next;
-    }),
+    messageTemplates: preset.messageTemplates.map((t) => (t.id === from ? { ...t, id: to } : t)),
     contextRecipes: preset.contextRecipes.map((r) => ({
       ...r,
-      steps: r.steps.map((s) => {
-        const next: RecipeStep = { ...s, messageId: s.messageId === from ? to : s.messageId };
-        const strategy = retarget(s.injectionStrategy, from, to);
-        if (strategy) next.injectionStrategy = strategy;
-        return next;
-      }),
+      steps: r.steps.map((s) => (s.messageId === from ? { ...s, messageId: to } : s)),
     })),
   };
+  return mapStrategies(renamed, (s) => (s.anchorTarget === from ? { ...s, anchorTarget: to } : s));
 }
 
 // ---- recipes --------------------------------------------------------------------------------
