@@ -11,9 +11,7 @@ use promptloom_engine::model::{
     TemplateType,
 };
 use promptloom_engine::pattern::{best_match, pattern_problem};
-use promptloom_engine::pipeline::{
-    BuildResult, BuiltMessage, Pipeline, Placement, ProcessorDescriptor, ResolvedConfig, SourceKind,
-};
+use promptloom_engine::pipeline::{BuildResult, Pipeline, ProcessorDescriptor, ResolvedConfig};
 use promptloom_engine::profiles::{profile_for_model, ModelProfile, KNOWN_MODELS};
 use promptloom_engine::{build, BuildOptions, BuildRequest};
 use promptloom_import::{card_preset, Imported};
@@ -59,7 +57,7 @@ pub struct PreviewRequest {
 #[derive(Debug, Clone, Serialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub struct Preview {
-    pub result: BuildResult,
+    pub result: BuildResult<'static>,
     /// The anchors a step can target (SPEC 2.2), for the anchor picker.
     pub anchors: Vec<String>,
     /// The tokenizer that counted, and whether it is the model's own.
@@ -244,16 +242,17 @@ pub async fn delete_session(app: AppHandle, id: String) -> Result<(), AppError> 
 pub async fn preview(app: AppHandle, request: PreviewRequest) -> Result<Preview, AppError> {
     blocking(app, move |s| {
         let started = Instant::now();
-        let (mut result, session, profile) = run_build(s, &request)?;
-        let choice = profile.tokenizer_choice();
-        let elided = take_stored_history(&mut result, &session);
-        Ok(Preview {
-            elided,
-            anchors: available_anchors(&request.preset),
-            tokenizer: choice.kind.as_str().to_string(),
-            exact: choice.exact,
-            build_ms: started.elapsed().as_secs_f64() * 1000.0,
-            result,
+        with_build(s, &request, |mut result, _, profile| {
+            let choice = profile.tokenizer_choice();
+            let elided = take_stored_history(&mut result);
+            Ok(Preview {
+                elided,
+                anchors: available_anchors(&request.preset),
+                tokenizer: choice.kind.as_str().to_string(),
+                exact: choice.exact,
+                build_ms: started.elapsed().as_secs_f64() * 1000.0,
+                result: result.into_owned(),
+            })
         })
     })
     .await
@@ -265,15 +264,16 @@ pub async fn preview(app: AppHandle, request: PreviewRequest) -> Result<Preview,
 #[specta::specta]
 pub async fn provider_request(app: AppHandle, request: PreviewRequest) -> Result<String, AppError> {
     blocking(app, move |s| {
-        let (result, session, profile) = run_build(s, &request)?;
-        let body = promptloom_engine::providers::request_body(
-            profile.provider_format,
-            &result,
-            &session,
-            &InlineAssets,
-        )?;
-        serde_json::to_string_pretty(&body)
-            .map_err(|e| AppError::new("internal", format!("cannot write the request: {e}")))
+        with_build(s, &request, |result, session, profile| {
+            let body = promptloom_engine::providers::request_body(
+                profile.provider_format,
+                &result,
+                session,
+                &InlineAssets,
+            )?;
+            serde_json::to_string_pretty(&body)
+                .map_err(|e| AppError::new("internal", format!("cannot write the request: {e}")))
+        })
     })
     .await
 }
@@ -291,39 +291,16 @@ pub struct StoredRun {
     pub tokens: Vec<u32>,
 }
 
-/// Whether `m` is stored message `h` as it is stored: same text (the engine shares it rather than
-/// copying it), role and name, plain provenance, nothing joined, cut or attached.
-fn is_as_stored(m: &BuiltMessage, session: &Session) -> Option<u32> {
-    let s = &m.source;
-    let h = s.history_index?;
-    let stored = session.messages.get(h as usize)?;
-    let plain = s.kind == SourceKind::History
-        && s.placement == Placement::List
-        && s.template_id.is_none()
-        && s.step_index.is_none()
-        && s.entry_id.is_none()
-        && s.processor.is_none()
-        && s.ephemeral.is_none()
-        && s.message_id == stored.id;
-    let same = Arc::ptr_eq(&m.content, &stored.content)
-        && m.role == stored.role
-        && m.name == stored.name
-        && !m.truncated
-        && m.attachments.is_empty()
-        && m.merged.is_empty();
-    (plain && same).then_some(h)
-}
-
 /// Takes the history messages that are exactly as stored out of `result` and returns them as
 /// runs. Over a long session they are most of the preview; sent in full, a 1,000-message preview
 /// was 397 KB, with the text left out still 124 KB.
-fn take_stored_history(result: &mut BuildResult, session: &Session) -> Vec<StoredRun> {
+fn take_stored_history(result: &mut BuildResult<'_>) -> Vec<StoredRun> {
     let mut runs: Vec<StoredRun> = Vec::new();
     let mut position = 0u32;
     result.messages.retain(|m| {
         let at = position;
         position += 1;
-        let Some(h) = is_as_stored(m, session) else {
+        let Some(h) = m.stored_index() else {
             return true;
         };
         match runs.last_mut() {
@@ -344,11 +321,13 @@ fn take_stored_history(result: &mut BuildResult, session: &Session) -> Vec<Store
     runs
 }
 
-/// One build for the preview: the stored session (or none), the user's model profiles.
-fn run_build(
+/// One build for the preview over the stored session (or none) with the user's model profiles,
+/// handed to `f` with the session it refers to and the model profile that applied.
+fn with_build<T>(
     s: &AppState,
     request: &PreviewRequest,
-) -> Result<(BuildResult, Arc<Session>, ModelProfile), AppError> {
+    f: impl FnOnce(BuildResult<'_>, &Session, &ModelProfile) -> Result<T, AppError>,
+) -> Result<T, AppError> {
     let session = match &request.session_id {
         Some(id) => s.session(id)?,
         None => Arc::new(Session {
@@ -370,13 +349,12 @@ fn run_build(
         session: &session,
         model: &request.model,
         options: &options,
-        tokens: &s.tokens,
+        cache: &s.cache,
         profiles: &profiles,
         assets: &InlineAssets,
     };
     let result = build(&build_request)?;
-    let profile = build_request.profile();
-    Ok((result, session, profile))
+    f(result, &session, &build_request.profile())
 }
 
 /// What a file would bring in, read and mapped but not saved: the user sees it first (SPEC 9).
@@ -817,24 +795,24 @@ mod tests {
         }))
         .expect("session");
         let options = BuildOptions::at(chrono::Local::now().fixed_offset());
-        let tokens = promptloom_engine::tokens::TokenCache::new();
+        let tokens = promptloom_engine::cache::BuildCache::new();
         let mut result = build(&BuildRequest {
             preset: &preset,
             session: &session,
             model: "gpt-4o",
             options: &options,
-            tokens: &tokens,
+            cache: &tokens,
             profiles: &[],
             assets: &InlineAssets,
         })
         .expect("builds");
         let whole = result.messages.clone();
-        let contents: Vec<&str> = whole.iter().map(|m| &*m.content).collect();
+        let contents: Vec<&str> = whole.iter().map(|m| m.content()).collect();
         assert_eq!(
             contents,
             ["You are here.", "Hello", "Hi", "Farewell", "A note.", "Ok"]
         );
-        let runs = take_stored_history(&mut result, &session);
+        let runs = take_stored_history(&mut result);
         assert_eq!(
             runs,
             vec![

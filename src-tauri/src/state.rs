@@ -5,8 +5,8 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use promptloom_engine::cache::BuildCache;
 use promptloom_engine::model::Session;
-use promptloom_engine::tokens::TokenCache;
 use promptloom_store::Store;
 
 use crate::error::AppError;
@@ -16,7 +16,7 @@ pub struct Startup(pub Result<AppState, AppError>);
 
 pub struct AppState {
     store: Mutex<Store>,
-    pub tokens: TokenCache,
+    pub cache: BuildCache,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
 }
 
@@ -37,7 +37,7 @@ impl AppState {
         store.install_builtin_sessions(promptloom_store::builtin_sessions())?;
         Ok(AppState {
             store: Mutex::new(store),
-            tokens: TokenCache::new(),
+            cache: BuildCache::new(),
             sessions: Mutex::new(HashMap::new()),
         })
     }

@@ -125,6 +125,7 @@ export type AttachmentRef = {
 	attachment: number,
 };
 
+/**  What a build returns: the final messages, the budget, what was dropped or cut, the logs. */
 export type BuildResult = {
 	/**  The recipe that applied. */
 	recipe: string | null,
@@ -143,6 +144,7 @@ export type BuildResult = {
 	lorebook?: LorebookReport | null,
 };
 
+/**  One message of the build result, with its tokens and provenance (SPEC 3.7). */
 export type BuiltMessage = {
 	role: Role,
 	name?: string | null,

@@ -14,12 +14,12 @@ use std::sync::Arc;
 
 use chrono::DateTime;
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
+use promptloom_engine::cache::BuildCache;
 use promptloom_engine::model::{
     AgentPreset, AnchorPosition, Character, ChatMessage, ContextRecipe, InjectionStrategy,
     MessageTemplate, ProcessorConfig, RecipeStep, RegexRule, RegexScope, Role, Session,
     TemplateType, UserProfile,
 };
-use promptloom_engine::tokens::TokenCache;
 use promptloom_engine::{BuildOptions, BuildRequest, BuildResult, Pipeline};
 
 const SIZES: [usize; 4] = [100, 1_000, 10_000, 100_000];
@@ -312,19 +312,19 @@ fn options(window: Option<u32>) -> BuildOptions {
     }
 }
 
-fn run(
+fn run<'s>(
     pipeline: &Pipeline,
     preset: &AgentPreset,
-    session: &Session,
+    session: &'s Session,
     options: &BuildOptions,
-    tokens: &TokenCache,
-) -> BuildResult {
+    tokens: &BuildCache,
+) -> BuildResult<'s> {
     let request = BuildRequest {
         preset,
         session,
         model: MODEL,
         options,
-        tokens,
+        cache: tokens,
         profiles: &[],
         assets: &promptloom_engine::assets::InlineAssets,
     };
@@ -332,13 +332,13 @@ fn run(
 }
 
 /// Checks once, outside the timings, that a series measures what it says it measures.
-fn check(result: &BuildResult, session: &Session, limited: bool) {
+fn check(result: &BuildResult<'_>, session: &Session, limited: bool) {
     // Every part of every message: formatters may have joined several into one.
     let history = result
         .messages
         .iter()
-        .flat_map(|m| std::iter::once(&m.source).chain(&m.merged))
-        .filter(|s| s.kind.is_history())
+        .flat_map(|m| std::iter::once(m.kind()).chain(m.merged().iter().map(|s| s.kind)))
+        .filter(|kind| kind.is_history())
         .count();
     if limited {
         assert!(
@@ -375,7 +375,7 @@ fn series_of(
         let session = session(n);
         let preset = preset();
         check(
-            &run(&pipeline, &preset, &session, &options, &TokenCache::new()),
+            &run(&pipeline, &preset, &session, &options, &BuildCache::new()),
             &session,
             limited,
         );
@@ -384,7 +384,7 @@ fn series_of(
         }
         cold.bench_with_input(BenchmarkId::from_parameter(n), &session, |b, session| {
             b.iter_batched_ref(
-                TokenCache::new,
+                BuildCache::new,
                 |tokens| run(&pipeline, &preset, session, &options, tokens),
                 BatchSize::PerIteration,
             );
@@ -396,7 +396,7 @@ fn series_of(
     for &n in sizes {
         let session = session(n);
         let mut preset = preset();
-        let tokens = TokenCache::new();
+        let tokens = BuildCache::new();
         run(&pipeline, &preset, &session, &options, &tokens);
         let base = preset.message_templates[EDITED]
             .content

@@ -8,7 +8,7 @@ use promptloom_engine::model::Role;
 use promptloom_engine::pipeline::{PipelineMessage, Source};
 use std::hint::black_box;
 
-fn history(n: usize) -> History {
+fn history(n: usize) -> History<'static> {
     let mut h = History::with_capacity(n);
     for i in 0..n {
         let role = match i % 7 {

@@ -7,8 +7,8 @@ use std::hint::black_box;
 
 use chrono::DateTime;
 use criterion::{criterion_group, criterion_main, Criterion};
+use promptloom_engine::cache::BuildCache;
 use promptloom_engine::model::{parse_preset, parse_session, AgentPreset, Session};
-use promptloom_engine::tokens::TokenCache;
 use promptloom_engine::{build, BuildOptions, BuildRequest, BuildResult};
 use serde_json::{json, Value};
 
@@ -77,7 +77,7 @@ fn session() -> Session {
         .expect("the bench session is valid")
 }
 
-fn run(preset: &AgentPreset, session: &Session, tokens: &TokenCache) -> BuildResult {
+fn run<'s>(preset: &AgentPreset, session: &'s Session, tokens: &BuildCache) -> BuildResult<'s> {
     let options =
         BuildOptions::at(DateTime::parse_from_rfc3339("2026-03-01T18:30:00+00:00").expect("time"));
     build(&BuildRequest {
@@ -85,7 +85,7 @@ fn run(preset: &AgentPreset, session: &Session, tokens: &TokenCache) -> BuildRes
         session,
         model: "gpt-4o",
         options: &options,
-        tokens,
+        cache: tokens,
         profiles: &[],
         assets: &promptloom_engine::assets::InlineAssets,
     })
@@ -100,7 +100,7 @@ fn lorebook(c: &mut Criterion) {
         ("warm build without lorebook (baseline)", false),
     ] {
         let preset = preset(with_book);
-        let tokens = TokenCache::new();
+        let tokens = BuildCache::new();
         let first = run(&preset, &session, &tokens);
         if with_book {
             let report = first.lorebook.as_ref().expect("a report");

@@ -8,13 +8,13 @@ use crate::model::Role;
 use crate::pipeline::PipelineMessage;
 
 #[derive(Debug, Clone, Default)]
-pub struct History {
-    items: Vec<PipelineMessage>,
+pub struct History<'s> {
+    items: Vec<PipelineMessage<'s>>,
     /// For each role (by `Role::index`), the positions of its messages, ascending.
     by_role: [Vec<u32>; 4],
 }
 
-impl History {
+impl<'s> History<'s> {
     pub fn new() -> Self {
         Self::default()
     }
@@ -34,29 +34,29 @@ impl History {
         self.items.is_empty()
     }
 
-    pub fn get(&self, index: usize) -> Option<&PipelineMessage> {
+    pub fn get(&self, index: usize) -> Option<&PipelineMessage<'s>> {
         self.items.get(index)
     }
 
-    pub fn iter(&self) -> std::slice::Iter<'_, PipelineMessage> {
+    pub fn iter(&self) -> std::slice::Iter<'_, PipelineMessage<'s>> {
         self.items.iter()
     }
 
-    pub fn as_slice(&self) -> &[PipelineMessage] {
+    pub fn as_slice(&self) -> &[PipelineMessage<'s>] {
         &self.items
     }
 
-    pub fn last(&self) -> Option<&PipelineMessage> {
+    pub fn last(&self) -> Option<&PipelineMessage<'s>> {
         self.items.last()
     }
 
-    pub fn push(&mut self, message: PipelineMessage) {
+    pub fn push(&mut self, message: PipelineMessage<'s>) {
         self.by_role[message.role.index()].push(self.items.len() as u32);
         self.items.push(message);
     }
 
     /// Inserts at `index` (clamped to the end); later positions shift by one in every index.
-    pub fn insert(&mut self, index: usize, message: PipelineMessage) {
+    pub fn insert(&mut self, index: usize, message: PipelineMessage<'s>) {
         let index = index.min(self.items.len());
         for positions in &mut self.by_role {
             let from = positions.partition_point(|&p| (p as usize) < index);
@@ -71,7 +71,7 @@ impl History {
     }
 
     /// Removes and returns the message at `index`, or `None` past the end.
-    pub fn remove(&mut self, index: usize) -> Option<PipelineMessage> {
+    pub fn remove(&mut self, index: usize) -> Option<PipelineMessage<'s>> {
         if index >= self.items.len() {
             return None;
         }
@@ -90,14 +90,14 @@ impl History {
     }
 
     /// Keeps the messages for which `keep` is true, rebuilding the indices once.
-    pub fn retain(&mut self, mut keep: impl FnMut(&PipelineMessage) -> bool) {
+    pub fn retain(&mut self, mut keep: impl FnMut(&PipelineMessage<'s>) -> bool) {
         self.items.retain(|m| keep(m));
         self.reindex();
     }
 
     /// Keeps the messages for which `keep(position, message)` is true, rebuilding the indices
     /// once.
-    pub fn retain_indexed(&mut self, mut keep: impl FnMut(usize, &PipelineMessage) -> bool) {
+    pub fn retain_indexed(&mut self, mut keep: impl FnMut(usize, &PipelineMessage<'s>) -> bool) {
         let mut position = 0;
         self.items.retain(|m| {
             let kept = keep(position, m);
@@ -108,7 +108,7 @@ impl History {
     }
 
     /// Replaces message `index` whole; its role may change, so the indices are kept right.
-    pub fn replace(&mut self, index: usize, message: PipelineMessage) {
+    pub fn replace(&mut self, index: usize, message: PipelineMessage<'s>) {
         let Some(slot) = self.items.get_mut(index) else {
             return;
         };
@@ -158,14 +158,27 @@ impl History {
     }
 
     /// The newest message of `role`.
-    pub fn last_of_role(&self, role: Role) -> Option<&PipelineMessage> {
+    pub fn last_of_role(&self, role: Role) -> Option<&PipelineMessage<'s>> {
         self.by_role[role.index()]
             .last()
             .map(|&p| &self.items[p as usize])
     }
 
-    pub fn into_vec(self) -> Vec<PipelineMessage> {
+    pub fn into_vec(self) -> Vec<PipelineMessage<'s>> {
         self.items
+    }
+
+    /// The same history with every message's parts its own, so that it no longer borrows the
+    /// session.
+    pub fn into_owned(self) -> History<'static> {
+        History {
+            items: self
+                .items
+                .into_iter()
+                .map(PipelineMessage::into_owned)
+                .collect(),
+            by_role: self.by_role,
+        }
     }
 
     fn reindex(&mut self) {
@@ -178,35 +191,11 @@ impl History {
     }
 }
 
-/// How many messages ahead [`prefetch_shared`] is asked for while walking a long history.
-pub(crate) const PREFETCH_AHEAD: usize = 8;
-
-/// Asks the CPU to start loading the reference counts of a shared text now.
-///
-/// Cloning or dropping the `Arc<str>` of every message of a long session is a locked increment
-/// or decrement on memory that is rarely in cache, and locked operations do not overlap, so each
-/// one waits out a full miss. Hinting a few messages ahead lets those misses overlap. The
-/// address is the start of the `Arc`'s allocation, where its counts sit just before the text; a
-/// prefetch never faults, so a wrong guess costs nothing but the hint.
-#[inline]
-pub(crate) fn prefetch_shared(text: &std::sync::Arc<str>) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        let counts = std::sync::Arc::as_ptr(text)
-            .cast::<i8>()
-            .wrapping_sub(2 * std::mem::size_of::<usize>());
-        // SAFETY: SSE is part of the x86_64 baseline, and a prefetch reads nothing the program
-        // sees and never faults, whatever the address.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>(counts) };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = text;
-}
-
-impl FromIterator<PipelineMessage> for History {
-    fn from_iter<I: IntoIterator<Item = PipelineMessage>>(iter: I) -> Self {
-        let mut history = History::new();
+impl<'s> FromIterator<PipelineMessage<'s>> for History<'s> {
+    fn from_iter<I: IntoIterator<Item = PipelineMessage<'s>>>(iter: I) -> Self {
+        let iter = iter.into_iter();
+        // One more: the session loader may append the pending input.
+        let mut history = History::with_capacity(iter.size_hint().0 + 1);
         for m in iter {
             history.push(m);
         }
@@ -243,7 +232,7 @@ mod tests {
         ]
     }
 
-    fn message(role: Role, tag: usize) -> PipelineMessage {
+    fn message(role: Role, tag: usize) -> PipelineMessage<'static> {
         PipelineMessage::new(role, format!("m{tag}"), Source::history(tag))
     }
 

@@ -2,6 +2,7 @@
 //! processor pipeline. Pure Rust: no Tauri, no SQLite, no dialogs (STYLE.md).
 
 pub mod assets;
+pub mod cache;
 mod error;
 pub mod history;
 pub mod macros;

@@ -62,6 +62,8 @@ fn build(pattern: &str, flags: &str) -> Result<Regex, String> {
 pub struct CompiledRule {
     pub id: String,
     pub regex: Regex,
+    /// The flags it was compiled with (`i`, `m`, `s`).
+    pub flags: String,
     /// `{{match}}` already turned into `${0}`; `$1` and `${name}` as written.
     pub replacement: String,
     pub roles: Option<Vec<crate::model::Role>>,
@@ -74,6 +76,7 @@ impl CompiledRule {
         Ok(CompiledRule {
             id: rule.id.clone(),
             regex: compile(rule)?,
+            flags: rule.flags.clone(),
             replacement: rule.replacement.replace("{{match}}", "${0}"),
             roles: rule.roles.clone(),
             min_depth: rule.min_depth,

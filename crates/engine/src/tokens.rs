@@ -1,11 +1,10 @@
 //! SPEC 5.8: token counting. OpenAI families are counted exactly with their real vocabularies
-//! (bpe-openai, initialised once); every other model gets a labelled estimate. Counts are cached
-//! per (tokenizer, content hash), so a live preview recounts only what changed.
+//! (bpe-openai, initialised once); every other model gets a labelled estimate. The counts a build
+//! makes are kept in the [`crate::cache::BuildCache`], so a live preview recounts only what changed.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, RwLock};
+use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
@@ -244,14 +243,11 @@ impl MessageOverhead {
 
 type WholeTokens = HashSet<&'static [u8], BuildHasherDefault<KeyHasher>>;
 
-/// The cache key: tokenizer, xxh3 of the content, content length.
-type CountKey = (TokenizerKind, u64, usize);
-
 /// A one-multiply-per-word hasher (FxHash's scheme). The count key already carries a strong
 /// hash of the content, so folding its words is enough, and far cheaper than SipHash on every
 /// lookup; the whole-token set hashes short pieces with it on every count.
 #[derive(Debug, Default)]
-struct KeyHasher(u64);
+pub(crate) struct KeyHasher(u64);
 
 impl KeyHasher {
     fn mix(&mut self, word: u64) {
@@ -287,153 +283,6 @@ impl Hasher for KeyHasher {
 
     fn write_usize(&mut self, n: usize) {
         self.mix(n as u64);
-    }
-}
-
-/// How many sessions keep [`HistoryCounts`] at once; the app previews a handful at a time.
-const HISTORY_COUNTS_KEPT: usize = 16;
-
-/// Token counts of one session's history by stored position, each with the content it was
-/// counted for. The content is held, so its address cannot be reused by other text while the
-/// entry lives: a message whose content is the same `Arc` is the same text, and a warm rebuild
-/// reads its count in history order without hashing the text or probing the map.
-#[derive(Debug, Default)]
-pub struct HistoryCounts {
-    entries: Vec<Option<(Arc<str>, u32)>>,
-}
-
-impl HistoryCounts {
-    /// The count for stored message `index`, if it was counted for this very content.
-    pub fn get(&self, index: usize, content: &Arc<str>) -> Option<u32> {
-        match self.entries.get(index) {
-            Some(Some((held, n))) if Arc::ptr_eq(held, content) => Some(*n),
-            _ => None,
-        }
-    }
-
-    pub fn set(&mut self, index: usize, content: &Arc<str>, n: u32) {
-        if index >= self.entries.len() {
-            self.entries.resize(index + 1, None);
-        }
-        self.entries[index] = Some((Arc::clone(content), n));
-    }
-
-    /// Forgets positions past the end of a session that got shorter.
-    pub fn truncate(&mut self, len: usize) {
-        self.entries.truncate(len);
-    }
-}
-
-/// Counting with a shared cache keyed by (tokenizer, content hash). Thread-safe: the app shares
-/// one cache between the preview builds it runs.
-#[derive(Debug, Default)]
-pub struct TokenCache {
-    counts: RwLock<HashMap<CountKey, u32, BuildHasherDefault<KeyHasher>>>,
-    /// Per (tokenizer, session id): the history counts of the last build of that session.
-    histories: Mutex<HashMap<(TokenizerKind, String), HistoryCounts>>,
-    hits: AtomicU64,
-    misses: AtomicU64,
-}
-
-impl TokenCache {
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Tokens in `text`, from the cache when this content was counted before.
-    pub fn count(&self, kind: TokenizerKind, text: &str) -> u32 {
-        if text.is_empty() {
-            return 0;
-        }
-        let key = (
-            kind,
-            xxhash_rust::xxh3::xxh3_64(text.as_bytes()),
-            text.len(),
-        );
-        if let Some(&n) = self
-            .counts
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(&key)
-        {
-            self.hits.fetch_add(1, Ordering::Relaxed);
-            return n;
-        }
-        self.misses.fetch_add(1, Ordering::Relaxed);
-        let n = u32::try_from(kind.count(text)).unwrap_or(u32::MAX);
-        self.counts
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(key, n);
-        n
-    }
-
-    /// Takes the history counts kept for a session (empty when there are none). The build that
-    /// holds them reads and extends them and gives them back with [`Self::keep_history_counts`];
-    /// a concurrent build of the same session meanwhile counts through the map, as before.
-    pub fn take_history_counts(&self, kind: TokenizerKind, session_id: &str) -> HistoryCounts {
-        self.histories
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(&(kind, session_id.to_string()))
-            .unwrap_or_default()
-    }
-
-    pub fn keep_history_counts(
-        &self,
-        kind: TokenizerKind,
-        session_id: &str,
-        counts: HistoryCounts,
-    ) {
-        let mut histories = self.histories.lock().unwrap_or_else(|e| e.into_inner());
-        let key = (kind, session_id.to_string());
-        if histories.len() >= HISTORY_COUNTS_KEPT && !histories.contains_key(&key) {
-            // Any one goes: it is only a shortcut, the map still has every count.
-            if let Some(old) = histories.keys().next().cloned() {
-                histories.remove(&old);
-            }
-        }
-        histories.insert(key, counts);
-    }
-
-    /// Counts `content` of stored history message `index` through `history` first.
-    pub fn count_history(
-        &self,
-        kind: TokenizerKind,
-        history: &mut HistoryCounts,
-        index: usize,
-        content: &Arc<str>,
-    ) -> u32 {
-        if let Some(n) = history.get(index, content) {
-            self.hits.fetch_add(1, Ordering::Relaxed);
-            return n;
-        }
-        let n = self.count(kind, content);
-        history.set(index, content, n);
-        n
-    }
-
-    /// How many counts were served from the cache, and how many were computed.
-    pub fn stats(&self) -> (u64, u64) {
-        (
-            self.hits.load(Ordering::Relaxed),
-            self.misses.load(Ordering::Relaxed),
-        )
-    }
-
-    pub fn len(&self) -> usize {
-        self.counts.read().unwrap_or_else(|e| e.into_inner()).len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    pub fn clear(&self) {
-        self.counts
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .clear();
     }
 }
 
@@ -503,19 +352,6 @@ mod tests {
     }
 
     #[test]
-    fn cache_recounts_only_changed_content() {
-        let cache = TokenCache::new();
-        let a = cache.count(TokenizerKind::O200kBase, "hello world");
-        let b = cache.count(TokenizerKind::O200kBase, "hello world");
-        assert_eq!(a, b);
-        assert_eq!(cache.stats(), (1, 1));
-        cache.count(TokenizerKind::Cl100kBase, "hello world");
-        assert_eq!(cache.stats(), (1, 2), "another tokenizer is another key");
-        cache.count(TokenizerKind::O200kBase, "hello world!");
-        assert_eq!(cache.stats(), (1, 3));
-    }
-
-    #[test]
     fn keep_first_tokens_cuts_at_a_boundary_and_fits() {
         for text in SAMPLES {
             for max in [1usize, 3, 7] {
@@ -528,29 +364,6 @@ mod tests {
             TokenizerKind::O200kBase.keep_first_tokens("short", 10),
             "short"
         );
-    }
-
-    #[test]
-    fn history_counts_answer_only_for_the_same_content() {
-        let cache = TokenCache::new();
-        let kind = TokenizerKind::O200kBase;
-        let text: Arc<str> = Arc::from("hello there, traveller");
-        let mut history = cache.take_history_counts(kind, "s1");
-        let n = cache.count_history(kind, &mut history, 3, &text);
-        assert_eq!(history.get(3, &text), Some(n));
-        // Equal text in another allocation is not the held content: counted through the map.
-        let copy: Arc<str> = Arc::from("hello there, traveller");
-        assert_eq!(history.get(3, &copy), None);
-        assert_eq!(cache.count_history(kind, &mut history, 3, &copy), n);
-        cache.keep_history_counts(kind, "s1", history);
-        let history = cache.take_history_counts(kind, "s1");
-        assert_eq!(history.get(3, &copy), Some(n));
-        assert_eq!(
-            cache.take_history_counts(kind, "s1").get(3, &copy),
-            None,
-            "taken once"
-        );
-        assert_eq!(cache.stats(), (1, 1));
     }
 
     #[test]

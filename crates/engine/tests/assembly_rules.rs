@@ -111,7 +111,8 @@ fn rule_2_instantiation_overrides_replace_role_and_content() {
               "overrides": { "content": "replaced", "role": "user" } },
         ])),
     );
-    let r = run(&p, &session_of(&[]));
+    let session = session_of(&[]);
+    let r = run(&p, &session);
     assert_eq!(contents(&r), ["sys", "replaced"]);
     assert_eq!(r.messages[0].role, Role::System);
     assert_eq!(r.messages[1].role, Role::User);
@@ -138,11 +139,12 @@ fn rule_2_instantiation_step_strategy_replaces_the_template_default_whole() {
             step("o"),
         ])),
     );
-    let r = run(&p, &session_of(&["u1", "a1"]));
+    let session = session_of(&["u1", "a1"]);
+    let r = run(&p, &session);
     // o (order 200) before t (default order 100) at the same anchor; t is not at depth 1.
     assert_eq!(contents(&r), ["o", "t", "u1", "a1"]);
     assert_eq!(
-        r.messages[1].source.placement,
+        r.messages[1].source().placement,
         Placement::Anchor {
             target: "chat_history".into(),
             position: AnchorPosition::Before
@@ -165,9 +167,10 @@ fn rule_2_instantiation_empty_strategy_cancels_the_template_default() {
             step("hist")
         ])),
     );
-    let r = run(&p, &session_of(&["u1"]));
+    let session = session_of(&["u1"]);
+    let r = run(&p, &session);
     assert_eq!(contents(&r), ["first", "t", "u1"]);
-    assert_eq!(r.messages[1].source.placement, Placement::List);
+    assert_eq!(r.messages[1].source().placement, Placement::List);
 }
 
 #[test]
@@ -180,10 +183,11 @@ fn rule_2_instantiation_one_template_may_serve_several_steps() {
             step_with("rule", json!({ "depth": 1 })),
         ])),
     );
-    let r = run(&p, &session_of(&["u1", "a1", "u2"]));
+    let session = session_of(&["u1", "a1", "u2"]);
+    let r = run(&p, &session);
     assert_eq!(contents(&r), ["rule", "u1", "a1", "rule", "u2"]);
-    assert_eq!(r.messages[0].source.step_index, Some(0));
-    assert_eq!(r.messages[3].source.step_index, Some(2));
+    assert_eq!(r.messages[0].source().step_index, Some(0));
+    assert_eq!(r.messages[3].source().step_index, Some(2));
 }
 
 #[test]
@@ -203,7 +207,8 @@ fn rule_2_instantiation_disabled_steps_make_nothing_and_a_disabled_slot_is_no_an
             step("hist"),
         ])),
     );
-    let r = run(&p, &session_of(&["u1"]));
+    let session = session_of(&["u1"]);
+    let r = run(&p, &session);
     assert_eq!(contents(&r), ["a", "u1"]);
     assert!(
         any_warning(&r, "anchor \"wi\" is not in the recipe"),
@@ -257,7 +262,8 @@ fn rule_2_instantiation_empty_content_after_macros_is_not_sent() {
         ]),
         one_recipe(json!([step("sys"), step("blank"), step("persona")])),
     );
-    let r = run(&p, &session_of(&[]));
+    let session = session_of(&[]);
+    let r = run(&p, &session);
     assert_eq!(contents(&r), ["sys"]);
     let infos: Vec<_> = r
         .logs
@@ -283,7 +289,8 @@ fn rule_3_classification_depth_wins_over_anchor_with_a_warning() {
             ),
         ])),
     );
-    let r = run(&p, &session_of(&["u1", "a1"]));
+    let session = session_of(&["u1", "a1"]);
+    let r = run(&p, &session);
     assert_eq!(contents(&r), ["sys", "u1", "a1", "both"]);
     assert!(any_warning(&r, "depth wins"), "{:?}", warnings(&r));
 }
@@ -298,7 +305,8 @@ fn rule_3_classification_slots_are_always_skeleton() {
             step("end"),
         ])),
     );
-    let r = run(&p, &session_of(&["u1"]));
+    let session = session_of(&["u1"]);
+    let r = run(&p, &session);
     assert_eq!(contents(&r), ["sys", "u1", "end"]);
     assert!(any_warning(&r, "strategy is ignored"), "{:?}", warnings(&r));
 }
@@ -309,7 +317,8 @@ fn rule_3_classification_no_strategy_means_list_order() {
         json!([msg("a"), slot("hist", "chat_history"), msg("b")]),
         one_recipe(json!([step("a"), step("hist"), step("b")])),
     );
-    let r = run(&p, &session_of(&["u1"]));
+    let session = session_of(&["u1"]);
+    let r = run(&p, &session);
     assert_eq!(contents(&r), ["a", "u1", "b"]);
     assert!(r.warnings.is_empty(), "{:?}", warnings(&r));
 }
@@ -332,7 +341,8 @@ fn depth_preset(injections: &[(&str, serde_json::Value)]) -> promptloom_engine::
 fn rule_4_depth_d_goes_at_index_n_minus_d() {
     for d in 0..=5usize {
         let p = depth_preset(&[("x", json!({ "depth": d }))]);
-        let r = run(&p, &session_of(HISTORY));
+        let session = session_of(HISTORY);
+        let r = run(&p, &session);
         let got = contents(&r);
         let at = got.iter().position(|c| c == "x").expect("placed");
         assert_eq!(at, HISTORY.len() - d, "depth {d}: {got:?}");
@@ -344,16 +354,19 @@ fn rule_4_depth_d_goes_at_index_n_minus_d() {
 #[test]
 fn rule_4_depth_beyond_the_history_goes_first() {
     let p = depth_preset(&[("x", json!({ "depth": 99 }))]);
-    let r = run(&p, &session_of(&["u1", "a1"]));
+    let session = session_of(&["u1", "a1"]);
+    let r = run(&p, &session);
     assert_eq!(contents(&r), ["x", "u1", "a1"]);
-    let r = run(&p, &session_of(&[]));
+    let session = session_of(&[]);
+    let r = run(&p, &session);
     assert_eq!(contents(&r), ["x"]);
 }
 
 #[test]
 fn rule_4_depth_zero_is_after_the_newest_message() {
     let p = depth_preset(&[("x", json!({ "depth": 0 }))]);
-    let r = run(&p, &session_of(HISTORY));
+    let session = session_of(HISTORY);
+    let r = run(&p, &session);
     assert_eq!(contents(&r).last().map(String::as_str), Some("x"));
 }
 
@@ -364,7 +377,8 @@ fn rule_4_depth_injections_do_not_shift_each_other() {
         ("d2", json!({ "depth": 2 })),
         ("d4", json!({ "depth": 4 })),
     ]);
-    let r = run(&p, &session_of(HISTORY));
+    let session = session_of(HISTORY);
+    let r = run(&p, &session);
     // Each counts original history messages only: d4 has four after it, d2 two, d1 one.
     assert_eq!(
         contents(&r),
@@ -380,7 +394,8 @@ fn rule_4_depth_same_index_orders_by_order_descending_then_step() {
         ("high", json!({ "depth": 1, "order": 300 })),
         ("tie_b", json!({ "depth": 1, "order": 100 })),
     ]);
-    let r = run(&p, &session_of(&["u1", "a1"]));
+    let session = session_of(&["u1", "a1"]);
+    let r = run(&p, &session);
     assert_eq!(contents(&r), ["u1", "high", "tie_a", "tie_b", "low", "a1"]);
     // Each stays its own message.
     assert_eq!(r.messages.len(), 6);
@@ -392,7 +407,8 @@ fn rule_4_depth_without_a_chat_history_slot_is_dropped_with_a_warning() {
         json!([msg("sys"), msg("x")]),
         one_recipe(json!([step("sys"), step_with("x", json!({ "depth": 1 }))])),
     );
-    let r = run(&p, &session_of(&["u1", "a1"]));
+    let session = session_of(&["u1", "a1"]);
+    let r = run(&p, &session);
     assert_eq!(
         contents(&r),
         ["sys"],
@@ -432,7 +448,8 @@ fn rule_5_anchors_before_and_after_the_chat_history_block_with_its_depth_injecti
             step_with("deep", json!({ "depth": 9 })),
         ])),
     );
-    let r = run(&p, &session_of(&["u1", "a1"]));
+    let session = session_of(&["u1", "a1"]);
+    let r = run(&p, &session);
     assert_eq!(
         contents(&r),
         ["sys", "pre", "deep", "u1", "a1", "post", "end"]
@@ -499,7 +516,8 @@ fn rule_5_anchors_same_side_orders_by_order_descending_then_step() {
             step_with("w", json!({ "anchorTarget": "chat_history", "order": 100 })),
         ])),
     );
-    let r = run(&p, &session_of(&["u1"]));
+    let session = session_of(&["u1"]);
+    let r = run(&p, &session);
     assert_eq!(contents(&r), ["u1", "z", "y", "w", "x"]);
 }
 
@@ -513,7 +531,8 @@ fn rule_5_anchors_missing_target_drops_the_injection_with_a_warning_naming_it() 
             step_with("x", json!({ "anchorTarget": "worldInfoBefore" })),
         ])),
     );
-    let r = run(&p, &session_of(&["u1"]));
+    let session = session_of(&["u1"]);
+    let r = run(&p, &session);
     assert_eq!(contents(&r), ["sys", "u1"]);
     assert!(any_warning(&r, "worldInfoBefore"), "{:?}", warnings(&r));
     assert_eq!(r.dropped.len(), 1);
@@ -529,7 +548,8 @@ fn rule_5_anchors_a_message_template_is_no_anchor() {
             step_with("x", json!({ "anchorTarget": "sys" }))
         ])),
     );
-    let r = run(&p, &session_of(&[]));
+    let session = session_of(&[]);
+    let r = run(&p, &session);
     assert_eq!(contents(&r), ["sys"]);
     assert!(any_warning(&r, "anchor \"sys\" is not in the recipe"));
 }
@@ -551,7 +571,8 @@ fn rule_5_anchors_a_second_chat_history_or_same_slot_is_ignored_with_a_warning()
             step_with("x", json!({ "anchorTarget": "ph" })),
         ])),
     );
-    let r = run(&p, &session_of(&["u1", "a1"]));
+    let session = session_of(&["u1", "a1"]);
+    let r = run(&p, &session);
     assert_eq!(
         contents(&r),
         ["x", "u1", "a1"],
@@ -580,7 +601,7 @@ fn rule_6_slots_user_profile_becomes_one_message_with_the_slot_role_and_macros_a
     let r = run(&p, &session);
     assert_eq!(contents(&r), ["sys", "Ann is a botanist."]);
     assert_eq!(r.messages[1].role, Role::User);
-    assert_eq!(r.messages[1].source.kind, SourceKind::Profile);
+    assert_eq!(r.messages[1].source().kind, SourceKind::Profile);
 }
 
 #[test]
@@ -599,7 +620,8 @@ fn rule_6_slots_empty_profile_sends_nothing_but_its_anchor_holds() {
             step_with("after", json!({ "anchorTarget": "user_profile" })),
         ])),
     );
-    let r = run(&p, &session_of(&[]));
+    let session = session_of(&[]);
+    let r = run(&p, &session);
     assert_eq!(contents(&r), ["sys", "after", "end"]);
     let mut session = session_of(&[]);
     session.user_profile = Some(promptloom_engine::model::UserProfile {
@@ -615,7 +637,8 @@ fn rule_6_slots_placeholder_produces_no_message() {
         json!([msg("a"), slot("ph", "placeholder"), msg("b")]),
         one_recipe(json!([step("a"), step("ph"), step("b")])),
     );
-    let r = run(&p, &session_of(&[]));
+    let session = session_of(&[]);
+    let r = run(&p, &session);
     assert_eq!(contents(&r), ["a", "b"]);
 }
 
@@ -649,7 +672,7 @@ fn rule_7_provenance_on_every_message() {
     });
     let r = run(&p, &session);
     assert_eq!(contents(&r), ["sys", "Ann.", "wi", "u1", "note", "a1"]);
-    let s: Vec<_> = r.messages.iter().map(|m| &m.source).collect();
+    let s: Vec<_> = r.messages.iter().map(|m| m.source().into_owned()).collect();
 
     assert_eq!(s[0].kind, SourceKind::Template);
     assert_eq!(

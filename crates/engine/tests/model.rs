@@ -200,7 +200,8 @@ fn simple_form_becomes_templates_and_one_catch_all_recipe() {
         Some(2)
     );
     // And it assembles like any other preset.
-    let r = run(&preset, &session_of(&["u1", "a1", "u2"]));
+    let session = session_of(&["u1", "a1", "u2"]);
+    let r = run(&preset, &session);
     assert_eq!(contents(&r), ["main", "u1", "n", "a1", "u2"]);
 }
 

@@ -6,9 +6,9 @@ mod common;
 use std::path::PathBuf;
 
 use common::*;
+use promptloom_engine::cache::BuildCache;
 use promptloom_engine::model::{ProcessorConfig, Role};
 use promptloom_engine::pipeline::{DropAction, Pipeline, SourceKind};
-use promptloom_engine::tokens::TokenCache;
 use promptloom_engine::{build, BuildRequest};
 use serde_json::json;
 
@@ -40,10 +40,8 @@ fn worked_example() -> promptloom_engine::model::AgentPreset {
 /// rewrite the file after an intended change, and review the diff.
 #[test]
 fn worked_example_golden() {
-    let r = run(
-        &worked_example(),
-        &session_of(&["u1", "a1", "u2", "a2", "u3"]),
-    );
+    let session = session_of(&["u1", "a1", "u2", "a2", "u3"]);
+    let r = run(&worked_example(), &session);
     assert_eq!(
         contents(&r),
         ["[sys]", "[wi]", "u1", "a1", "u2", "[tip]", "[note]", "a2", "u3", "[cot]"]
@@ -74,7 +72,8 @@ fn input_is_appended_as_the_newest_user_message() {
     let p = worked_example();
     let mut options = options();
     options.input = Some("u4".into());
-    let r = try_run(&p, &session_of(&["u1", "a1"]), "gpt-4o", &options).expect("builds");
+    let session = session_of(&["u1", "a1"]);
+    let r = try_run(&p, &session, "gpt-4o", &options).expect("builds");
     // Depth 0 follows the input; depth 2 counts it as history.
     assert_eq!(
         contents(&r),
@@ -82,7 +81,7 @@ fn input_is_appended_as_the_newest_user_message() {
     );
     let input = &r.messages[6];
     assert_eq!(
-        (input.role, input.source.kind),
+        (input.role, input.source().kind),
         (Role::User, SourceKind::Input)
     );
 }
@@ -92,8 +91,9 @@ fn input_is_not_appended_when_the_session_already_ends_with_it() {
     let p = worked_example();
     let mut options = options();
     options.input = Some("  u2 ".into());
-    let r = try_run(&p, &session_of(&["u1", "a1", "u2"]), "gpt-4o", &options).expect("builds");
-    let users = r.messages.iter().filter(|m| &*m.content == "u2").count();
+    let session = session_of(&["u1", "a1", "u2"]);
+    let r = try_run(&p, &session, "gpt-4o", &options).expect("builds");
+    let users = r.messages.iter().filter(|m| m.content() == "u2").count();
     assert_eq!(users, 1);
     assert!(r
         .logs
@@ -101,7 +101,11 @@ fn input_is_not_appended_when_the_session_already_ends_with_it() {
         .any(|l| l.message.contains("already ends with the input")));
 }
 
-fn limited(window: u32, truncate: bool, history: &[&str]) -> promptloom_engine::BuildResult {
+fn limited(
+    window: u32,
+    truncate: bool,
+    history: &[&str],
+) -> promptloom_engine::BuildResult<'static> {
     let mut p = worked_example();
     if truncate {
         p.processors = Some(vec![ProcessorConfig {
@@ -112,10 +116,13 @@ fn limited(window: u32, truncate: bool, history: &[&str]) -> promptloom_engine::
                 .expect("settings"),
         }]);
     }
+    let session = session_of(history);
     let mut options = options();
     options.context_window = Some(window);
     options.reserve = Some(0);
-    try_run(&p, &session_of(history), "gpt-4o", &options).expect("builds")
+    try_run(&p, &session, "gpt-4o", &options)
+        .expect("builds")
+        .into_owned()
 }
 
 fn long_history(n: usize) -> Vec<String> {
@@ -145,7 +152,7 @@ fn token_limiter_drops_oldest_history_first_and_keeps_templates() {
     let kept: Vec<u32> = r
         .messages
         .iter()
-        .filter_map(|m| m.source.history_index)
+        .filter_map(|m| m.source().history_index)
         .collect();
     let first = kept[0];
     assert_eq!(kept, (first..40).collect::<Vec<_>>());
@@ -169,11 +176,11 @@ fn token_limiter_never_drops_the_newest_user_message() {
     let kept: Vec<_> = r
         .messages
         .iter()
-        .filter(|m| m.source.kind == SourceKind::History)
+        .filter(|m| m.source().kind == SourceKind::History)
         .collect();
     assert_eq!(kept.len(), 1);
     assert_eq!(
-        kept[0].source.history_index,
+        kept[0].source().history_index,
         Some(4),
         "u4 is the newest user message"
     );
@@ -205,16 +212,87 @@ fn token_limiter_truncate_overflowing_cuts_the_oldest_kept_message() {
     let cut = limited(window, true, &refs);
     assert!(cut.tokens.total <= window);
     assert!(cut.tokens.total >= plain.tokens.total);
-    let truncated: Vec<_> = cut.messages.iter().filter(|m| m.truncated).collect();
+    let truncated: Vec<_> = cut.messages.iter().filter(|m| m.truncated()).collect();
     assert_eq!(truncated.len(), 1);
     let t = truncated[0];
-    let original = &history[t.source.history_index.expect("history") as usize];
-    assert!(original.ends_with(&*t.content) && t.content.len() < original.len());
+    let original = &history[t.source().history_index.expect("history") as usize];
+    assert!(original.ends_with(t.content()) && t.content().len() < original.len());
     assert!(cut
         .dropped
         .iter()
         .any(|d| d.action == DropAction::Truncated
-            && d.source.history_index == t.source.history_index));
+            && d.source.history_index == t.source().history_index));
+}
+
+/// A history message that went in exactly as stored refers to the session instead of copying it
+/// (what makes a rebuild over a long session cheap); it reads and serialises like any other.
+#[test]
+fn history_that_went_in_as_stored_reads_like_any_message_and_says_so() {
+    let mut p = worked_example();
+    p.regex_rules = Some(vec![promptloom_engine::model::RegexRule {
+        id: "u2".into(),
+        name: None,
+        pattern: "^u2$".into(),
+        replacement: "u2, rewritten".into(),
+        flags: String::new(),
+        scope: promptloom_engine::model::RegexScope::History,
+        roles: None,
+        min_depth: None,
+        max_depth: None,
+        enabled: true,
+    }]);
+    let session = session_of(&["u1", "a1", "u2", "a2", "u3"]);
+    let r = run(&p, &session);
+    assert_eq!(
+        contents(&r),
+        [
+            "[sys]",
+            "[wi]",
+            "u1",
+            "a1",
+            "u2, rewritten",
+            "[tip]",
+            "[note]",
+            "a2",
+            "u3",
+            "[cot]"
+        ]
+    );
+    let stored: Vec<_> = r.messages.iter().map(|m| m.stored_index()).collect();
+    assert_eq!(
+        stored,
+        [
+            None,
+            None,
+            Some(0),
+            Some(1),
+            None,
+            None,
+            None,
+            Some(3),
+            Some(4),
+            None
+        ]
+    );
+    for m in &r.messages {
+        let source = m.source();
+        if let Some(h) = source.history_index {
+            let at = &session.messages[h as usize];
+            assert_eq!(source.kind, SourceKind::History);
+            assert_eq!(source.message_id, at.id, "history #{h} names its stored id");
+            assert_eq!(m.role, at.role);
+        }
+        if let Some(h) = m.stored_index() {
+            assert_eq!(m.content(), &*session.messages[h as usize].content);
+        }
+    }
+    let owned = r.clone().into_owned();
+    assert!(owned.messages.iter().all(|m| m.stored_index().is_none()));
+    assert_eq!(owned, r, "the same messages, standing alone");
+    assert_eq!(
+        serde_json::to_value(&owned).expect("serialises"),
+        serde_json::to_value(&r).expect("serialises")
+    );
 }
 
 #[test]
@@ -224,14 +302,14 @@ fn rebuilding_after_one_template_edit_recounts_one_message() {
     let refs: Vec<&str> = history.iter().map(String::as_str).collect();
     let s = session_of(&refs);
     let options = options();
-    let cache = TokenCache::new();
+    let cache = BuildCache::new();
     let build_with = |p: &promptloom_engine::model::AgentPreset| {
         build(&BuildRequest {
             preset: p,
             session: &s,
             model: "gpt-4o",
             options: &options,
-            tokens: &cache,
+            cache: &cache,
             profiles: &[],
             assets: &promptloom_engine::assets::InlineAssets,
         })
@@ -243,31 +321,28 @@ fn rebuilding_after_one_template_edit_recounts_one_message() {
     let r = build_with(&p);
     let (_, misses_after) = cache.stats();
     assert_eq!(misses_after - misses_before, 1);
-    assert_eq!(&*r.messages[0].content, "[sys] edited");
+    assert_eq!(r.messages[0].content(), "[sys] edited");
 }
 
 #[test]
 fn token_counts_include_the_openai_chat_overhead() {
-    let r = run(&worked_example(), &session_of(&["u1"]));
+    let session = session_of(&["u1"]);
+    let r = run(&worked_example(), &session);
     let kind = promptloom_engine::tokens::TokenizerKind::O200kBase;
     for m in &r.messages {
         assert_eq!(
             m.tokens as usize,
-            kind.count(&m.content) + 3,
+            kind.count(m.content()) + 3,
             "{}",
-            m.content
+            m.content()
         );
     }
     let sum: u32 = r.messages.iter().map(|m| m.tokens).sum();
     assert_eq!(r.tokens.total, sum + 3, "3 tokens prime the reply");
     assert!(r.tokens.exact);
-    let estimate = try_run(
-        &worked_example(),
-        &session_of(&["u1"]),
-        "claude-3-5-sonnet",
-        &options(),
-    )
-    .expect("builds");
+    let session = session_of(&["u1"]);
+    let estimate =
+        try_run(&worked_example(), &session, "claude-3-5-sonnet", &options()).expect("builds");
     assert!(!estimate.tokens.exact);
     assert!(estimate.tokens.tokenizer.contains("estimate"));
 }
@@ -298,7 +373,8 @@ fn preset_settings_replace_the_model_profile_settings_whole() {
     // A disabled limiter drops nothing, whatever the window.
     let mut options = options();
     options.context_window = Some(20);
-    let r = try_run(&p, &session_of(&["u1", "a1", "u2"]), "gpt-4o", &options).expect("builds");
+    let session = session_of(&["u1", "a1", "u2"]);
+    let r = try_run(&p, &session, "gpt-4o", &options).expect("builds");
     assert!(r.dropped.is_empty());
     assert!(r.tokens.over_budget.is_some());
 }
@@ -329,7 +405,8 @@ fn pipeline_runs_in_priority_order_and_lists_its_processors() {
             ("asset-resolver", 10000),
         ]
     );
-    let r = run(&worked_example(), &session_of(&["u1"]));
+    let session = session_of(&["u1"]);
+    let r = run(&worked_example(), &session);
     let order: Vec<&str> = r.logs.iter().map(|l| l.processor.as_str()).collect();
     let first = |id: &str| order.iter().position(|p| *p == id).expect("logged");
     assert!(first("session-loader") < first("injection-assembler"));
@@ -345,18 +422,18 @@ fn macros_in_a_build_read_the_build_timestamp_and_the_session_seed() {
     );
     let s = session_of(&["u1"]);
     let first = run(&p, &s);
-    let text = &first.messages[0].content;
+    let text = &first.messages[0].content();
     assert!(text.starts_with("November 22, 2026 Sunday "), "{text}");
     assert_eq!(first.variables.get("n").map(String::as_str), Some("3"));
     // The same build again: the same choice, so the live preview does not flicker.
-    assert_eq!(run(&p, &s).messages[0].content, *text);
+    assert_eq!(run(&p, &s).messages[0].content(), *text);
     // Another timestamp changes the date and nothing else.
     let mut later = options();
     later.timestamp =
         chrono::DateTime::parse_from_rfc3339("2026-11-23T09:00:00+00:00").expect("time");
     let next = try_run(&p, &s, "gpt-4o", &later).expect("builds");
     assert_eq!(
-        &*next.messages[0].content,
+        next.messages[0].content(),
         text.replace("November 22, 2026 Sunday", "November 23, 2026 Monday")
     );
 }
@@ -383,7 +460,7 @@ fn proportional_preset(system_words: usize) -> promptloom_engine::model::AgentPr
     p
 }
 
-fn proportional_run(system_words: usize, window: u32) -> promptloom_engine::BuildResult {
+fn proportional_run(system_words: usize, window: u32) -> promptloom_engine::BuildResult<'static> {
     let history = long_history(60);
     let refs: Vec<&str> = history.iter().map(String::as_str).collect();
     let mut session = session_of(&refs);
@@ -398,6 +475,7 @@ fn proportional_run(system_words: usize, window: u32) -> promptloom_engine::Buil
         &options,
     )
     .expect("builds")
+    .into_owned()
 }
 
 #[test]
@@ -408,14 +486,14 @@ fn token_limiter_proportional_cuts_each_section_to_its_share() {
     // System 20% and summary 10% of the budget, each cut at its head.
     let main = &r.messages[0];
     assert!(
-        main.truncated && main.tokens <= window / 5,
+        main.truncated() && main.tokens <= window / 5,
         "{}",
         main.tokens
     );
-    assert!(main.content.starts_with("rule rule"));
+    assert!(main.content().starts_with("rule rule"));
     let summary = &r.messages[1];
     assert!(
-        summary.truncated && summary.tokens <= window / 10,
+        summary.truncated() && summary.tokens <= window / 10,
         "{}",
         summary.tokens
     );
@@ -429,18 +507,18 @@ fn token_limiter_proportional_cuts_each_section_to_its_share() {
     assert!(cuts.iter().any(|c| c.contains("Summary share")), "{cuts:?}");
     // History fills what is left, newest kept.
     let last = r.messages.last().expect("last");
-    assert_eq!(last.source.history_index, Some(59));
+    assert_eq!(last.source().history_index, Some(59));
 }
 
 #[test]
 fn token_limiter_proportional_hands_unused_shares_to_history() {
     let window = 2_000;
     let r = proportional_run(5, window);
-    assert!(!r.messages[0].truncated);
+    assert!(!r.messages[0].truncated());
     let history: u32 = r
         .messages
         .iter()
-        .filter(|m| m.source.kind == SourceKind::History)
+        .filter(|m| m.source().kind == SourceKind::History)
         .map(|m| m.tokens)
         .sum();
     // More than history's own 55% (+ the input's 5%): the system share was barely used.
@@ -489,13 +567,13 @@ fn a_user_profile_replaces_the_builtin_one_for_its_models() {
     let refs: Vec<&str> = history.iter().map(String::as_str).collect();
     let s = session_of(&refs);
     let options = options();
-    let cache = TokenCache::new();
+    let cache = BuildCache::new();
     let r = build(&BuildRequest {
         preset: &worked_example(),
         session: &s,
         model: "gpt-4o",
         options: &options,
-        tokens: &cache,
+        cache: &cache,
         profiles: std::slice::from_ref(&mine),
         assets: &promptloom_engine::assets::InlineAssets,
     })

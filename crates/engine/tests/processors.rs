@@ -2,8 +2,11 @@
 
 mod common;
 
+use std::sync::Arc;
+
 use common::*;
-use promptloom_engine::model::{RegexRule, RegexScope, Role};
+use promptloom_engine::cache::BuildCache;
+use promptloom_engine::model::{ChatMessage, RegexRule, RegexScope, Role};
 use promptloom_engine::pipeline::{Ephemeral, EphemeralKind, SourceKind};
 use serde_json::json;
 
@@ -72,21 +75,81 @@ fn regex_rules_honour_roles_and_depth() {
     let mut r2 = rule("assistant-only", "z", "w", RegexScope::History);
     r2.roles = Some(vec![Role::Assistant]);
     p.regex_rules = Some(vec![r1, r2]);
-    let r = run(&p, &session_of(&["ux z", "ax z", "ux z"]));
+    let session = session_of(&["ux z", "ax z", "ux z"]);
+    let r = run(&p, &session);
     let history: Vec<_> = r
         .messages
         .iter()
-        .filter(|m| m.source.kind == SourceKind::History)
-        .map(|m| &*m.content)
+        .filter(|m| m.source().kind == SourceKind::History)
+        .map(|m| m.content())
         .collect();
     assert_eq!(history, ["uy z", "ax w", "ux z"]);
+}
+
+/// A rebuild takes what the history rules made of each stored message from the build before
+/// (`BuildCache`), so this checks that every change that could alter the outcome is seen: the
+/// depths moving when a message arrives, a rule edited, a stored message edited.
+#[test]
+fn history_rules_give_the_same_prompt_on_a_rebuild_and_follow_every_change() {
+    let mut p = chat_preset();
+    let mut names = rule("names", r"\bBob\b", "Robert", RegexScope::History);
+    names.roles = Some(vec![Role::User]);
+    let mut shout = rule("shout", "^a", "A", RegexScope::History);
+    shout.roles = Some(vec![Role::Assistant]);
+    let mut newest = rule("newest", "^u", "U", RegexScope::History);
+    newest.max_depth = Some(0);
+    p.regex_rules = Some(vec![names, shout, newest]);
+    let cache = BuildCache::new();
+    let mut session = session_of(&["u1 Bob", "a1 Bob", "u2"]);
+    let first = run_cached(&p, &session, &cache);
+    assert_eq!(history_contents(&first), ["u1 Robert", "A1 Bob", "U2"]);
+    assert!(first
+        .logs
+        .iter()
+        .any(|l| l.message == "rule \"names\" changed 1 history messages"));
+    let again = run_cached(&p, &session, &cache);
+    assert_eq!(again.messages, first.messages);
+    assert_eq!(again.logs, first.logs);
+    drop((first, again));
+
+    // A new message: "u2" is no longer the newest.
+    session
+        .messages
+        .push(ChatMessage::new(Role::User, "u3 Bob"));
+    let r = run_cached(&p, &session, &cache);
+    assert_eq!(
+        history_contents(&r),
+        ["u1 Robert", "A1 Bob", "u2", "U3 Robert"]
+    );
+    drop(r);
+
+    // Another replacement: nothing kept for the old rules applies.
+    if let Some(rules) = p.regex_rules.as_mut() {
+        rules[0].replacement = "Roberta".into();
+    }
+    let r = run_cached(&p, &session, &cache);
+    assert_eq!(
+        history_contents(&r),
+        ["u1 Roberta", "A1 Bob", "u2", "U3 Roberta"]
+    );
+    drop(r);
+
+    // An edited text is new text, and the same text under another role meets other rules.
+    session.messages[0].content = Arc::from("u1 Bob and Bob");
+    session.messages[1].role = Role::User;
+    let r = run_cached(&p, &session, &cache);
+    assert_eq!(
+        history_contents(&r),
+        ["u1 Roberta and Roberta", "a1 Roberta", "u2", "U3 Roberta"]
+    );
 }
 
 #[test]
 fn an_invalid_rule_built_in_code_is_skipped_with_a_warning_and_the_build_goes_on() {
     let mut p = chat_preset();
     p.regex_rules = Some(vec![rule("broken", "(open", "", RegexScope::Both)]);
-    let r = run(&p, &session_of(&["u1"]));
+    let session = session_of(&["u1"]);
+    let r = run(&p, &session);
     assert!(any_warning(&r, "broken"), "{:?}", warnings(&r));
     assert_eq!(r.messages.len(), 4);
 }
@@ -127,9 +190,9 @@ fn ephemeral_content_reaches_the_prompt_counts_against_the_budget_and_is_never_s
         .rev()
         .find(|m| m.role == Role::User)
         .expect("user message");
-    assert!(last_user.content.contains("a quoted passage"));
-    assert!(last_user.content.ends_with("u2"));
-    assert_eq!(last_user.source.ephemeral, Some(EphemeralKind::Quote));
+    assert!(last_user.content().contains("a quoted passage"));
+    assert!(last_user.content().ends_with("u2"));
+    assert_eq!(last_user.source().ephemeral, Some(EphemeralKind::Quote));
     assert!(r.tokens.total > plain.tokens.total);
     assert_eq!(serde_json::to_string(&session).expect("serializes"), stored);
     // The next build without the option is back to the plain prompt.
@@ -187,7 +250,8 @@ fn a_lorebook_entry_without_a_place_goes_before_the_history_when_there_is_no_wor
         ]}))
         .expect("lorebook"),
     );
-    let r = run(&p, &session_of(&["u1 to Saltmere", "a1 the harbour"]));
+    let session = session_of(&["u1 to Saltmere", "a1 the harbour"]);
+    let r = run(&p, &session);
     assert_eq!(
         contents(&r),
         [
@@ -211,7 +275,8 @@ fn a_lorebook_entry_without_a_place_goes_before_the_history_when_there_is_no_wor
         serde_json::from_value(json!({ "messageId": "worldInfoBefore", "enabled": true }))
             .expect("step"),
     );
-    let r = run(&p, &session_of(&["u1 to Saltmere", "a1 the harbour"]));
+    let session = session_of(&["u1 to Saltmere", "a1 the harbour"]);
+    let r = run(&p, &session);
     assert_eq!(contents(&r)[0], "[Saltmere: a harbour town]");
 }
 
@@ -241,10 +306,8 @@ fn lorebook_entries_are_placed_by_their_strategies_like_recipe_steps() {
         ]}))
         .expect("lorebook"),
     );
-    let r = run(
-        &p,
-        &session_of(&["u1 to Saltmere", "a1 a lantern flickers", "u2 what now?"]),
-    );
+    let session = session_of(&["u1 to Saltmere", "a1 a lantern flickers", "u2 what now?"]);
+    let r = run(&p, &session);
     assert_eq!(
         contents(&r),
         [
@@ -259,8 +322,8 @@ fn lorebook_entries_are_placed_by_their_strategies_like_recipe_steps() {
     );
     let deep = &r.messages[5];
     assert_eq!(deep.role, Role::User);
-    assert_eq!(deep.source.kind, SourceKind::Lorebook);
-    assert_eq!(deep.source.entry_id.as_deref(), Some("deep"));
+    assert_eq!(deep.source().kind, SourceKind::Lorebook);
+    assert_eq!(deep.source().entry_id.as_deref(), Some("deep"));
     let report = r.lorebook.clone().expect("a lorebook report");
     let activated: Vec<&str> = report
         .activated

@@ -126,11 +126,13 @@ fn session_of_case(case: &Case) -> promptloom_engine::model::Session {
     }))
 }
 
-fn build_case(case: &Case) -> BuildResult {
+fn build_case(case: &Case) -> BuildResult<'static> {
     let mut options = options();
     options.context_window = case.window;
     options.reserve = case.window.map(|_| 0);
-    try_run(&preset_of(case), &session_of_case(case), "gpt-4o", &options).expect("builds")
+    try_run(&preset_of(case), &session_of_case(case), "gpt-4o", &options)
+        .expect("builds")
+        .into_owned()
 }
 
 proptest! {
@@ -143,8 +145,8 @@ proptest! {
         let sent: Vec<u32> = r
             .messages
             .iter()
-            .filter(|m| m.source.kind == SourceKind::History)
-            .map(|m| m.source.history_index.expect("history carries its index"))
+            .filter(|m| m.source().kind == SourceKind::History)
+            .map(|m| m.source().history_index.expect("history carries its index"))
             .collect();
         let sent_set: BTreeSet<u32> = sent.iter().copied().collect();
         prop_assert_eq!(sent_set.len(), sent.len(), "a history message was duplicated");
@@ -175,7 +177,7 @@ proptest! {
         let sent: Vec<u32> = r
             .messages
             .iter()
-            .filter_map(|m| m.source.history_index)
+            .filter_map(|m| m.source().history_index)
             .collect();
         prop_assert!(sent.windows(2).all(|w| w[0] < w[1]), "{:?}", sent);
     }
@@ -188,7 +190,7 @@ proptest! {
             let sent = r
                 .messages
                 .iter()
-                .filter(|m| m.source.template_id.as_deref() == Some(id.as_str()))
+                .filter(|m| m.source().template_id.as_deref() == Some(id.as_str()))
                 .count();
             let dropped = r
                 .dropped
@@ -211,10 +213,10 @@ proptest! {
         }
         let n = case.history.len();
         for (at, m) in r.messages.iter().enumerate() {
-            if let promptloom_engine::pipeline::Placement::Depth { depth } = m.source.placement {
+            if let promptloom_engine::pipeline::Placement::Depth { depth } = m.source().placement {
                 let after = r.messages[at + 1..]
                     .iter()
-                    .filter(|m| m.source.kind == SourceKind::History)
+                    .filter(|m| m.source().kind == SourceKind::History)
                     .count();
                 prop_assert_eq!(after, (depth as usize).min(n));
             }

@@ -47,7 +47,7 @@ fn chat_preset() -> promptloom_engine::model::AgentPreset {
     )
 }
 
-fn body(model: &str, session: &Session) -> (BuildResult, Value) {
+fn body<'s>(model: &str, session: &'s Session) -> (BuildResult<'s>, Value) {
     let result = try_run(&chat_preset(), session, model, &options()).expect("builds");
     let format = profile_for_model(model, &[]).provider_format;
     let body = request_body(format, &result, session, &InlineAssets).expect("body");
@@ -168,15 +168,16 @@ fn gemini_body_has_system_instruction_and_inline_data() {
 
 #[test]
 fn an_attachment_the_model_cannot_take_becomes_a_note_and_a_warning() {
-    let (r, b) = body("gpt-3.5-turbo", &media_session(json!([image()])));
+    let session = media_session(json!([image()]));
+    let (r, b) = body("gpt-3.5-turbo", &session);
     let last = r.messages.last().expect("last");
     assert!(
-        last.content
+        last.content()
             .contains("[Attachment \"dot.png\" (image/png) not sent"),
         "{}",
-        last.content
+        last.content()
     );
-    assert!(last.attachments.is_empty());
+    assert!(last.attachments().is_empty());
     assert!(any_warning(&r, "dot.png"));
     assert!(r.dropped.iter().any(|d| d.processor == "asset-resolver"));
     let content = &b["messages"]
@@ -194,7 +195,7 @@ fn text_attachments_are_inlined_and_transcripts_stand_in_for_missing_modalities(
           "transcript": "Buy milk." },
     ]));
     let (r, _) = body("claude-3-5-sonnet", &session);
-    let last = &r.messages.last().expect("last").content;
+    let last = &r.messages.last().expect("last").content();
     assert!(
         last.contains("[Attachment: notes.txt]\nline one\nline two"),
         "{last}"
@@ -210,7 +211,7 @@ fn text_attachments_are_inlined_and_transcripts_stand_in_for_missing_modalities(
         .messages
         .last()
         .expect("last")
-        .content
+        .content()
         .contains("Buy milk."));
     let parts = b["messages"]
         .as_array()

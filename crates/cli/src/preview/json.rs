@@ -11,14 +11,14 @@ use serde::Serialize;
 struct PreviewJson<'a> {
     recipe: Option<&'a str>,
     model: &'a str,
-    messages: &'a [BuiltMessage],
+    messages: &'a [BuiltMessage<'a>],
     tokens: &'a TokenSummary,
     dropped: &'a [DroppedItem],
     warnings: &'a [LogEntry],
     logs: &'a [LogEntry],
 }
 
-pub fn render(result: &BuildResult) -> String {
+pub fn render(result: &BuildResult<'_>) -> String {
     let view = PreviewJson {
         recipe: result.recipe.as_deref(),
         model: &result.model,

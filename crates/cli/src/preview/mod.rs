@@ -9,10 +9,10 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, FixedOffset};
 use clap::{Args, ValueEnum};
 use promptloom_engine::assets::{inline_bytes, AssetSource};
+use promptloom_engine::cache::BuildCache;
 use promptloom_engine::model::{AgentPreset, Attachment, ChatMessage, Role, Session};
 use promptloom_engine::pipeline::{Ephemeral, EphemeralKind, LogEntry, LogLevel};
 use promptloom_engine::profiles::ProviderFormat;
-use promptloom_engine::tokens::TokenCache;
 use promptloom_engine::{build, BuildOptions, BuildRequest, BuildResult};
 
 use crate::error::CliError;
@@ -89,7 +89,7 @@ pub struct Preview<'a> {
     pub model: &'a str,
     pub profile_name: String,
     pub tokenizer: String,
-    pub result: &'a BuildResult,
+    pub result: &'a BuildResult<'a>,
     /// Columns of the terminal, for wrapping long lines in the text listing.
     pub width: usize,
 }
@@ -143,13 +143,13 @@ pub fn run(args: &PreviewArgs) -> Result<String, CliError> {
             .map(Path::to_path_buf)
             .unwrap_or_default(),
     };
-    let tokens = TokenCache::new();
+    let tokens = BuildCache::new();
     let request = BuildRequest {
         preset: &preset,
         session: &session,
         model: &args.model,
         options: &options,
-        tokens: &tokens,
+        cache: &tokens,
         profiles: &[],
         assets: &assets,
     };

@@ -59,14 +59,14 @@ pub fn render(p: &Preview<'_>) -> String {
         out.push_str("(no messages)\n");
     }
     for (i, m) in r.messages.iter().enumerate() {
-        let mut badge = m.source.badge();
-        for part in &m.merged {
+        let mut badge = m.source().badge();
+        for part in m.merged() {
             let _ = write!(badge, " + {}", part.badge());
         }
-        if let Some(name) = &m.name {
+        if let Some(name) = &m.name() {
             let _ = write!(badge, " · name {name}");
         }
-        if m.truncated {
+        if m.truncated() {
             badge.push_str(" · truncated");
         }
         let _ = writeln!(
@@ -79,7 +79,7 @@ pub fn render(p: &Preview<'_>) -> String {
         // long lines wrap, their continuations marked with a dotted bar.
         let indent = index_width + 2;
         let room = p.width.saturating_sub(indent + 2).max(MIN_TEXT_WIDTH);
-        for line in m.content.lines() {
+        for line in m.content().lines() {
             for (k, piece) in wrap(line, room).into_iter().enumerate() {
                 let bar = if k == 0 { '│' } else { '┆' };
                 let _ = writeln!(out, "{:indent$}{bar} {piece}", "");

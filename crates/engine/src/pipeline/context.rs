@@ -7,10 +7,11 @@ use chrono::{DateTime, FixedOffset};
 use serde::{Deserialize, Serialize};
 
 use super::{BuildRequest, DroppedItem, PipelineMessage, Source, SourceKind};
+use crate::cache::{BuildCache, HistoryCounts};
 use crate::history::History;
 use crate::model::{AgentPreset, InjectionStrategy, Role, Session};
 use crate::profiles::ModelProfile;
-use crate::tokens::{HistoryCounts, TokenCache, TokenizerChoice};
+use crate::tokens::TokenizerChoice;
 
 /// Options of one build.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -118,22 +119,24 @@ pub struct Blackboard {
 }
 
 /// What the pipeline works on during one build.
-pub struct PipelineContext<'a> {
+pub struct PipelineContext<'a, 's> {
     pub preset: &'a AgentPreset,
-    pub session: &'a Session,
+    pub session: &'s Session,
     pub model: &'a str,
     pub options: &'a BuildOptions,
     pub profile: ModelProfile,
     pub tokenizer: TokenizerChoice,
-    pub tokens: &'a TokenCache,
+    pub cache: &'a BuildCache,
     pub assets: &'a dyn crate::assets::AssetSource,
     /// Counts of this session's history from its previous build, handed back when it finishes.
-    pub(super) history_counts: HistoryCounts,
+    history_counts: HistoryCounts,
+    /// Stored messages counted from `history_counts`, told to the cache once at the end.
+    history_hits: u64,
     /// The session history in intermediate form, filled by `session-loader`, consumed by the
     /// injection assembler.
-    pub history: History,
+    pub history: History<'s>,
     /// The assembled message list, from the injection assembler on.
-    pub messages: Vec<PipelineMessage>,
+    pub messages: Vec<PipelineMessage<'s>>,
     pub blackboard: Blackboard,
     /// The recipe the assembler chose.
     pub recipe: Option<String>,
@@ -145,20 +148,21 @@ pub struct PipelineContext<'a> {
     pub over_budget: Option<u32>,
 }
 
-impl<'a> PipelineContext<'a> {
-    pub(crate) fn new(request: &BuildRequest<'a>, profile: &ModelProfile) -> Self {
+impl<'a, 's> PipelineContext<'a, 's> {
+    pub(crate) fn new(request: &BuildRequest<'a, 's>, profile: &ModelProfile) -> Self {
         let tokenizer = profile.tokenizer_choice();
         PipelineContext {
             history_counts: request
-                .tokens
+                .cache
                 .take_history_counts(tokenizer.kind, &request.session.id),
+            history_hits: 0,
             preset: request.preset,
             session: request.session,
             model: request.model,
             options: request.options,
             tokenizer,
             profile: profile.clone(),
-            tokens: request.tokens,
+            cache: request.cache,
             assets: request.assets,
             history: History::new(),
             messages: Vec::new(),
@@ -196,7 +200,7 @@ impl<'a> PipelineContext<'a> {
 
     /// Tokens of one message: content plus the format's per-message and per-name overhead,
     /// counted through the shared cache and remembered on the message.
-    pub fn count_message(&mut self, message: &mut PipelineMessage) -> u32 {
+    pub fn count_message(&mut self, message: &mut PipelineMessage<'_>) -> u32 {
         if let Some(n) = message.tokens() {
             return n;
         }
@@ -204,20 +208,38 @@ impl<'a> PipelineContext<'a> {
         let kind = self.tokenizer.kind;
         // Stored history goes through the session's counts by position (no hashing of the
         // text on a warm rebuild); everything else through the content-hash map.
-        let content = match (message.source.kind, message.source.history_index) {
-            (SourceKind::History, Some(i)) => self.tokens.count_history(
-                kind,
-                &mut self.history_counts,
-                i as usize,
-                message.content_arc(),
-            ),
-            _ => self.tokens.count(kind, message.content()),
+        let content = match (message.kind(), message.history_index()) {
+            (SourceKind::History, Some(i)) => {
+                let (i, text) = (i as usize, message.content_arc());
+                match self.history_counts.get(i, text) {
+                    Some(n) => {
+                        self.history_hits += 1;
+                        n
+                    }
+                    None => {
+                        let n = self.cache.count(kind, text);
+                        self.history_counts.set(i, text, n);
+                        n
+                    }
+                }
+            }
+            _ => self.cache.count(kind, message.content()),
         };
         let mut n = content + overhead.per_message;
-        if let Some(name) = &message.name {
-            n += overhead.per_name + self.tokens.count(self.tokenizer.kind, name);
+        if let Some(name) = message.name() {
+            n += overhead.per_name + self.cache.count(self.tokenizer.kind, name);
         }
         message.set_tokens(n);
         n
+    }
+
+    /// Hands this session's history counts back to the cache for the next build.
+    pub(super) fn keep_history_counts(&mut self) {
+        let mut counts = std::mem::take(&mut self.history_counts);
+        counts.truncate(self.session.messages.len());
+        self.cache
+            .record_hits(std::mem::take(&mut self.history_hits));
+        self.cache
+            .keep_history_counts(self.tokenizer.kind, &self.session.id, counts);
     }
 }

@@ -1,10 +1,11 @@
 //! Messages in the pipeline's intermediate form, and their provenance (SPEC 3.7).
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{AnchorPosition, Role};
+use crate::model::{AnchorPosition, ChatMessage, Role};
 
 /// What produced a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -28,6 +29,17 @@ pub enum SourceKind {
 }
 
 impl SourceKind {
+    /// Every kind, in declaration order (`kind as usize` is its position).
+    pub const ALL: [SourceKind; 7] = [
+        SourceKind::Template,
+        SourceKind::History,
+        SourceKind::Input,
+        SourceKind::Profile,
+        SourceKind::Ephemeral,
+        SourceKind::Lorebook,
+        SourceKind::Processor,
+    ];
+
     /// History-like messages are the ones the token limiter may drop.
     pub fn is_history(self) -> bool {
         matches!(self, SourceKind::History | SourceKind::Input)
@@ -180,67 +192,349 @@ impl AttachmentRef {
 }
 
 /// One message on its way through the pipeline.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PipelineMessage {
+///
+/// A stored history message that nothing has changed is a reference to the session: its
+/// position and the stored message. Over a long session a build neither copies the text of each
+/// message nor touches its shared count, and the provenance follows from the position (SPEC 3.7).
+/// The first change to anything but the role and the count gives the message parts of its own.
+#[derive(Debug, Clone)]
+pub struct PipelineMessage<'s> {
     pub role: Role,
-    pub name: Option<String>,
-    /// Visible to the pipeline module so that the build result can move it out.
-    pub(super) content: Arc<str>,
-    pub source: Source,
-    pub attachments: Vec<AttachmentRef>,
-    /// Cut by the token limiter (`truncateOverflowing`).
-    pub truncated: bool,
-    /// Where the texts a formatter joined into this one came from, in order after `source`.
-    pub merged: Vec<Source>,
-    /// Token count of `content` plus the format's per-message overhead, once counted. Cleared
+    /// Whether `tokens` holds the count.
+    counted: bool,
+    /// Token count of the content plus the format's per-message overhead, once counted. Cleared
     /// whenever the content changes.
-    tokens: Option<u32>,
+    tokens: u32,
+    body: Body<'s>,
 }
 
-impl PipelineMessage {
+/// What a message is made of: a stored message as stored, or parts of its own. Shared by
+/// [`PipelineMessage`] and the build result's `BuiltMessage`, which answer through it.
+#[derive(Debug, Clone)]
+pub(super) enum Body<'s> {
+    Stored(Stored<'s>),
+    /// Everything else, and a stored message once something changed it.
+    Own(Box<Parts>),
+}
+
+/// Stored message `index`, as stored. What the pipeline asks of every message (role, whether it
+/// has a name or attachments) is kept here, so that a pass over a long history reads the stored
+/// message only for its text.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Stored<'s> {
+    index: u32,
+    role: Role,
+    has_name: bool,
+    has_attachments: bool,
+    message: &'s ChatMessage,
+}
+
+#[derive(Debug, Clone)]
+pub(super) struct Parts {
+    pub(super) name: Option<String>,
+    pub(super) content: Arc<str>,
+    pub(super) source: Source,
+    pub(super) attachments: Vec<AttachmentRef>,
+    /// Cut by the token limiter (`truncateOverflowing`) or the `proportional` budget.
+    pub(super) truncated: bool,
+    /// Where the texts a formatter joined into this one came from, in order after `source`.
+    pub(super) merged: Vec<Source>,
+}
+
+impl<'s> Body<'s> {
+    fn stored(index: usize, message: &'s ChatMessage) -> Self {
+        Body::Stored(Stored {
+            index: index as u32,
+            role: message.role,
+            has_name: message.name.is_some(),
+            has_attachments: !message.attachments.is_empty(),
+            message,
+        })
+    }
+
+    /// The stored position and message when the body is a stored message and `role` is still
+    /// its role.
+    pub(super) fn as_stored(&self, role: Role) -> Option<(u32, &'s ChatMessage)> {
+        match self {
+            Body::Stored(s) if s.role == role => Some((s.index, s.message)),
+            _ => None,
+        }
+    }
+
+    /// The parts, made its own first if it is still a stored message.
+    fn parts_mut(&mut self) -> &mut Parts {
+        if let Body::Stored(s) = *self {
+            *self = Body::Own(Box::new(Parts {
+                name: s.message.name.clone(),
+                content: Arc::clone(&s.message.content),
+                source: Source::history(s.index as usize),
+                attachments: self.attachments().into_owned(),
+                truncated: false,
+                merged: Vec::new(),
+            }));
+        }
+        match self {
+            Body::Own(parts) => parts,
+            Body::Stored(_) => unreachable!("made its own above"),
+        }
+    }
+
+    /// The same body with parts of its own, so that it no longer borrows the session.
+    pub(super) fn into_owned(mut self) -> Body<'static> {
+        self.parts_mut();
+        match self {
+            Body::Own(parts) => Body::Own(parts),
+            Body::Stored(_) => unreachable!("made its own above"),
+        }
+    }
+
+    pub(super) fn content_arc(&self) -> &Arc<str> {
+        match self {
+            Body::Stored(s) => &s.message.content,
+            Body::Own(parts) => &parts.content,
+        }
+    }
+
+    pub(super) fn name(&self) -> Option<&str> {
+        match self {
+            Body::Stored(s) if s.has_name => s.message.name.as_deref(),
+            Body::Stored(_) => None,
+            Body::Own(parts) => parts.name.as_deref(),
+        }
+    }
+
+    pub(super) fn kind(&self) -> SourceKind {
+        match self {
+            Body::Stored(_) => SourceKind::History,
+            Body::Own(parts) => parts.source.kind,
+        }
+    }
+
+    pub(super) fn history_index(&self) -> Option<u32> {
+        match self {
+            Body::Stored(s) => Some(s.index),
+            Body::Own(parts) => parts.source.history_index,
+        }
+    }
+
+    /// The provenance; `with_id` fills in a stored message's id.
+    pub(super) fn source(&self, with_id: bool) -> Cow<'_, Source> {
+        match self {
+            Body::Stored(s) => Cow::Owned(Source {
+                message_id: s.message.id.clone().filter(|_| with_id),
+                ..Source::history(s.index as usize)
+            }),
+            Body::Own(parts) => Cow::Borrowed(&parts.source),
+        }
+    }
+
+    pub(super) fn has_attachments(&self) -> bool {
+        match self {
+            Body::Stored(s) => s.has_attachments,
+            Body::Own(parts) => !parts.attachments.is_empty(),
+        }
+    }
+
+    /// References to the stored attachments the message carries: for a stored message, every
+    /// attachment it has.
+    pub(super) fn attachments(&self) -> Cow<'_, [AttachmentRef]> {
+        match self {
+            Body::Stored(s) if !s.has_attachments => Cow::Borrowed(&[]),
+            Body::Stored(s) => Cow::Owned(
+                (0..s.message.attachments.len() as u32)
+                    .map(|attachment| AttachmentRef {
+                        message: s.index,
+                        attachment,
+                    })
+                    .collect(),
+            ),
+            Body::Own(parts) => Cow::Borrowed(&parts.attachments),
+        }
+    }
+
+    pub(super) fn truncated(&self) -> bool {
+        matches!(self, Body::Own(parts) if parts.truncated)
+    }
+
+    pub(super) fn merged(&self) -> &[Source] {
+        match self {
+            Body::Stored(_) => &[],
+            Body::Own(parts) => &parts.merged,
+        }
+    }
+}
+
+impl<'s> PipelineMessage<'s> {
     pub fn new(role: Role, content: impl Into<Arc<str>>, source: Source) -> Self {
         PipelineMessage {
             role,
-            name: None,
-            content: content.into(),
-            source,
-            attachments: Vec::new(),
-            truncated: false,
-            merged: Vec::new(),
-            tokens: None,
+            counted: false,
+            tokens: 0,
+            body: Body::Own(Box::new(Parts {
+                name: None,
+                content: content.into(),
+                source,
+                attachments: Vec::new(),
+                truncated: false,
+                merged: Vec::new(),
+            })),
         }
+    }
+
+    /// Stored message `index` of the session, as stored: its text, name and attachments are read
+    /// from `message` until something changes them.
+    pub fn stored(index: usize, message: &'s ChatMessage) -> Self {
+        PipelineMessage {
+            role: message.role,
+            counted: false,
+            tokens: 0,
+            body: Body::stored(index, message),
+        }
+    }
+
+    /// The stored position and message when this is a stored message exactly as stored: same
+    /// text, role and name, plain history provenance, nothing joined, cut or attached anew.
+    pub fn as_stored(&self) -> Option<(usize, &'s ChatMessage)> {
+        self.body
+            .as_stored(self.role)
+            .map(|(index, message)| (index as usize, message))
     }
 
     /// Joins `other`'s text after this one's with `separator`, keeping its provenance in
     /// `merged` (formatters that merge messages).
-    pub fn absorb(&mut self, other: PipelineMessage, separator: &str, processor: &str) {
-        let text = format!("{}{separator}{}", self.content, other.content);
+    pub fn absorb(&mut self, other: PipelineMessage<'_>, separator: &str, processor: &str) {
+        let text = format!("{}{separator}{}", self.content(), other.content());
+        let attachments = other.attachments().into_owned();
+        let truncated = other.truncated();
+        let (source, merged) = other.into_provenance();
         self.set_content(text);
-        self.attachments.extend(other.attachments);
-        self.truncated |= other.truncated;
-        self.merged.push(other.source);
-        self.merged.extend(other.merged);
-        self.source.processor = Some(processor.to_string());
+        let parts = self.body.parts_mut();
+        parts.attachments.extend(attachments);
+        parts.truncated |= truncated;
+        parts.merged.push(source);
+        parts.merged.extend(merged);
+        parts.source.processor = Some(processor.to_string());
     }
 
     pub fn content(&self) -> &str {
-        &self.content
+        self.body.content_arc()
     }
 
     pub fn content_arc(&self) -> &Arc<str> {
-        &self.content
+        self.body.content_arc()
     }
 
     pub fn set_content(&mut self, content: impl Into<Arc<str>>) {
-        self.content = content.into();
-        self.tokens = None;
+        self.body.parts_mut().content = content.into();
+        self.counted = false;
+    }
+
+    pub fn name(&self) -> Option<&str> {
+        self.body.name()
+    }
+
+    pub fn set_name(&mut self, name: Option<String>) {
+        if self.name() != name.as_deref() {
+            self.body.parts_mut().name = name;
+            self.counted = false;
+        }
+    }
+
+    /// What produced the message.
+    pub fn kind(&self) -> SourceKind {
+        self.body.kind()
+    }
+
+    /// The stored position, for history messages.
+    pub fn history_index(&self) -> Option<u32> {
+        self.body.history_index()
+    }
+
+    /// Where the message came from. A stored message's id is filled in by the build result.
+    pub fn source(&self) -> Cow<'_, Source> {
+        self.body.source(false)
+    }
+
+    /// The provenance, to change it.
+    pub fn source_mut(&mut self) -> &mut Source {
+        &mut self.body.parts_mut().source
+    }
+
+    /// The message's own provenance and that of the texts joined into it.
+    pub fn into_provenance(self) -> (Source, Vec<Source>) {
+        match self.body {
+            Body::Stored(_) => (self.body.source(false).into_owned(), Vec::new()),
+            Body::Own(parts) => (parts.source, parts.merged),
+        }
+    }
+
+    pub fn has_attachments(&self) -> bool {
+        self.body.has_attachments()
+    }
+
+    /// References to the stored attachments this message carries.
+    pub fn attachments(&self) -> Cow<'_, [AttachmentRef]> {
+        self.body.attachments()
+    }
+
+    pub fn set_attachments(&mut self, attachments: Vec<AttachmentRef>) {
+        if *self.attachments() != *attachments {
+            self.body.parts_mut().attachments = attachments;
+        }
+    }
+
+    /// Whether the token limiter or the `proportional` budget cut this message.
+    pub fn truncated(&self) -> bool {
+        self.body.truncated()
+    }
+
+    /// Replaces the content with a cut of it.
+    pub fn set_truncated(&mut self, content: impl Into<Arc<str>>) {
+        self.set_content(content);
+        self.body.parts_mut().truncated = true;
+    }
+
+    /// Provenance of the texts a formatter joined into this message, after `source`'s.
+    pub fn merged(&self) -> &[Source] {
+        self.body.merged()
     }
 
     pub fn tokens(&self) -> Option<u32> {
-        self.tokens
+        self.counted.then_some(self.tokens)
     }
 
     pub fn set_tokens(&mut self, tokens: u32) {
-        self.tokens = Some(tokens);
+        self.tokens = tokens;
+        self.counted = true;
+    }
+
+    /// The same message with parts of its own, so that it no longer borrows the session.
+    pub fn into_owned(self) -> PipelineMessage<'static> {
+        PipelineMessage {
+            role: self.role,
+            counted: self.counted,
+            tokens: self.tokens,
+            body: self.body.into_owned(),
+        }
+    }
+
+    /// Split for the build result.
+    pub(super) fn into_body(self) -> (Role, Option<u32>, Body<'s>) {
+        (self.role, self.tokens(), self.body)
+    }
+}
+
+/// Equal when everything a reader can see is equal, whether or not the text is still the
+/// session's.
+impl PartialEq for PipelineMessage<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.role == other.role
+            && self.tokens() == other.tokens()
+            && self.content() == other.content()
+            && self.name() == other.name()
+            && self.source() == other.source()
+            && self.attachments() == other.attachments()
+            && self.truncated() == other.truncated()
+            && self.merged() == other.merged()
     }
 }

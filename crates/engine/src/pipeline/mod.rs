@@ -14,9 +14,9 @@ pub use message::*;
 pub use result::*;
 
 use crate::assets::AssetSource;
+use crate::cache::BuildCache;
 use crate::model::{AgentPreset, Session};
 use crate::profiles::ModelProfile;
-use crate::tokens::TokenCache;
 use crate::EngineError;
 
 /// One step of the pipeline. Implementations are stateless: everything a build needs is in the
@@ -25,7 +25,7 @@ pub trait Processor: Send + Sync {
     fn descriptor(&self) -> ProcessorDescriptor;
     fn execute(
         &self,
-        ctx: &mut PipelineContext<'_>,
+        ctx: &mut PipelineContext<'_, '_>,
         config: &ResolvedConfig,
     ) -> Result<(), EngineError>;
 }
@@ -99,7 +99,7 @@ impl Pipeline {
     }
 
     /// Runs one build.
-    pub fn run(&self, request: &BuildRequest<'_>) -> Result<BuildResult, EngineError> {
+    pub fn run<'s>(&self, request: &BuildRequest<'_, 's>) -> Result<BuildResult<'s>, EngineError> {
         let profile = request.profile();
         let mut ctx = PipelineContext::new(request, &profile);
         for config in request.preset.processors.iter().flatten() {
@@ -122,21 +122,22 @@ impl Pipeline {
     }
 }
 
-/// Everything one build reads.
-pub struct BuildRequest<'a> {
+/// Everything one build reads. `'s` is the session's: the result refers to the session (and to
+/// nothing else of the request).
+pub struct BuildRequest<'a, 's> {
     pub preset: &'a AgentPreset,
-    pub session: &'a Session,
+    pub session: &'s Session,
     pub model: &'a str,
     pub options: &'a BuildOptions,
     /// Shared count cache; the app keeps one for the life of the process.
-    pub tokens: &'a TokenCache,
+    pub cache: &'a BuildCache,
     /// User profiles, searched before the built-in ones.
     pub profiles: &'a [ModelProfile],
     /// Where attachment bytes come from.
     pub assets: &'a dyn AssetSource,
 }
 
-impl BuildRequest<'_> {
+impl BuildRequest<'_, '_> {
     /// The model profile that applies, with the build's overrides of window and reserve.
     pub fn profile(&self) -> ModelProfile {
         let mut profile = crate::profiles::profile_for_model(self.model, self.profiles);
@@ -151,6 +152,6 @@ impl BuildRequest<'_> {
 }
 
 /// Runs the built-in pipeline once.
-pub fn build(request: &BuildRequest<'_>) -> Result<BuildResult, EngineError> {
+pub fn build<'s>(request: &BuildRequest<'_, 's>) -> Result<BuildResult<'s>, EngineError> {
     Pipeline::builtin().run(request)
 }

@@ -1,34 +1,150 @@
 //! What a build returns: the final messages with tokens and provenance, the budget, what was
 //! dropped or cut and why, warnings and logs.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::{LogEntry, LogLevel, PipelineContext, PipelineMessage, Source, SourceKind};
+use super::message::Body;
+use super::{AttachmentRef, LogEntry, LogLevel, PipelineContext, Source, SourceKind};
 use crate::model::Role;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[serde(rename_all = "camelCase")]
-pub struct BuiltMessage {
+/// One message of the build result, with its tokens and provenance (SPEC 3.7).
+///
+/// A history message that went in exactly as stored still refers to the session it was built
+/// from (see [`PipelineMessage`]); [`BuiltMessage::source`] reads its provenance, message id
+/// included, off that. It serialises as [`BuiltMessageJson`] shows.
+#[derive(Debug, Clone)]
+pub struct BuiltMessage<'s> {
     pub role: Role,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    /// Shared with the pipeline (and, for history, with the stored session): a build over a long
-    /// session references its text instead of copying it.
-    pub content: Arc<str>,
     /// Content tokens plus the format's per-message overhead.
     pub tokens: u32,
-    pub source: Source,
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub truncated: bool,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub attachments: Vec<super::AttachmentRef>,
+    body: Body<'s>,
+}
+
+impl<'s> BuiltMessage<'s> {
+    pub fn content(&self) -> &str {
+        self.body.content_arc()
+    }
+
+    /// The text, shared with the pipeline (and, for history, with the stored session).
+    pub fn content_arc(&self) -> &Arc<str> {
+        self.body.content_arc()
+    }
+
+    pub fn name(&self) -> Option<&str> {
+        self.body.name()
+    }
+
+    /// Where the message came from; a history message's stored id included.
+    pub fn source(&self) -> Cow<'_, Source> {
+        self.body.source(true)
+    }
+
+    /// What produced the message, without making its whole provenance.
+    pub fn kind(&self) -> SourceKind {
+        self.body.kind()
+    }
+
+    pub fn truncated(&self) -> bool {
+        self.body.truncated()
+    }
+
+    pub fn attachments(&self) -> Cow<'_, [AttachmentRef]> {
+        self.body.attachments()
+    }
+
     /// Provenance of texts a formatter joined into this message, after `source`'s.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub merged: Vec<Source>,
+    pub fn merged(&self) -> &[Source] {
+        self.body.merged()
+    }
+
+    /// The stored position when this history message went in exactly as stored: same text,
+    /// role and name, plain provenance, nothing joined, cut or attached anew. A reader that
+    /// holds the session can take such messages from it (the app's preview does).
+    pub fn stored_index(&self) -> Option<u32> {
+        self.body.as_stored(self.role).map(|(index, _)| index)
+    }
+
+    /// The same message with parts of its own, so that it no longer borrows the session.
+    pub fn into_owned(self) -> BuiltMessage<'static> {
+        let source = self.source().into_owned();
+        let mut body = self.body.into_owned();
+        if let Body::Own(parts) = &mut body {
+            // A stored message's id, which the pipeline leaves to the result.
+            parts.source = source;
+        }
+        BuiltMessage {
+            role: self.role,
+            tokens: self.tokens,
+            body,
+        }
+    }
+
+    /// What serialises: the message with every part in its own field.
+    fn json(&self) -> BuiltMessageJson<'_> {
+        BuiltMessageJson {
+            role: self.role,
+            name: self.name(),
+            content: self.content(),
+            tokens: self.tokens,
+            source: self.source(),
+            truncated: self.truncated(),
+            attachments: self.attachments(),
+            merged: self.merged(),
+        }
+    }
+}
+
+/// Equal when everything a reader can see is equal.
+impl PartialEq for BuiltMessage<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.json() == other.json()
+    }
+}
+
+impl Serialize for BuiltMessage<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.json().serialize(serializer)
+    }
+}
+
+#[cfg(feature = "specta")]
+impl specta::Type for BuiltMessage<'_> {
+    fn definition(types: &mut specta::Types) -> specta::datatype::DataType {
+        BuiltMessageJson::definition(types)
+    }
+}
+
+/// One message of the build result, with its tokens and provenance (SPEC 3.7).
+// How a `BuiltMessage` is written out, and its type in the UI's bindings.
+#[derive(Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename = "BuiltMessage", rename_all = "camelCase")]
+struct BuiltMessageJson<'a> {
+    role: Role,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "specta", specta(type = Option<String>))]
+    name: Option<&'a str>,
+    /// Shared with the pipeline (and, for history, with the stored session): a build over a long
+    /// session references its text instead of copying it.
+    #[cfg_attr(feature = "specta", specta(type = String))]
+    content: &'a str,
+    /// Content tokens plus the format's per-message overhead.
+    tokens: u32,
+    #[cfg_attr(feature = "specta", specta(type = Source))]
+    source: Cow<'a, Source>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    truncated: bool,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    #[cfg_attr(feature = "specta", specta(type = Vec<AttachmentRef>))]
+    attachments: Cow<'a, [AttachmentRef]>,
+    /// Provenance of texts a formatter joined into this message, after `source`'s.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    #[cfg_attr(feature = "specta", specta(type = Vec<Source>))]
+    merged: &'a [Source],
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -79,16 +195,19 @@ pub struct DroppedItem {
     pub reason: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// What a build returns: the final messages, the budget, what was dropped or cut, the logs.
+// History that went in exactly as stored refers to the session the build read (`'s`);
+// `into_owned` gives a result that stands alone.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
-pub struct BuildResult {
+pub struct BuildResult<'s> {
     /// The recipe that applied.
     pub recipe: Option<String>,
     pub model: String,
     /// The model profile that applied.
     pub profile: String,
-    pub messages: Vec<BuiltMessage>,
+    pub messages: Vec<BuiltMessage<'s>>,
     pub tokens: TokenSummary,
     pub dropped: Vec<DroppedItem>,
     /// Warnings and errors among the logs.
@@ -101,61 +220,64 @@ pub struct BuildResult {
     pub lorebook: Option<crate::processors::LorebookReport>,
 }
 
-impl PipelineContext<'_> {
+impl BuildResult<'_> {
+    /// The same result with every message's parts its own, so that it no longer borrows the
+    /// session it was built from.
+    pub fn into_owned(self) -> BuildResult<'static> {
+        BuildResult {
+            messages: self
+                .messages
+                .into_iter()
+                .map(BuiltMessage::into_owned)
+                .collect(),
+            recipe: self.recipe,
+            model: self.model,
+            profile: self.profile,
+            tokens: self.tokens,
+            dropped: self.dropped,
+            warnings: self.warnings,
+            logs: self.logs,
+            variables: self.variables,
+            lorebook: self.lorebook,
+        }
+    }
+}
+
+impl<'s> PipelineContext<'_, 's> {
     /// Counts what is not counted yet, resolves stored message ids and packs the result.
-    pub(crate) fn finish(mut self) -> BuildResult {
+    pub(crate) fn finish(mut self) -> BuildResult<'s> {
         let messages = std::mem::take(&mut self.messages);
         // Totals per source kind, summed in a table and named once: no string per message.
-        let mut by_kind: Vec<(SourceKind, u32)> = Vec::new();
+        let mut by_kind = [None::<u32>; SourceKind::ALL.len()];
         let mut total = self.profile.overhead().reply;
-        let mut built = Vec::with_capacity(messages.len());
-        for mut m in messages {
-            let tokens = self.count_message(&mut m);
-            total += tokens;
-            match by_kind.iter_mut().find(|(kind, _)| *kind == m.source.kind) {
-                Some((_, sum)) => *sum += tokens,
-                None => by_kind.push((m.source.kind, tokens)),
-            }
-            // Moved, not cloned: a clone and a drop per message would be two locked
-            // operations on text that is rarely in cache.
-            let PipelineMessage {
-                role,
-                name,
-                content,
-                mut source,
-                attachments,
-                truncated,
-                mut merged,
-                ..
-            } = m;
-            for s in std::iter::once(&mut source).chain(merged.iter_mut()) {
-                if let Some(i) = s.history_index {
-                    s.message_id = self
-                        .session
-                        .messages
-                        .get(i as usize)
-                        .and_then(|m| m.id.clone());
-                }
-            }
-            built.push(BuiltMessage {
-                role,
-                name,
-                content,
-                tokens,
-                source,
-                truncated,
-                attachments,
-                merged,
-            });
-        }
-        let by_source: BTreeMap<String, u32> = by_kind
+        let session = self.session;
+        // One pass that reuses the list's memory: a message and its built form are the same
+        // size, and a stored message stays a reference to the session.
+        let built: Vec<BuiltMessage<'s>> = messages
             .into_iter()
-            .map(|(kind, sum)| (kind.as_str().to_string(), sum))
+            .map(|mut m| {
+                let tokens = self.count_message(&mut m);
+                total += tokens;
+                let sum = &mut by_kind[m.kind() as usize];
+                *sum = Some(sum.unwrap_or(0) + tokens);
+                let (role, _, mut body) = m.into_body();
+                if let Body::Own(parts) = &mut body {
+                    for s in std::iter::once(&mut parts.source).chain(parts.merged.iter_mut()) {
+                        if let Some(i) = s.history_index {
+                            s.message_id =
+                                session.messages.get(i as usize).and_then(|m| m.id.clone());
+                        }
+                    }
+                }
+                BuiltMessage { role, tokens, body }
+            })
             .collect();
-        let mut history_counts = std::mem::take(&mut self.history_counts);
-        history_counts.truncate(self.session.messages.len());
-        self.tokens
-            .keep_history_counts(self.tokenizer.kind, &self.session.id, history_counts);
+        let by_source: BTreeMap<String, u32> = SourceKind::ALL
+            .iter()
+            .zip(by_kind)
+            .filter_map(|(kind, sum)| Some((kind.as_str().to_string(), sum?)))
+            .collect();
+        self.keep_history_counts();
         let budget = self.budget();
         if self.over_budget.is_none() && total > budget {
             // The limiter did not run (or could not cut enough): still say so.
@@ -204,9 +326,9 @@ mod tests {
 
     use chrono::DateTime;
 
+    use crate::cache::BuildCache;
     use crate::model::{parse_preset, parse_session, Session};
     use crate::pipeline::{BuildOptions, BuildRequest};
-    use crate::tokens::TokenCache;
 
     const PRESET: &str = r#"{"formatVersion": 1, "id": "p", "name": "P",
         "messageTemplates": [
@@ -226,7 +348,7 @@ mod tests {
         let mut session = parse_session(SESSION).unwrap();
         let options =
             BuildOptions::at(DateTime::parse_from_rfc3339("2026-01-01T00:00:00Z").unwrap());
-        let tokens = TokenCache::new();
+        let tokens = BuildCache::new();
         let build = |session: &Session| {
             crate::build(&BuildRequest {
                 assets: &crate::assets::InlineAssets,
@@ -234,10 +356,11 @@ mod tests {
                 session,
                 model: "gpt-4o",
                 options: &options,
-                tokens: &tokens,
+                cache: &tokens,
                 profiles: &[],
             })
             .unwrap()
+            .into_owned()
         };
         let first = build(&session);
         assert_eq!(

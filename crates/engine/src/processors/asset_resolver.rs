@@ -29,7 +29,7 @@ impl Processor for AssetResolver {
 
     fn execute(
         &self,
-        ctx: &mut PipelineContext<'_>,
+        ctx: &mut PipelineContext<'_, '_>,
         _: &ResolvedConfig,
     ) -> Result<(), EngineError> {
         let format = ctx.profile.provider_format;
@@ -39,12 +39,13 @@ impl Processor for AssetResolver {
         let mut dropped = Vec::new();
         let mut kept_count = 0;
         for m in &mut ctx.messages {
-            if m.attachments.is_empty() {
+            if !m.has_attachments() {
                 continue;
             }
             let mut notes = String::new();
-            let mut kept = Vec::with_capacity(m.attachments.len());
-            for r in &m.attachments {
+            let attachments = m.attachments().into_owned();
+            let mut kept = Vec::with_capacity(attachments.len());
+            for r in &attachments {
                 let Some(a) = r.resolve(session) else {
                     continue;
                 };
@@ -65,7 +66,7 @@ impl Processor for AssetResolver {
                         dropped.push(DroppedItem {
                             processor: ID.into(),
                             action: DropAction::Dropped,
-                            source: m.source.clone(),
+                            source: m.source().into_owned(),
                             count: 1,
                             last_history_index: None,
                             tokens: None,
@@ -78,7 +79,7 @@ impl Processor for AssetResolver {
                 let text = format!("{}{notes}", m.content());
                 m.set_content(text);
             }
-            m.attachments = kept;
+            m.set_attachments(kept);
         }
         for w in warnings {
             ctx.warn(ID, w);
@@ -119,7 +120,7 @@ mod tests {
             &options(),
             |mut ctx, config| {
                 let mut m = PipelineMessage::new(Role::User, "hear this", Source::history(0));
-                m.attachments = vec![
+                m.set_attachments(vec![
                     AttachmentRef {
                         message: 0,
                         attachment: 0,
@@ -128,13 +129,13 @@ mod tests {
                         message: 0,
                         attachment: 1,
                     },
-                ];
+                ]);
                 ctx.messages.push(m);
                 AssetResolver.execute(&mut ctx, config).expect("runs");
                 let m = &ctx.messages[0];
                 // gpt-4o's chat API takes WAV and MP3 only: the OGG becomes a note.
                 assert_eq!(
-                    m.attachments,
+                    *m.attachments(),
                     [AttachmentRef {
                         message: 0,
                         attachment: 1

@@ -29,7 +29,7 @@ impl Processor for ConvertSystemToUser {
 
     fn execute(
         &self,
-        ctx: &mut PipelineContext<'_>,
+        ctx: &mut PipelineContext<'_, '_>,
         config: &ResolvedConfig,
     ) -> Result<(), EngineError> {
         let Some(first) = ctx.messages.iter().position(|m| m.role != Role::System) else {
@@ -46,7 +46,7 @@ impl Processor for ConvertSystemToUser {
                 let text = format!("{prefix}{}", m.content());
                 m.set_content(text);
             }
-            m.source.processor = Some(ID.into());
+            m.source_mut().processor = Some(ID.into());
             converted += 1;
         }
         if converted > 0 {
@@ -82,6 +82,6 @@ mod tests {
                 (Role::Assistant, "a1".into())
             ]
         );
-        assert_eq!(out.messages[2].source.processor.as_deref(), Some(ID));
+        assert_eq!(out.messages[2].source().processor.as_deref(), Some(ID));
     }
 }

@@ -34,7 +34,7 @@ impl Processor for EnsureAlternation {
 
     fn execute(
         &self,
-        ctx: &mut PipelineContext<'_>,
+        ctx: &mut PipelineContext<'_, '_>,
         config: &ResolvedConfig,
     ) -> Result<(), EngineError> {
         let side = |role: Role| match role {
@@ -134,8 +134,8 @@ mod tests {
                 Role::Assistant
             ]
         );
-        assert_eq!(&*out.messages[1].content, "(ok)");
-        assert_eq!(&*out.messages[4].content, "[Start a new chat]");
+        assert_eq!(out.messages[1].content(), "(ok)");
+        assert_eq!(out.messages[4].content(), "[Start a new chat]");
     }
 
     #[test]

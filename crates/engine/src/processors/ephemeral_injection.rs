@@ -44,7 +44,7 @@ impl Processor for EphemeralInjection {
 
     fn execute(
         &self,
-        ctx: &mut PipelineContext<'_>,
+        ctx: &mut PipelineContext<'_, '_>,
         config: &ResolvedConfig,
     ) -> Result<(), EngineError> {
         let Some(ephemeral) = ctx.options.ephemeral.as_ref() else {
@@ -71,13 +71,13 @@ impl Processor for EphemeralInjection {
         let target = ctx
             .messages
             .iter()
-            .rposition(|m| m.role == Role::User && m.source.kind.is_history());
+            .rposition(|m| m.role == Role::User && m.kind().is_history());
         match target {
             Some(i) => {
                 let m = &mut ctx.messages[i];
                 let text = format!("{block}\n\n{}", m.content());
                 m.set_content(text);
-                m.source.ephemeral = Some(kind);
+                m.source_mut().ephemeral = Some(kind);
                 ctx.info(
                     ID,
                     format!(
@@ -109,7 +109,7 @@ mod tests {
     use crate::pipeline::Ephemeral;
     use crate::processors::testing::{history_of, messages_of, options, run_with};
 
-    fn run(kind: EphemeralKind, label: Option<&str>, history: bool) -> crate::BuildResult {
+    fn run(kind: EphemeralKind, label: Option<&str>, history: bool) -> crate::BuildResult<'static> {
         let mut options = options();
         options.ephemeral = Some(Ephemeral {
             kind,
@@ -132,24 +132,25 @@ mod tests {
         let r = run(EphemeralKind::Document, None, true);
         let last = r.messages.last().expect("message");
         assert_eq!(
-            &*last.content,
+            last.content(),
             format!("{DOCUMENT_START}\nthe note\n{DOCUMENT_END}\n\nu2")
         );
-        assert_eq!(last.source.ephemeral, Some(EphemeralKind::Document));
+        assert_eq!(last.source().ephemeral, Some(EphemeralKind::Document));
         assert_eq!(
-            &*r.messages[1].content, "u1",
+            r.messages[1].content(),
+            "u1",
             "older user messages untouched"
         );
-        assert!(last.source.badge().contains("ephemeral document"));
+        assert!(last.source().badge().contains("ephemeral document"));
     }
 
     #[test]
     fn quote_and_custom_use_their_own_markers() {
         let r = run(EphemeralKind::Quote, None, true);
-        assert!(r.messages[3].content.starts_with(QUOTE_START));
+        assert!(r.messages[3].content().starts_with(QUOTE_START));
         let r = run(EphemeralKind::Custom, Some("Search results"), true);
         assert!(r.messages[3]
-            .content
+            .content()
             .starts_with("—————Search results————\nthe note\n—————Search results如上————"));
     }
 
@@ -157,7 +158,7 @@ mod tests {
     fn without_a_user_message_it_becomes_its_own_message_with_a_warning() {
         let r = run(EphemeralKind::Document, None, false);
         let last = r.messages.last().expect("message");
-        assert_eq!(last.source.kind, SourceKind::Ephemeral);
+        assert_eq!(last.source().kind, SourceKind::Ephemeral);
         assert!(!r.warnings.is_empty());
     }
 }

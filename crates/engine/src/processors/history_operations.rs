@@ -80,7 +80,7 @@ impl Processor for HistoryOperations {
 
     fn execute(
         &self,
-        ctx: &mut PipelineContext<'_>,
+        ctx: &mut PipelineContext<'_, '_>,
         config: &ResolvedConfig,
     ) -> Result<(), EngineError> {
         let n = ctx.history.len();
@@ -136,7 +136,7 @@ impl Processor for HistoryOperations {
             .filter(|&i| {
                 ctx.history
                     .get(i)
-                    .is_some_and(|m| m.source.kind != SourceKind::Input)
+                    .is_some_and(|m| m.kind() != SourceKind::Input)
             })
             .collect();
         if remove.is_empty() {
@@ -149,7 +149,7 @@ impl Processor for HistoryOperations {
             let Some(m) = ctx.history.get(i) else {
                 continue;
             };
-            let index = m.source.history_index;
+            let index = m.history_index();
             match dropped.last_mut() {
                 Some(run) if matches!((run.last_history_index, index), (Some(p), Some(h)) if h == p + 1) =>
                 {
@@ -159,7 +159,7 @@ impl Processor for HistoryOperations {
                 _ => dropped.push(DroppedItem {
                     processor: ID.into(),
                     action: DropAction::Dropped,
-                    source: m.source.clone(),
+                    source: m.source().into_owned(),
                     count: 1,
                     last_history_index: index,
                     tokens: None,
@@ -258,7 +258,7 @@ mod tests {
     ];
 
     /// Runs the operation and returns the history left, as the assembler would receive it.
-    fn left(settings: &[(&str, serde_json::Value)]) -> (Vec<String>, crate::BuildResult) {
+    fn left(settings: &[(&str, serde_json::Value)]) -> (Vec<String>, crate::BuildResult<'static>) {
         let (history, result) = run_on_history(&HistoryOperations, settings, H);
         (
             history.iter().map(|m| m.content().to_string()).collect(),

@@ -46,7 +46,7 @@ impl Processor for InjectionAssembler {
 
     fn execute(
         &self,
-        ctx: &mut PipelineContext<'_>,
+        ctx: &mut PipelineContext<'_, '_>,
         config: &ResolvedConfig,
     ) -> Result<(), EngineError> {
         let recipe = choose_recipe(ctx.preset, ctx.model)?;
@@ -292,7 +292,7 @@ impl Processor for InjectionAssembler {
         let n = history.len();
         let mut at_depth: BTreeMap<usize, Vec<Injection>> = BTreeMap::new();
         let mut at_anchor: HashMap<(usize, AnchorPosition), Vec<Injection>> = HashMap::new();
-        let mut dropped: Vec<(PipelineMessage, String)> = Vec::new();
+        let mut dropped: Vec<(PipelineMessage<'static>, String)> = Vec::new();
         let (mut depth_count, mut anchor_count) = (0, 0);
         for mut injection in injections {
             match injection.class.clone() {
@@ -305,7 +305,7 @@ impl Processor for InjectionAssembler {
                         dropped.push((injection.message, reason));
                         continue;
                     }
-                    injection.message.source.placement = Placement::Depth { depth: d };
+                    injection.message.source_mut().placement = Placement::Depth { depth: d };
                     at_depth
                         .entry(n.saturating_sub(d as usize))
                         .or_default()
@@ -322,7 +322,8 @@ impl Processor for InjectionAssembler {
                         dropped.push((injection.message, reason));
                         continue;
                     };
-                    injection.message.source.placement = Placement::Anchor { target, position };
+                    injection.message.source_mut().placement =
+                        Placement::Anchor { target, position };
                     at_anchor
                         .entry((slot, position))
                         .or_default()
@@ -417,7 +418,7 @@ impl Processor for InjectionAssembler {
             ctx.dropped.push(DroppedItem {
                 processor: ID.into(),
                 action: DropAction::Dropped,
-                source: message.source.clone(),
+                source: message.source().into_owned(),
                 count: 1,
                 last_history_index: None,
                 tokens: Some(tokens),
@@ -455,7 +456,7 @@ fn classify(strategy: &InjectionStrategy) -> Class {
 }
 
 enum Part {
-    Message(Box<PipelineMessage>),
+    Message(Box<PipelineMessage<'static>>),
     Slot {
         kind: TemplateType,
         template_id: String,
@@ -469,17 +470,14 @@ struct Injection {
     order: i32,
     /// Step order, for ties.
     tie: usize,
-    message: PipelineMessage,
+    message: PipelineMessage<'static>,
 }
 
-fn describe(m: &PipelineMessage) -> String {
-    match (
-        &m.source.template_id,
-        m.source.step_index,
-        &m.source.entry_id,
-    ) {
+fn describe(m: &PipelineMessage<'_>) -> String {
+    let source = m.source();
+    match (&source.template_id, source.step_index, &source.entry_id) {
         (Some(id), Some(step), _) => format!("step {step} (\"{id}\")"),
         (_, _, Some(entry)) => format!("lorebook entry \"{entry}\""),
-        _ => m.source.kind.as_str().to_string(),
+        _ => source.kind.as_str().to_string(),
     }
 }

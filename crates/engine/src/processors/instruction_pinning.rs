@@ -35,14 +35,14 @@ impl Processor for InstructionPinning {
 
     fn execute(
         &self,
-        ctx: &mut PipelineContext<'_>,
+        ctx: &mut PipelineContext<'_, '_>,
         config: &ResolvedConfig,
     ) -> Result<(), EngineError> {
         let Some(request) = ctx
             .messages
             .iter()
             .rev()
-            .find(|m| m.role == Role::User && m.source.kind.is_history())
+            .find(|m| m.role == Role::User && m.kind().is_history())
         else {
             ctx.info(ID, "no user message to restate");
             return Ok(());
@@ -83,8 +83,8 @@ mod tests {
         let settings = [("template", serde_json::json!("Remember: {{request}}"))];
         let r = run_with(&InstructionPinning, &settings, messages, &options());
         let last = r.messages.last().expect("pinned");
-        assert_eq!(&*last.content, "Remember: summarise it");
+        assert_eq!(last.content(), "Remember: summarise it");
         assert_eq!(last.role, Role::System);
-        assert_eq!(last.source.kind, SourceKind::Processor);
+        assert_eq!(last.source().kind, SourceKind::Processor);
     }
 }

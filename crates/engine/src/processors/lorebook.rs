@@ -104,7 +104,7 @@ impl Processor for Lorebook {
 
     fn execute(
         &self,
-        ctx: &mut PipelineContext<'_>,
+        ctx: &mut PipelineContext<'_, '_>,
         _: &ResolvedConfig,
     ) -> Result<(), EngineError> {
         let Some(book) = ctx
@@ -124,12 +124,7 @@ impl Processor for Lorebook {
             [n.saturating_sub(book.scan_depth as usize)..]
             .iter()
             .rev()
-            .map(|m| {
-                (
-                    m.source.history_index,
-                    fold(m.content(), book.case_sensitive),
-                )
-            })
+            .map(|m| (m.history_index(), fold(m.content(), book.case_sensitive)))
             .collect();
         let seed = xxh3_64_with_seed(ctx.session.id.as_bytes(), ctx.session.messages.len() as u64);
 
@@ -212,7 +207,7 @@ impl Processor for Lorebook {
         };
         for (i, reason) in activated {
             let entry = &book.entries[i];
-            let tokens = ctx.tokens.count(ctx.tokenizer.kind, &entry.content) + overhead;
+            let tokens = ctx.cache.count(ctx.tokenizer.kind, &entry.content) + overhead;
             if used + tokens > budget {
                 let why = format!("over the lorebook budget of {budget} tokens ({used} used)");
                 ctx.dropped.push(DroppedItem {

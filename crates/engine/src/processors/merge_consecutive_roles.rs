@@ -26,7 +26,7 @@ impl Processor for MergeConsecutiveRoles {
 
     fn execute(
         &self,
-        ctx: &mut PipelineContext<'_>,
+        ctx: &mut PipelineContext<'_, '_>,
         config: &ResolvedConfig,
     ) -> Result<(), EngineError> {
         let separator = config.str("separator");
@@ -34,7 +34,7 @@ impl Processor for MergeConsecutiveRoles {
         let mut out: Vec<PipelineMessage> = Vec::with_capacity(before);
         for m in std::mem::take(&mut ctx.messages) {
             match out.last_mut() {
-                Some(last) if last.role == m.role && last.name == m.name => {
+                Some(last) if last.role == m.role && last.name() == m.name() => {
                     last.absorb(m, separator, ID);
                 }
                 _ => out.push(m),
@@ -82,7 +82,7 @@ mod tests {
             ]
         );
         // The joined message keeps where each part came from.
-        assert_eq!(out.messages[1].merged.len(), 2);
-        assert_eq!(out.messages[1].source.processor.as_deref(), Some(ID));
+        assert_eq!(out.messages[1].merged().len(), 2);
+        assert_eq!(out.messages[1].source().processor.as_deref(), Some(ID));
     }
 }

@@ -27,7 +27,7 @@ impl Processor for MergeSystemToHead {
 
     fn execute(
         &self,
-        ctx: &mut PipelineContext<'_>,
+        ctx: &mut PipelineContext<'_, '_>,
         config: &ResolvedConfig,
     ) -> Result<(), EngineError> {
         let count = ctx

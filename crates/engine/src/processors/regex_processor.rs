@@ -6,6 +6,8 @@
 //! The default rules strip seed 003's legacy note and favourite blocks, which older clients saved
 //! into the history together with the user's text.
 
+use std::sync::Arc;
+
 use crate::model::{RegexRule, RegexScope, Role};
 use crate::pipeline::{
     ConfigField, PipelineContext, Processor, ProcessorDescriptor, ResolvedConfig,
@@ -66,7 +68,7 @@ impl Processor for RegexProcessor {
 
     fn execute(
         &self,
-        ctx: &mut PipelineContext<'_>,
+        ctx: &mut PipelineContext<'_, '_>,
         config: &ResolvedConfig,
     ) -> Result<(), EngineError> {
         let builtin = if config.bool("defaultRules") {
@@ -95,12 +97,42 @@ impl Processor for RegexProcessor {
         if history_rules.is_empty() {
             return Ok(());
         }
+        // What these rules made of each stored message in the session's last build is kept, so
+        // that a rebuild after a template edit runs no pattern over a history it has seen.
+        let key = rules_key(&history_rules);
+        let memo_rules = history_rules.len() <= 64;
+        let depth_matters = history_rules
+            .iter()
+            .any(|r| r.min_depth.is_some() || r.max_depth.is_some());
+        let session = ctx.session;
+        let mut memo = ctx.cache.take_history_rewrites(&session.id).for_rules(key);
         let n = ctx.history.len();
         let mut changed = vec![0u32; history_rules.len()];
+        let count_changes = |changed: &mut [u32], bits: u64| {
+            for (k, count) in changed.iter_mut().enumerate().take(64) {
+                *count += u32::from(bits & (1 << k) != 0);
+            }
+        };
         for i in 0..n {
             let Some(m) = ctx.history.get(i) else { break };
             let (role, depth) = (m.role, (n - 1 - i) as u32);
+            if !history_rules.iter().any(|r| r.applies(role, Some(depth))) {
+                continue;
+            }
+            let depth_key = if depth_matters { depth } else { u32::MAX };
+            let stored = m.as_stored().map(|(h, _)| h).filter(|_| memo_rules);
+            if let Some(h) = stored {
+                if let Some(outcome) = memo.get(h, m.content_arc(), role, depth_key) {
+                    if let Some((text, bits)) = outcome {
+                        count_changes(&mut changed, bits);
+                        let text = Arc::clone(text);
+                        ctx.history.set_content(i, text);
+                    }
+                    continue;
+                }
+            }
             let mut text: Option<String> = None;
+            let mut bits = 0u64;
             for (k, rule) in history_rules.iter().enumerate() {
                 if !rule.applies(role, Some(depth)) {
                     continue;
@@ -108,13 +140,25 @@ impl Processor for RegexProcessor {
                 let current = text.as_deref().unwrap_or_else(|| m.content());
                 if let Some(next) = rule.apply(current) {
                     text = Some(next);
-                    changed[k] += 1;
+                    if k < 64 {
+                        bits |= 1 << k;
+                    } else {
+                        changed[k] += 1;
+                    }
                 }
+            }
+            count_changes(&mut changed, bits);
+            let text: Option<Arc<str>> = text.map(Arc::from);
+            if let Some(h) = stored {
+                let outcome = text.as_ref().map(|t| (Arc::clone(t), bits));
+                memo.set(h, m.content_arc(), role, depth_key, outcome);
             }
             if let Some(text) = text {
                 ctx.history.set_content(i, text);
             }
         }
+        memo.truncate(session.messages.len());
+        ctx.cache.keep_history_rewrites(&session.id, memo);
         for (rule, count) in history_rules.iter().zip(changed) {
             if count > 0 {
                 ctx.info(
@@ -125,6 +169,24 @@ impl Processor for RegexProcessor {
         }
         Ok(())
     }
+}
+
+/// Identifies a list of history rules by everything that decides what they do to a message.
+fn rules_key(rules: &[CompiledRule]) -> u64 {
+    let mut key = String::new();
+    for r in rules {
+        // The unit separator cannot be confused with the text of a field.
+        key.push_str(&format!(
+            "{}\u{1f}{}\u{1f}{}\u{1f}{:?}\u{1f}{:?}\u{1f}{:?}\u{1e}",
+            r.regex.as_str(),
+            r.flags,
+            r.replacement,
+            r.roles,
+            r.min_depth,
+            r.max_depth
+        ));
+    }
+    xxhash_rust::xxh3::xxh3_64(key.as_bytes())
 }
 
 #[cfg(test)]

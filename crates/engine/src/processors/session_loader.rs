@@ -2,11 +2,10 @@
 //! attachments stay references. Also the seed 001 safety net: the build option `input` is
 //! appended as the newest user message unless the session already ends with it.
 
-use crate::history::{prefetch_shared, PREFETCH_AHEAD};
 use crate::model::Role;
 use crate::pipeline::{
-    AttachmentRef, PipelineContext, PipelineMessage, Placement, Processor, ProcessorDescriptor,
-    ResolvedConfig, Source, SourceKind,
+    PipelineContext, PipelineMessage, Placement, Processor, ProcessorDescriptor, ResolvedConfig,
+    Source, SourceKind,
 };
 use crate::EngineError;
 
@@ -30,27 +29,18 @@ impl Processor for SessionLoader {
 
     fn execute(
         &self,
-        ctx: &mut PipelineContext<'_>,
+        ctx: &mut PipelineContext<'_, '_>,
         _: &ResolvedConfig,
     ) -> Result<(), EngineError> {
         let session = ctx.session;
-        let mut history = crate::history::History::with_capacity(session.messages.len() + 1);
-        for (i, stored) in session.messages.iter().enumerate() {
-            if let Some(ahead) = session.messages.get(i + PREFETCH_AHEAD) {
-                prefetch_shared(&ahead.content);
-            }
-            let mut message =
-                PipelineMessage::new(stored.role, stored.content.clone(), Source::history(i));
-            message.name = stored.name.clone();
-            message.attachments = (0..stored.attachments.len())
-                .map(|a| AttachmentRef {
-                    message: i as u32,
-                    attachment: a as u32,
-                })
-                .collect();
-            history.push(message);
-        }
-        ctx.history = history;
+        // Each stored message goes in as a reference to the session: nothing is copied until a
+        // processor changes it.
+        ctx.history = session
+            .messages
+            .iter()
+            .enumerate()
+            .map(|(i, stored)| PipelineMessage::stored(i, stored))
+            .collect();
         ctx.info(ID, format!("loaded {} messages", session.messages.len()));
 
         if let Some(input) = ctx

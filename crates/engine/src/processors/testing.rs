@@ -3,13 +3,13 @@
 use chrono::DateTime;
 use serde_json::Value;
 
+use crate::cache::BuildCache;
 use crate::history::History;
 use crate::model::{AgentPreset, ProcessorConfig, Role, Session};
 use crate::pipeline::{
     BuildOptions, BuildRequest, BuildResult, PipelineContext, PipelineMessage, Placement,
     Processor, ResolvedConfig, Source, SourceKind,
 };
-use crate::tokens::TokenCache;
 
 pub fn empty_preset() -> AgentPreset {
     crate::model::parse_preset(
@@ -34,7 +34,7 @@ pub fn with_context<R>(
     settings: &[(&str, Value)],
     session: &Session,
     options: &BuildOptions,
-    f: impl for<'x> FnOnce(PipelineContext<'x>, &ResolvedConfig) -> R,
+    f: impl for<'x> FnOnce(PipelineContext<'x, 'x>, &ResolvedConfig) -> R,
 ) -> R {
     let mut preset = empty_preset();
     let descriptor = processor.descriptor();
@@ -47,13 +47,13 @@ pub fn with_context<R>(
             .map(|(k, v)| (k.to_string(), v.clone()))
             .collect(),
     }]);
-    let cache = TokenCache::new();
+    let cache = BuildCache::new();
     let request = BuildRequest {
         preset: &preset,
         session,
         model: "gpt-4o",
         options,
-        tokens: &cache,
+        cache: &cache,
         profiles: &[],
         assets: &crate::assets::InlineAssets,
     };
@@ -69,7 +69,7 @@ pub fn with_context<R>(
 }
 
 /// Template messages in list order.
-pub fn messages_of(messages: &[(Role, &str)]) -> Vec<PipelineMessage> {
+pub fn messages_of(messages: &[(Role, &str)]) -> Vec<PipelineMessage<'static>> {
     messages
         .iter()
         .map(|(role, text)| {
@@ -83,7 +83,7 @@ pub fn messages_of(messages: &[(Role, &str)]) -> Vec<PipelineMessage> {
 }
 
 /// History messages with history indices 0..n.
-pub fn history_of(messages: &[(Role, &str)]) -> Vec<PipelineMessage> {
+pub fn history_of(messages: &[(Role, &str)]) -> Vec<PipelineMessage<'static>> {
     messages
         .iter()
         .enumerate()
@@ -97,7 +97,7 @@ pub fn run_one(
     processor: &dyn Processor,
     settings: &[(&str, Value)],
     messages: &[(Role, &str)],
-) -> BuildResult {
+) -> BuildResult<'static> {
     run_with(processor, settings, messages_of(messages), &options())
 }
 
@@ -105,9 +105,9 @@ pub fn run_one(
 pub fn run_with(
     processor: &dyn Processor,
     settings: &[(&str, Value)],
-    messages: Vec<PipelineMessage>,
+    messages: Vec<PipelineMessage<'static>>,
     options: &BuildOptions,
-) -> BuildResult {
+) -> BuildResult<'static> {
     with_context(
         processor,
         settings,
@@ -116,7 +116,7 @@ pub fn run_with(
         |mut ctx, config| {
             ctx.messages = messages;
             processor.execute(&mut ctx, config).expect("processor runs");
-            ctx.finish()
+            ctx.finish().into_owned()
         },
     )
 }
@@ -127,7 +127,7 @@ pub fn run_on_history(
     processor: &dyn Processor,
     settings: &[(&str, Value)],
     messages: &[(Role, &str)],
-) -> (History, BuildResult) {
+) -> (History<'static>, BuildResult<'static>) {
     with_context(
         processor,
         settings,
@@ -138,16 +138,16 @@ pub fn run_on_history(
                 ctx.history.push(m);
             }
             processor.execute(&mut ctx, config).expect("processor runs");
-            let left = std::mem::take(&mut ctx.history);
-            (left, ctx.finish())
+            let left = std::mem::take(&mut ctx.history).into_owned();
+            (left, ctx.finish().into_owned())
         },
     )
 }
 
-pub fn roles_and_contents(result: &BuildResult) -> Vec<(Role, String)> {
+pub fn roles_and_contents(result: &BuildResult<'_>) -> Vec<(Role, String)> {
     result
         .messages
         .iter()
-        .map(|m| (m.role, m.content.to_string()))
+        .map(|m| (m.role, m.content().to_string()))
         .collect()
 }

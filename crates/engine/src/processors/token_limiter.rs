@@ -7,7 +7,6 @@
 //!
 //! Strategy `proportional` (seed 001) first cuts each section to its share; see [`cut_sections`].
 
-use crate::history::{prefetch_shared, PREFETCH_AHEAD};
 use crate::model::Role;
 use crate::pipeline::{
     ConfigField, DropAction, DroppedItem, PipelineContext, PipelineMessage, Processor,
@@ -53,7 +52,7 @@ impl Processor for TokenLimiter {
 
     fn execute(
         &self,
-        ctx: &mut PipelineContext<'_>,
+        ctx: &mut PipelineContext<'_, '_>,
         config: &ResolvedConfig,
     ) -> Result<(), EngineError> {
         let budget = ctx.budget();
@@ -64,9 +63,9 @@ impl Processor for TokenLimiter {
         }
         let newest_user = messages
             .iter()
-            .rposition(|m| m.source.kind.is_history() && m.role == Role::User);
+            .rposition(|m| m.kind().is_history() && m.role == Role::User);
         let droppable = |i: usize, m: &crate::pipeline::PipelineMessage| {
-            m.source.kind.is_history() && Some(i) != newest_user
+            m.kind().is_history() && Some(i) != newest_user
         };
 
         let mut fixed = overhead.reply;
@@ -104,8 +103,8 @@ impl Processor for TokenLimiter {
         if config.bool("truncateOverflowing") && cut_at > 0 && fixed <= budget {
             let i = history_indices[cut_at - 1];
             let m = &messages[i];
-            let name_cost = m.name.as_ref().map_or(0, |n| {
-                overhead.per_name + ctx.tokens.count(ctx.tokenizer.kind, n)
+            let name_cost = m.name().map_or(0, |n| {
+                overhead.per_name + ctx.cache.count(ctx.tokenizer.kind, n)
             });
             let room = remaining.saturating_sub(overhead.per_message + name_cost);
             if room > 0 {
@@ -116,8 +115,7 @@ impl Processor for TokenLimiter {
                     .keep_last_tokens(messages[i].content(), room as usize);
                 if !tail.trim().is_empty() {
                     let m = &mut messages[i];
-                    m.set_content(tail);
-                    m.truncated = true;
+                    m.set_truncated(tail);
                     let after = ctx.count_message(m);
                     truncated = Some((i, before.saturating_sub(after)));
                     cut_at -= 1;
@@ -131,7 +129,7 @@ impl Processor for TokenLimiter {
         let mut previous: Option<u32> = None;
         for &i in dropped_set {
             let tokens = messages[i].tokens();
-            let index = messages[i].source.history_index;
+            let index = messages[i].history_index();
             let continues = matches!((previous, index), (Some(p), Some(h)) if h == p + 1);
             match runs.last_mut() {
                 Some(run) if continues => {
@@ -142,7 +140,7 @@ impl Processor for TokenLimiter {
                 _ => runs.push(DroppedItem {
                     processor: ID.into(),
                     action: DropAction::Dropped,
-                    source: messages[i].source.clone(),
+                    source: messages[i].source().into_owned(),
                     count: 1,
                     last_history_index: index,
                     tokens,
@@ -155,7 +153,7 @@ impl Processor for TokenLimiter {
             runs.push(DroppedItem {
                 processor: ID.into(),
                 action: DropAction::Truncated,
-                source: messages[i].source.clone(),
+                source: messages[i].source().into_owned(),
                 count: 1,
                 last_history_index: None,
                 tokens: Some(cut),
@@ -172,20 +170,8 @@ impl Processor for TokenLimiter {
             for &i in dropped_set {
                 keep[i] = false;
             }
-            // Dropping most of a long history releases a shared text per message; hint those
-            // a few messages ahead so that the misses overlap (see `prefetch_shared`).
-            let mut kept = Vec::with_capacity(messages.len() - dropped_count);
-            let mut rest = messages.into_iter();
             let mut keep = keep.into_iter();
-            while let Some(message) = rest.next() {
-                if let Some(ahead) = rest.as_slice().get(PREFETCH_AHEAD) {
-                    prefetch_shared(ahead.content_arc());
-                }
-                if keep.next().unwrap_or(true) {
-                    kept.push(message);
-                }
-            }
-            messages = kept;
+            messages.retain(|_| keep.next().unwrap_or(true));
         }
         ctx.messages = messages;
         ctx.dropped.extend(runs);
@@ -219,7 +205,7 @@ enum Section {
 /// unused one. The current input is never cut; when it is larger than its share, the excess comes
 /// out of history's.
 fn cut_sections(
-    ctx: &mut PipelineContext<'_>,
+    ctx: &mut PipelineContext<'_, '_>,
     messages: &mut Vec<PipelineMessage>,
     config: &ResolvedConfig,
     budget: u32,
@@ -249,17 +235,17 @@ fn cut_sections(
     };
     let newest_user = messages
         .iter()
-        .rposition(|m| m.source.kind.is_history() && m.role == Role::User);
+        .rposition(|m| m.kind().is_history() && m.role == Role::User);
     let summary_steps = summary_steps(ctx);
     let section_of = |i: usize, m: &PipelineMessage| -> Section {
         if Some(i) == newest_user {
             Section::Input
-        } else if m.source.kind.is_history() {
+        } else if m.kind().is_history() {
             Section::History
-        } else if m.source.kind == SourceKind::Lorebook {
+        } else if m.kind() == SourceKind::Lorebook {
             Section::Memory
         } else if m
-            .source
+            .source()
             .step_index
             .is_some_and(|s| summary_steps.contains(&(s as usize)))
         {
@@ -293,14 +279,13 @@ fn cut_sections(
                     .kind
                     .keep_first_tokens(messages[i].content(), room as usize);
                 let m = &mut messages[i];
-                m.set_content(head);
-                m.truncated = true;
+                m.set_truncated(head);
                 let after = ctx.count_message(m);
                 used += after;
                 ctx.dropped.push(DroppedItem {
                     processor: ID.into(),
                     action: DropAction::Truncated,
-                    source: m.source.clone(),
+                    source: m.source().into_owned(),
                     count: 1,
                     last_history_index: None,
                     tokens: Some(tokens.saturating_sub(after)),
@@ -311,7 +296,7 @@ fn cut_sections(
                 ctx.dropped.push(DroppedItem {
                     processor: ID.into(),
                     action: DropAction::Dropped,
-                    source: messages[i].source.clone(),
+                    source: messages[i].source().into_owned(),
                     count: 1,
                     last_history_index: None,
                     tokens: Some(tokens),
@@ -332,7 +317,7 @@ fn cut_sections(
 }
 
 /// Step indices of the chosen recipe whose text uses `{{summary}}`: the summary section.
-fn summary_steps(ctx: &PipelineContext<'_>) -> Vec<usize> {
+fn summary_steps(ctx: &PipelineContext<'_, '_>) -> Vec<usize> {
     let Some(recipe) = ctx
         .recipe
         .as_deref()

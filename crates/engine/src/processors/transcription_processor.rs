@@ -54,7 +54,7 @@ impl Processor for TranscriptionProcessor {
 
     fn execute(
         &self,
-        ctx: &mut PipelineContext<'_>,
+        ctx: &mut PipelineContext<'_, '_>,
         config: &ResolvedConfig,
     ) -> Result<(), EngineError> {
         let inline_text = config.bool("inlineText");
@@ -68,12 +68,13 @@ impl Processor for TranscriptionProcessor {
         let mut warnings = Vec::new();
         for i in 0..ctx.history.len() {
             let Some(m) = ctx.history.get(i) else { break };
-            if m.attachments.is_empty() {
+            if !m.has_attachments() {
                 continue;
             }
             let mut text = m.content().to_string();
-            let mut kept = Vec::with_capacity(m.attachments.len());
-            for r in &m.attachments {
+            let attachments = m.attachments().into_owned();
+            let mut kept = Vec::with_capacity(attachments.len());
+            for r in &attachments {
                 let Some(a) = r.resolve(session) else {
                     continue;
                 };
@@ -113,9 +114,9 @@ impl Processor for TranscriptionProcessor {
                     _ => kept.push(*r),
                 }
             }
-            if kept.len() != m.attachments.len() {
+            if kept.len() != attachments.len() {
                 let mut m = m.clone();
-                m.attachments = kept;
+                m.set_attachments(kept);
                 m.set_content(text);
                 ctx.history.replace(i, m);
             }
@@ -136,8 +137,8 @@ impl Processor for TranscriptionProcessor {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{parse_session, Role, Session};
-    use crate::pipeline::{AttachmentRef, PipelineMessage, Source};
+    use crate::model::{parse_session, Session};
+    use crate::pipeline::PipelineMessage;
     use crate::processors::testing::{options, with_context};
     use serde_json::json;
 
@@ -157,7 +158,7 @@ mod tests {
     }
 
     /// Runs the processor (model gpt-4o: it takes images) and returns the history message.
-    fn run(settings: &[(&str, serde_json::Value)]) -> (PipelineMessage, Vec<String>) {
+    fn run(settings: &[(&str, serde_json::Value)]) -> (PipelineMessage<'static>, Vec<String>) {
         let session = session();
         with_context(
             &TranscriptionProcessor,
@@ -165,14 +166,9 @@ mod tests {
             &session,
             &options(),
             |mut ctx, config| {
-                let mut m = PipelineMessage::new(Role::User, "look", Source::history(0));
-                m.attachments = (0..3)
-                    .map(|a| AttachmentRef {
-                        message: 0,
-                        attachment: a,
-                    })
-                    .collect();
-                ctx.history.push(m);
+                // As the session loader leaves it: the stored message, its three attachments.
+                ctx.history
+                    .push(PipelineMessage::stored(0, &ctx.session.messages[0]));
                 TranscriptionProcessor
                     .execute(&mut ctx, config)
                     .expect("runs");
@@ -181,7 +177,8 @@ mod tests {
                     .iter()
                     .filter(|l| l.level == crate::pipeline::LogLevel::Warning);
                 let warnings = warnings.map(|l| l.message.clone()).collect();
-                (ctx.history.get(0).expect("message").clone(), warnings)
+                let m = ctx.history.get(0).expect("message").clone();
+                (m.into_owned(), warnings)
             },
         )
     }
@@ -194,10 +191,10 @@ mod tests {
             "look\n\n[Attachment: notes.txt]\none two three"
         );
         // The image stays for the provider (gpt-4o has vision); its transcript is not used.
-        assert_eq!(m.attachments.len(), 2);
-        assert_eq!(m.attachments[0].attachment, 1);
+        assert_eq!(m.attachments().len(), 2);
+        assert_eq!(m.attachments()[0].attachment, 1);
         // A text file that does not decode is kept as an attachment, with a warning naming it.
-        assert_eq!(m.attachments[1].attachment, 2);
+        assert_eq!(m.attachments()[1].attachment, 2);
         assert!(
             warnings.iter().any(|w| w.contains("d.json")),
             "{warnings:?}"
@@ -214,6 +211,6 @@ mod tests {
         );
         let (m, _) = run(&[("inlineText", json!(false))]);
         assert_eq!(m.content(), "look");
-        assert_eq!(m.attachments.len(), 3);
+        assert_eq!(m.attachments().len(), 3);
     }
 }

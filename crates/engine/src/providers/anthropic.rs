@@ -52,7 +52,7 @@ struct Source<'a> {
 }
 
 pub(super) fn body(
-    result: &BuildResult,
+    result: &BuildResult<'_>,
     session: &Session,
     assets: &dyn AssetSource,
 ) -> Result<Value, EngineError> {
@@ -65,7 +65,7 @@ pub(super) fn body(
         };
         let loaded = load(m, session, assets)?;
         let content = if loaded.is_empty() {
-            Content::Text(&m.content)
+            Content::Text(m.content())
         } else {
             let mut blocks = Vec::with_capacity(loaded.len() + 1);
             for l in loaded {
@@ -80,8 +80,8 @@ pub(super) fn body(
                 });
             }
             // Anthropic suggests the media first, then the question about it.
-            if !m.content.is_empty() {
-                blocks.push(Block::Text { text: &m.content });
+            if !m.content().is_empty() {
+                blocks.push(Block::Text { text: m.content() });
             }
             Content::Blocks(blocks)
         };

@@ -56,7 +56,7 @@ struct GenerationConfig {
 }
 
 pub(super) fn body(
-    result: &BuildResult,
+    result: &BuildResult<'_>,
     session: &Session,
     assets: &dyn AssetSource,
 ) -> Result<Value, EngineError> {
@@ -68,8 +68,8 @@ pub(super) fn body(
             _ => "user",
         };
         let mut parts = Vec::new();
-        if !m.content.is_empty() {
-            parts.push(Part::Text { text: &m.content });
+        if !m.content().is_empty() {
+            parts.push(Part::Text { text: m.content() });
         }
         for l in load(m, session, assets)? {
             parts.push(Part::InlineData {

@@ -79,12 +79,12 @@ pub(crate) struct Loaded<'a> {
 
 /// The attachments a built message carries, read through `assets`.
 pub(crate) fn load<'a>(
-    message: &BuiltMessage,
+    message: &BuiltMessage<'_>,
     session: &'a Session,
     assets: &dyn AssetSource,
 ) -> Result<Vec<Loaded<'a>>, EngineError> {
     message
-        .attachments
+        .attachments()
         .iter()
         .filter_map(|r| r.resolve(session))
         .map(|attachment| {
@@ -104,7 +104,9 @@ pub(crate) fn load<'a>(
 
 /// The leading system messages joined into one text (for the APIs with a top-level system
 /// field), and the messages after them.
-pub(crate) fn split_system(result: &BuildResult) -> (Option<String>, &[BuiltMessage]) {
+pub(crate) fn split_system<'r, 's>(
+    result: &'r BuildResult<'s>,
+) -> (Option<String>, &'r [BuiltMessage<'s>]) {
     let leading = result
         .messages
         .iter()
@@ -113,7 +115,7 @@ pub(crate) fn split_system(result: &BuildResult) -> (Option<String>, &[BuiltMess
     let system = (leading > 0).then(|| {
         result.messages[..leading]
             .iter()
-            .map(|m| &*m.content)
+            .map(|m| m.content())
             .collect::<Vec<_>>()
             .join("\n\n")
     });
@@ -130,7 +132,7 @@ pub(crate) fn to_json(body: impl serde::Serialize) -> Result<Value, EngineError>
 /// The request body a build would send for `format`.
 pub fn request_body(
     format: ProviderFormat,
-    result: &BuildResult,
+    result: &BuildResult<'_>,
     session: &Session,
     assets: &dyn AssetSource,
 ) -> Result<Value, EngineError> {

@@ -69,7 +69,7 @@ pub(super) fn audio_format(mime: &str) -> Option<&'static str> {
 }
 
 pub(super) fn body(
-    result: &BuildResult,
+    result: &BuildResult<'_>,
     session: &Session,
     assets: &dyn AssetSource,
 ) -> Result<Value, EngineError> {
@@ -77,11 +77,11 @@ pub(super) fn body(
     for m in &result.messages {
         let loaded = load(m, session, assets)?;
         let content = if loaded.is_empty() {
-            Content::Text(&m.content)
+            Content::Text(m.content())
         } else {
             let mut parts = Vec::with_capacity(loaded.len() + 1);
-            if !m.content.is_empty() {
-                parts.push(Part::Text { text: &m.content });
+            if !m.content().is_empty() {
+                parts.push(Part::Text { text: m.content() });
             }
             for l in loaded {
                 let a = l.attachment;
@@ -108,7 +108,7 @@ pub(super) fn body(
         };
         messages.push(Message {
             role: m.role.as_str(),
-            name: m.name.as_deref(),
+            name: m.name(),
             content,
         });
     }

@@ -4,9 +4,9 @@
 #![allow(dead_code)]
 
 use chrono::DateTime;
+use promptloom_engine::cache::BuildCache;
 use promptloom_engine::model::{parse_preset, parse_session, AgentPreset, Session};
 use promptloom_engine::pipeline::{BuildResult, LogEntry};
-use promptloom_engine::tokens::TokenCache;
 use promptloom_engine::{build, BuildOptions, BuildRequest, EngineError};
 use serde_json::{json, Value};
 
@@ -63,25 +63,53 @@ pub fn session_from(value: Value) -> Session {
     parse_session(&value.to_string()).expect("test session is valid")
 }
 
-pub fn try_run(
+pub fn try_run<'s>(
     preset: &AgentPreset,
-    session: &Session,
+    session: &'s Session,
     model: &str,
     options: &BuildOptions,
-) -> Result<BuildResult, EngineError> {
-    let cache = TokenCache::new();
+) -> Result<BuildResult<'s>, EngineError> {
+    let cache = BuildCache::new();
     build(&BuildRequest {
         preset,
         session,
         model,
         options,
-        tokens: &cache,
+        cache: &cache,
         profiles: &[],
         assets: &promptloom_engine::assets::InlineAssets,
     })
 }
 
-pub fn run(preset: &AgentPreset, session: &Session) -> BuildResult {
+/// One build for gpt-4o through `cache`, which earlier builds may have filled.
+pub fn run_cached<'s>(
+    preset: &AgentPreset,
+    session: &'s Session,
+    cache: &BuildCache,
+) -> BuildResult<'s> {
+    build(&BuildRequest {
+        preset,
+        session,
+        model: "gpt-4o",
+        options: &options(),
+        cache,
+        profiles: &[],
+        assets: &promptloom_engine::assets::InlineAssets,
+    })
+    .expect("build succeeds")
+}
+
+/// The contents of the history messages of a result, in order.
+pub fn history_contents(result: &BuildResult) -> Vec<String> {
+    result
+        .messages
+        .iter()
+        .filter(|m| m.kind() == promptloom_engine::pipeline::SourceKind::History)
+        .map(|m| m.content().to_string())
+        .collect()
+}
+
+pub fn run<'s>(preset: &AgentPreset, session: &'s Session) -> BuildResult<'s> {
     try_run(preset, session, "gpt-4o", &options()).expect("build succeeds")
 }
 
@@ -90,7 +118,7 @@ pub fn contents(result: &BuildResult) -> Vec<String> {
     result
         .messages
         .iter()
-        .map(|m| m.content.to_string())
+        .map(|m| m.content().to_string())
         .collect()
 }
 

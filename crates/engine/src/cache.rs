@@ -1,0 +1,311 @@
+//! What builds keep for the builds after them, so that a live preview redoes only what an edit
+//! changed (SPEC 5.8): token counts by (tokenizer, content hash), and per session what was worked
+//! out about each stored message: its token count and what the history regex rules made of it.
+//!
+//! Per-session entries hold the stored text they were made for, so its address cannot be reused
+//! by other text while the entry lives: a message whose content is the same `Arc` is the same
+//! text, and a warm rebuild reads its answers in history order without hashing or matching it.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hash};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+
+use crate::model::Role;
+use crate::tokens::{KeyHasher, TokenizerKind};
+
+/// The cache key: tokenizer, xxh3 of the content, content length.
+type CountKey = (TokenizerKind, u64, usize);
+
+/// How many sessions keep what their builds worked out at once; the app previews a handful at a
+/// time.
+const SESSIONS_KEPT: usize = 16;
+
+/// Token counts of one session's history by stored position, each with the content it was
+/// counted for.
+#[derive(Debug, Default)]
+pub struct HistoryCounts {
+    entries: Vec<Option<(Arc<str>, u32)>>,
+}
+
+impl HistoryCounts {
+    /// The count for stored message `index`, if it was counted for this very content.
+    pub fn get(&self, index: usize, content: &Arc<str>) -> Option<u32> {
+        match self.entries.get(index) {
+            Some(Some((held, n))) if Arc::ptr_eq(held, content) => Some(*n),
+            _ => None,
+        }
+    }
+
+    pub fn set(&mut self, index: usize, content: &Arc<str>, n: u32) {
+        if index >= self.entries.len() {
+            self.entries.resize(index + 1, None);
+        }
+        self.entries[index] = Some((Arc::clone(content), n));
+    }
+
+    /// Forgets positions past the end of a session that got shorter.
+    pub fn truncate(&mut self, len: usize) {
+        self.entries.truncate(len);
+    }
+}
+
+/// What the history regex rules made of one stored message.
+#[derive(Debug, Clone)]
+struct Rewrite {
+    /// The stored text it was worked out for.
+    text: Arc<str>,
+    role: Role,
+    /// The depth it was at, where a rule's depth limits make depth matter; else `u32::MAX`.
+    depth: u32,
+    /// The rewritten text and which rules changed it (bit k: rule k); `None` when none did.
+    outcome: Option<Box<(Arc<str>, u64)>>,
+}
+
+/// What a session's history regex rules (SPEC 5.2) made of each of its stored messages in the
+/// last build, by stored position, for one set of rules.
+#[derive(Debug, Default)]
+pub struct HistoryRewrites {
+    /// Identifies the rules (patterns, flags, replacements, roles and depth limits, in order).
+    rules: u64,
+    entries: Vec<Option<Rewrite>>,
+}
+
+impl HistoryRewrites {
+    /// These answers if they are for `rules`, else none.
+    pub fn for_rules(self, rules: u64) -> Self {
+        if self.rules == rules {
+            self
+        } else {
+            HistoryRewrites {
+                rules,
+                entries: Vec::new(),
+            }
+        }
+    }
+
+    /// What the rules made of stored message `index` when it was this very text, of this role,
+    /// at this depth (`u32::MAX` where depth does not matter): `Some(None)` for "nothing
+    /// changed", `Some(Some((text, rules)))` for the rewritten text and the rules that changed it.
+    pub fn get(
+        &self,
+        index: usize,
+        text: &Arc<str>,
+        role: Role,
+        depth: u32,
+    ) -> Option<Option<(&Arc<str>, u64)>> {
+        match self.entries.get(index) {
+            Some(Some(r)) if Arc::ptr_eq(&r.text, text) && r.role == role && r.depth == depth => {
+                Some(r.outcome.as_deref().map(|(t, changed)| (t, *changed)))
+            }
+            _ => None,
+        }
+    }
+
+    pub fn set(
+        &mut self,
+        index: usize,
+        text: &Arc<str>,
+        role: Role,
+        depth: u32,
+        outcome: Option<(Arc<str>, u64)>,
+    ) {
+        if index >= self.entries.len() {
+            self.entries.resize(index + 1, None);
+        }
+        self.entries[index] = Some(Rewrite {
+            text: Arc::clone(text),
+            role,
+            depth,
+            outcome: outcome.map(Box::new),
+        });
+    }
+
+    /// Forgets positions past the end of a session that got shorter.
+    pub fn truncate(&mut self, len: usize) {
+        self.entries.truncate(len);
+    }
+}
+
+/// Values kept per key for at most [`SESSIONS_KEPT`] keys. A build takes its session's value,
+/// works with it and gives it back; a concurrent build of the same session meanwhile starts
+/// from an empty one, which only costs it the shortcut.
+#[derive(Debug)]
+struct PerSession<K, V>(Mutex<HashMap<K, V>>);
+
+impl<K, V> Default for PerSession<K, V> {
+    fn default() -> Self {
+        PerSession(Mutex::new(HashMap::new()))
+    }
+}
+
+impl<K: Eq + Hash + Clone, V: Default> PerSession<K, V> {
+    fn take(&self, key: &K) -> V {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(key)
+            .unwrap_or_default()
+    }
+
+    fn keep(&self, key: K, value: V) {
+        let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if map.len() >= SESSIONS_KEPT && !map.contains_key(&key) {
+            // Any one goes: it is only a shortcut.
+            if let Some(old) = map.keys().next().cloned() {
+                map.remove(&old);
+            }
+        }
+        map.insert(key, value);
+    }
+}
+
+/// What builds keep for the builds after them. Thread-safe: the app shares one cache between
+/// the preview builds it runs, for the life of the process.
+#[derive(Debug, Default)]
+pub struct BuildCache {
+    counts: RwLock<HashMap<CountKey, u32, BuildHasherDefault<KeyHasher>>>,
+    /// Per (tokenizer, session id): the history counts of the last build of that session.
+    histories: PerSession<(TokenizerKind, String), HistoryCounts>,
+    /// Per session id: what the history rules made of its messages in its last build.
+    rewrites: PerSession<String, HistoryRewrites>,
+    hits: AtomicU64,
+    misses: AtomicU64,
+}
+
+impl BuildCache {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Tokens in `text`, from the cache when this content was counted before.
+    pub fn count(&self, kind: TokenizerKind, text: &str) -> u32 {
+        if text.is_empty() {
+            return 0;
+        }
+        let key = (
+            kind,
+            xxhash_rust::xxh3::xxh3_64(text.as_bytes()),
+            text.len(),
+        );
+        if let Some(&n) = self
+            .counts
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&key)
+        {
+            self.hits.fetch_add(1, Ordering::Relaxed);
+            return n;
+        }
+        self.misses.fetch_add(1, Ordering::Relaxed);
+        let n = u32::try_from(kind.count(text)).unwrap_or(u32::MAX);
+        self.counts
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key, n);
+        n
+    }
+
+    /// Takes the history counts kept for a session (empty when there are none), to give back
+    /// with [`Self::keep_history_counts`] when the build is done with them.
+    pub fn take_history_counts(&self, kind: TokenizerKind, session_id: &str) -> HistoryCounts {
+        self.histories.take(&(kind, session_id.to_string()))
+    }
+
+    pub fn keep_history_counts(
+        &self,
+        kind: TokenizerKind,
+        session_id: &str,
+        counts: HistoryCounts,
+    ) {
+        self.histories.keep((kind, session_id.to_string()), counts);
+    }
+
+    /// Takes what the history rules made of a session's messages in its last build (empty when
+    /// nothing is kept), to give back with [`Self::keep_history_rewrites`].
+    pub fn take_history_rewrites(&self, session_id: &str) -> HistoryRewrites {
+        self.rewrites.take(&session_id.to_string())
+    }
+
+    pub fn keep_history_rewrites(&self, session_id: &str, rewrites: HistoryRewrites) {
+        self.rewrites.keep(session_id.to_string(), rewrites);
+    }
+
+    /// Adds `n` counts served from kept history counts to [`Self::stats`]; a build tells them
+    /// once rather than touching the shared counter for every message.
+    pub fn record_hits(&self, n: u64) {
+        if n > 0 {
+            self.hits.fetch_add(n, Ordering::Relaxed);
+        }
+    }
+
+    /// How many counts were served from the cache, and how many were computed.
+    pub fn stats(&self) -> (u64, u64) {
+        (
+            self.hits.load(Ordering::Relaxed),
+            self.misses.load(Ordering::Relaxed),
+        )
+    }
+
+    pub fn len(&self) -> usize {
+        self.counts.read().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn clear(&self) {
+        self.counts
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cache_recounts_only_changed_content() {
+        let cache = BuildCache::new();
+        let a = cache.count(TokenizerKind::O200kBase, "hello world");
+        let b = cache.count(TokenizerKind::O200kBase, "hello world");
+        assert_eq!(a, b);
+        assert_eq!(cache.stats(), (1, 1));
+        cache.count(TokenizerKind::Cl100kBase, "hello world");
+        assert_eq!(cache.stats(), (1, 2), "another tokenizer is another key");
+        cache.count(TokenizerKind::O200kBase, "hello world!");
+        assert_eq!(cache.stats(), (1, 3));
+    }
+
+    #[test]
+    fn history_counts_answer_only_for_the_same_content() {
+        let cache = BuildCache::new();
+        let kind = TokenizerKind::O200kBase;
+        let text: Arc<str> = Arc::from("hello there, traveller");
+        let mut history = cache.take_history_counts(kind, "s1");
+        history.set(3, &text, 5);
+        assert_eq!(history.get(3, &text), Some(5));
+        // Equal text in another allocation is not the held content.
+        let copy: Arc<str> = Arc::from("hello there, traveller");
+        assert_eq!(history.get(3, &copy), None);
+        history.set(3, &copy, 5);
+        cache.keep_history_counts(kind, "s1", history);
+        assert_eq!(
+            cache
+                .take_history_counts(TokenizerKind::Cl100kBase, "s1")
+                .get(3, &copy),
+            None,
+            "kept per tokenizer"
+        );
+        let history = cache.take_history_counts(kind, "s1");
+        assert_eq!(history.get(3, &copy), Some(5));
+        assert_eq!(
+            cache.take_history_counts(kind, "s1").get(3, &copy),
+            None,
+            "taken once"
+        );
+    }
+}
