@@ -53,7 +53,33 @@ pub fn typescript() -> specta_typescript::Typescript {
     )
 }
 
+/// WebKitGTK composites the page through OpenGL. Without a GPU that is Mesa's software renderer,
+/// which takes tens of milliseconds a frame and keeps the live preview from keeping up with
+/// typing (docs/PERFORMANCE.md); painting without compositing is several times faster there. So
+/// on a machine with no GPU render node the page is painted without it, unless the user set
+/// `WEBKIT_DISABLE_COMPOSITING_MODE` themselves (to `0` to keep compositing).
+#[cfg(target_os = "linux")]
+fn paint_without_gpu_compositing() {
+    const SWITCH: &str = "WEBKIT_DISABLE_COMPOSITING_MODE";
+    if std::env::var_os(SWITCH).is_none() && !has_render_node(std::path::Path::new("/dev/dri")) {
+        // Before any thread exists: the web process inherits the environment.
+        std::env::set_var(SWITCH, "1");
+    }
+}
+
+/// Whether `dri` (the kernel's `/dev/dri`) lists a GPU render node (`renderD128`, ...).
+#[cfg(target_os = "linux")]
+fn has_render_node(dri: &std::path::Path) -> bool {
+    std::fs::read_dir(dri).is_ok_and(|entries| {
+        entries
+            .flatten()
+            .any(|e| e.file_name().to_string_lossy().starts_with("renderD"))
+    })
+}
+
 pub fn run() {
+    #[cfg(target_os = "linux")]
+    paint_without_gpu_compositing();
     let builder = specta_builder();
     let result = tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
@@ -73,5 +99,25 @@ pub fn run() {
     if let Err(e) = result {
         eprintln!("promptloom: the app stopped: {e}");
         std::process::exit(1);
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::has_render_node;
+
+    #[test]
+    fn a_render_node_is_a_renderd_entry_of_dev_dri() {
+        let dir = std::env::temp_dir().join(format!("promptloom-dri-{}", std::process::id()));
+        assert!(!has_render_node(&dir), "no such folder: no GPU");
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        std::fs::write(dir.join("card0"), "").expect("entry");
+        assert!(
+            !has_render_node(&dir),
+            "a display card alone renders nothing"
+        );
+        std::fs::write(dir.join("renderD128"), "").expect("entry");
+        assert!(has_render_node(&dir));
+        std::fs::remove_dir_all(&dir).expect("cleaned up");
     }
 }

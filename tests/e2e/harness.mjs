@@ -1,12 +1,15 @@
 // Drives the real Promptloom window: tauri-driver in front of WebKitWebDriver, under Xvfb (the
 // caller runs this inside `xvfb-run`). Each test gets a fresh database unless it asks for one.
-import { spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { remote } from "webdriverio";
+
+const execFileAsync = promisify(execFile);
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 export const APP = process.env.PROMPTLOOM_APP ?? path.join(ROOT, "target/debug/promptloom-app");
@@ -77,10 +80,16 @@ export async function launch(db, ready = '[data-testid="new-preset"]') {
   }
 }
 
+/**
+ * Saves what the screen shows: the X server's picture (ImageMagick's `import`), where the window
+ * fills xvfb-run's 1280x800 screen. Not WebKitWebDriver's screenshot: it waits for the page's
+ * next frame, and with compositing off (the app's choice on a machine without a GPU) a page that
+ * has nothing new to paint may never send one, so the screenshot never returns.
+ */
 export async function shot(browser, name) {
   // Under Xvfb a frame can trail the DOM by a moment: let it catch up.
   await browser.pause(200);
-  await browser.saveScreenshot(path.join(SHOTS, `${name}.png`));
+  await execFileAsync("import", ["-window", "root", path.join(SHOTS, `${name}.png`)]);
 }
 
 /** The preview's messages, each as "kind detail" (its `data-source`). */
