@@ -291,16 +291,18 @@ pub struct StoredRun {
     pub tokens: Vec<u32>,
 }
 
-/// Takes the history messages that are exactly as stored out of `result` and returns them as
-/// runs. Over a long session they are most of the preview; sent in full, a 1,000-message preview
-/// was 397 KB, with the text left out still 124 KB.
+/// Takes the history messages that are exactly as stored, and carry no attachments, out of
+/// `result` and returns them as runs. Over a long session they are most of the preview; sent in
+/// full, a 1,000-message preview was 397 KB, with the text left out still 124 KB.
 fn take_stored_history(result: &mut BuildResult<'_>) -> Vec<StoredRun> {
     let mut runs: Vec<StoredRun> = Vec::new();
     let mut position = 0u32;
     result.messages.retain(|m| {
         let at = position;
         position += 1;
-        let Some(h) = m.stored_index() else {
+        // The UI rebuilds a stored message's role, name, text and tokens; one that carries
+        // attachments goes whole, so that what the preview shows is what is sent.
+        let Some(h) = m.stored_index().filter(|_| m.attachments().is_empty()) else {
             return true;
         };
         match runs.last_mut() {
@@ -790,7 +792,9 @@ mod tests {
                 { "id": "m0", "role": "user", "content": "Hello" },
                 { "role": "assistant", "name": "Ann", "content": "Hi" },
                 { "role": "user", "content": "Bye" },
-                { "role": "assistant", "content": "Ok" }
+                { "role": "assistant", "content": "Ok" },
+                { "role": "user", "content": "Look", "attachments": [{ "id": "a",
+                    "kind": "image", "mime": "image/png", "name": "p.png", "dataBase64": "AA==" }] }
             ]
         }))
         .expect("session");
@@ -810,7 +814,20 @@ mod tests {
         let contents: Vec<&str> = whole.iter().map(|m| m.content()).collect();
         assert_eq!(
             contents,
-            ["You are here.", "Hello", "Hi", "Farewell", "A note.", "Ok"]
+            [
+                "You are here.",
+                "Hello",
+                "Hi",
+                "Farewell",
+                "Ok",
+                "A note.",
+                "Look"
+            ]
+        );
+        assert_eq!(
+            whole[6].stored_index(),
+            Some(4),
+            "gpt-4o takes the image as stored"
         );
         let runs = take_stored_history(&mut result);
         assert_eq!(
@@ -822,9 +839,9 @@ mod tests {
                     tokens: vec![whole[1].tokens, whole[2].tokens],
                 },
                 StoredRun {
-                    at: 5,
+                    at: 4,
                     history_index: 3,
-                    tokens: vec![whole[5].tokens],
+                    tokens: vec![whole[4].tokens],
                 },
             ],
             "stored messages in runs, split where the build put something between them"
@@ -832,8 +849,14 @@ mod tests {
         assert!(whole[1].tokens > 0);
         assert_eq!(
             result.messages,
-            vec![whole[0].clone(), whole[3].clone(), whole[4].clone()],
-            "the prompt, the message a rule rewrote and the injection are sent in full"
+            vec![
+                whole[0].clone(),
+                whole[3].clone(),
+                whole[5].clone(),
+                whole[6].clone()
+            ],
+            "the prompt, the message a rule rewrote, the injection and the message with an \
+             attachment are sent in full"
         );
     }
 

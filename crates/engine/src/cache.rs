@@ -72,16 +72,17 @@ pub struct HistoryRewrites {
 }
 
 impl HistoryRewrites {
-    /// These answers if they are for `rules`, else none.
-    pub fn for_rules(self, rules: u64) -> Self {
-        if self.rules == rules {
-            self
-        } else {
-            HistoryRewrites {
-                rules,
-                entries: Vec::new(),
-            }
+    /// No answers yet, for `rules`.
+    pub fn new(rules: u64) -> Self {
+        HistoryRewrites {
+            rules,
+            entries: Vec::new(),
         }
+    }
+
+    /// Which rules these answers are for.
+    pub fn rules(&self) -> u64 {
+        self.rules
     }
 
     /// What the rules made of stored message `index` when it was this very text, of this role,
@@ -167,8 +168,9 @@ pub struct BuildCache {
     counts: RwLock<HashMap<CountKey, u32, BuildHasherDefault<KeyHasher>>>,
     /// Per (tokenizer, session id): the history counts of the last build of that session.
     histories: PerSession<(TokenizerKind, String), HistoryCounts>,
-    /// Per session id: what the history rules made of its messages in its last build.
-    rewrites: PerSession<String, HistoryRewrites>,
+    /// Per (session id, rules): what those history rules made of its messages in its last build
+    /// with them (a preview and a compare of two models may run different rules).
+    rewrites: PerSession<(String, u64), HistoryRewrites>,
     hits: AtomicU64,
     misses: AtomicU64,
 }
@@ -221,14 +223,21 @@ impl BuildCache {
         self.histories.keep((kind, session_id.to_string()), counts);
     }
 
-    /// Takes what the history rules made of a session's messages in its last build (empty when
-    /// nothing is kept), to give back with [`Self::keep_history_rewrites`].
-    pub fn take_history_rewrites(&self, session_id: &str) -> HistoryRewrites {
-        self.rewrites.take(&session_id.to_string())
+    /// Takes what the history rules identified by `rules` made of a session's messages in its
+    /// last build with them (none when nothing is kept), to give back with
+    /// [`Self::keep_history_rewrites`].
+    pub fn take_history_rewrites(&self, session_id: &str, rules: u64) -> HistoryRewrites {
+        let kept = self.rewrites.take(&(session_id.to_string(), rules));
+        if kept.rules() == rules {
+            kept
+        } else {
+            HistoryRewrites::new(rules)
+        }
     }
 
     pub fn keep_history_rewrites(&self, session_id: &str, rewrites: HistoryRewrites) {
-        self.rewrites.keep(session_id.to_string(), rewrites);
+        self.rewrites
+            .keep((session_id.to_string(), rewrites.rules()), rewrites);
     }
 
     /// Adds `n` counts served from kept history counts to [`Self::stats`]; a build tells them

@@ -5,9 +5,11 @@
 mod common;
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use common::*;
-use promptloom_engine::model::AgentPreset;
+use promptloom_engine::cache::BuildCache;
+use promptloom_engine::model::{AgentPreset, ChatMessage, RegexRule, RegexScope, Role};
 use promptloom_engine::pipeline::{DropAction, SourceKind};
 use promptloom_engine::BuildResult;
 use proptest::prelude::*;
@@ -236,6 +238,131 @@ proptest! {
         match r.tokens.over_budget {
             None => prop_assert!(r.tokens.total <= r.tokens.budget),
             Some(over) => prop_assert_eq!(r.tokens.total - r.tokens.budget, over),
+        }
+    }
+}
+
+/// An edit of the session or the preset between two builds.
+#[derive(Debug, Clone)]
+enum Edit {
+    Text(usize, &'static str),
+    Role(usize, Role),
+    Append(Role, &'static str),
+    Remove(usize),
+    Rules(Vec<RegexRule>),
+    DefaultRules(bool),
+    HistoryFilter(bool),
+}
+
+const TEXTS: [&str; 6] = [
+    "u Bob sees the fog",
+    "a the forest is quiet",
+    "Bob and bob",
+    "u what now?",
+    "a FOG over the forest",
+    "",
+];
+
+fn role() -> impl Strategy<Value = Role> {
+    prop::sample::select(vec![Role::User, Role::Assistant, Role::System])
+}
+
+fn history_rule() -> impl Strategy<Value = RegexRule> {
+    (
+        prop::sample::select(vec!["Bob", "^u", "forest", "fog", "(o+)"]),
+        prop::sample::select(vec!["Robert", "U", "", "[$1]"]),
+        prop::sample::select(vec!["", "i"]),
+        prop::option::of(prop::sample::select(vec![Role::User, Role::Assistant])),
+        prop::option::of(0u32..3),
+        prop::option::of(0u32..3),
+    )
+        .prop_map(|(pattern, replacement, flags, role, min, max)| RegexRule {
+            id: format!("{pattern}->{replacement}"),
+            name: None,
+            pattern: pattern.into(),
+            replacement: replacement.into(),
+            flags: flags.into(),
+            scope: RegexScope::History,
+            roles: role.map(|r| vec![r]),
+            min_depth: min,
+            max_depth: max,
+            enabled: true,
+        })
+}
+
+fn edit() -> impl Strategy<Value = Edit> {
+    let text = prop::sample::select(TEXTS.to_vec());
+    prop_oneof![
+        (0usize..12, text.clone()).prop_map(|(i, t)| Edit::Text(i, t)),
+        (0usize..12, role()).prop_map(|(i, r)| Edit::Role(i, r)),
+        (role(), text).prop_map(|(r, t)| Edit::Append(r, t)),
+        (0usize..12).prop_map(Edit::Remove),
+        prop::collection::vec(history_rule(), 0..4).prop_map(Edit::Rules),
+        any::<bool>().prop_map(Edit::DefaultRules),
+        any::<bool>().prop_map(Edit::HistoryFilter),
+    ]
+}
+
+fn cached_preset(rules: &[RegexRule], default_rules: bool, filter: bool) -> AgentPreset {
+    let mut p = preset_from(json!({
+        "formatVersion": 1, "id": "p", "name": "P",
+        "messageTemplates": [
+            { "id": "sys", "role": "system", "content": "Be brief." },
+            { "id": "hist", "role": "system", "type": "chat_history" },
+            { "id": "note", "role": "system", "content": "[note]" }
+        ],
+        "contextRecipes": [{ "id": "r", "modelFilter": ["*"], "steps": [
+            { "messageId": "sys", "enabled": true },
+            { "messageId": "hist", "enabled": true },
+            { "messageId": "note", "enabled": true, "injectionStrategy": { "depth": 1 } }
+        ]}],
+        "processors": [
+            { "id": "regex-processor", "settings": { "defaultRules": default_rules } },
+            { "id": "history-operations", "enabled": filter,
+              "settings": { "operation": "filter", "contentExcludes": "quiet" } }
+        ]
+    }));
+    p.regex_rules = Some(rules.to_vec());
+    p
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// What a rebuild takes from the cache (counts by stored position, what the history rules
+    /// made of each stored message) never changes what a build gives: after any edits, a build
+    /// through a cache earlier builds filled equals one through a fresh cache.
+    #[test]
+    fn a_filled_cache_builds_what_a_fresh_one_builds(
+        start in prop::collection::vec((role(), prop::sample::select(TEXTS.to_vec())), 0..10),
+        rules in prop::collection::vec(history_rule(), 0..4),
+        edits in prop::collection::vec(edit(), 1..6),
+    ) {
+        let mut session = session_from(json!({ "formatVersion": 1, "id": "s", "messages": [] }));
+        session.messages = start.iter().map(|(r, t)| ChatMessage::new(*r, t)).collect();
+        let (mut rules, mut default_rules, mut filter) = (rules, true, false);
+        let cache = BuildCache::new();
+        let preset = cached_preset(&rules, default_rules, filter);
+        let _ = serde_json::to_value(run_cached(&preset, &session, &cache)).expect("serialises");
+        for edit in edits {
+            let n = session.messages.len();
+            match edit {
+                Edit::Text(i, t) if i < n => session.messages[i].content = Arc::from(t),
+                Edit::Role(i, r) if i < n => session.messages[i].role = r,
+                Edit::Append(r, t) => session.messages.push(ChatMessage::new(r, t)),
+                Edit::Remove(i) if i < n => {
+                    session.messages.remove(i);
+                }
+                Edit::Rules(r) => rules = r,
+                Edit::DefaultRules(on) => default_rules = on,
+                Edit::HistoryFilter(on) => filter = on,
+                _ => {}
+            }
+            let preset = cached_preset(&rules, default_rules, filter);
+            let warm = serde_json::to_value(run_cached(&preset, &session, &cache)).expect("serialises");
+            let fresh = serde_json::to_value(run_cached(&preset, &session, &BuildCache::new()))
+                .expect("serialises");
+            prop_assert_eq!(warm, fresh);
         }
     }
 }

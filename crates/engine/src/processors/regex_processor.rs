@@ -105,7 +105,7 @@ impl Processor for RegexProcessor {
             .iter()
             .any(|r| r.min_depth.is_some() || r.max_depth.is_some());
         let session = ctx.session;
-        let mut memo = ctx.cache.take_history_rewrites(&session.id).for_rules(key);
+        let mut memo = ctx.cache.take_history_rewrites(&session.id, key);
         let n = ctx.history.len();
         let mut changed = vec![0u32; history_rules.len()];
         let count_changes = |changed: &mut [u32], bits: u64| {
@@ -175,16 +175,16 @@ impl Processor for RegexProcessor {
 fn rules_key(rules: &[CompiledRule]) -> u64 {
     let mut key = String::new();
     for r in rules {
-        // The unit separator cannot be confused with the text of a field.
-        key.push_str(&format!(
-            "{}\u{1f}{}\u{1f}{}\u{1f}{:?}\u{1f}{:?}\u{1f}{:?}\u{1e}",
-            r.regex.as_str(),
-            r.flags,
-            r.replacement,
-            r.roles,
-            r.min_depth,
-            r.max_depth
-        ));
+        let fields = [
+            r.regex.as_str().to_string(),
+            r.flags.clone(),
+            r.replacement.clone(),
+            format!("{:?} {:?} {:?}", r.roles, r.min_depth, r.max_depth),
+        ];
+        for field in fields {
+            // Each field after its length: no two lists of rules write the same key.
+            key.push_str(&format!("{}:{field}", field.len()));
+        }
     }
     xxhash_rust::xxh3::xxh3_64(key.as_bytes())
 }

@@ -39,7 +39,7 @@ impl Processor for SessionLoader {
             .messages
             .iter()
             .enumerate()
-            .map(|(i, stored)| PipelineMessage::stored(i, stored))
+            .map(|(i, stored)| PipelineMessage::from_stored(i, stored))
             .collect();
         ctx.info(ID, format!("loaded {} messages", session.messages.len()));
 

@@ -168,7 +168,7 @@ mod tests {
             |mut ctx, config| {
                 // As the session loader leaves it: the stored message, its three attachments.
                 ctx.history
-                    .push(PipelineMessage::stored(0, &ctx.session.messages[0]));
+                    .push(PipelineMessage::stored(ctx.session, 0).expect("message 0"));
                 TranscriptionProcessor
                     .execute(&mut ctx, config)
                     .expect("runs");
