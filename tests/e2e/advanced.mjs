@@ -218,7 +218,11 @@ export function advancedTests(test, current) {
   });
 
   test("compare: Claude and GPT contexts side by side, the differences marked", async () => {
-    await (await byTest("compare-toggle")).click();
+    // Earlier steps leave the preview pane scrolled with the toggle at its top edge, where
+    // WebKitWebDriver calls it not interactable (WebdriverIO then retries): bring it in first.
+    const toggle = await byTest("compare-toggle");
+    await toggle.scrollIntoView({ block: "center" });
+    await toggle.click();
     // Against a GPT model, compare offers a Claude one.
     assert.equal(await (await byTest("compare-model-input")).getValue(), "claude-3-5-sonnet");
     await until(
