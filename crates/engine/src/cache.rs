@@ -21,27 +21,35 @@ type CountKey = (TokenizerKind, u64, usize);
 /// time.
 const SESSIONS_KEPT: usize = 16;
 
-/// Token counts of one session's history by stored position, each with the content it was
-/// counted for.
-#[derive(Debug, Default)]
-pub struct HistoryCounts {
-    entries: Vec<Option<(Arc<str>, u32)>>,
+/// Answers about a session's stored messages by stored position, each held with the stored text
+/// it was worked out for.
+#[derive(Debug)]
+pub struct ByStoredText<T> {
+    entries: Vec<Option<(Arc<str>, T)>>,
 }
 
-impl HistoryCounts {
-    /// The count for stored message `index`, if it was counted for this very content.
-    pub fn get(&self, index: usize, content: &Arc<str>) -> Option<u32> {
+impl<T> Default for ByStoredText<T> {
+    fn default() -> Self {
+        ByStoredText {
+            entries: Vec::new(),
+        }
+    }
+}
+
+impl<T: Clone> ByStoredText<T> {
+    /// The answer for stored message `index`, if it was worked out for this very text.
+    pub fn get(&self, index: usize, text: &Arc<str>) -> Option<&T> {
         match self.entries.get(index) {
-            Some(Some((held, n))) if Arc::ptr_eq(held, content) => Some(*n),
+            Some(Some((held, answer))) if Arc::ptr_eq(held, text) => Some(answer),
             _ => None,
         }
     }
 
-    pub fn set(&mut self, index: usize, content: &Arc<str>, n: u32) {
+    pub fn set(&mut self, index: usize, text: &Arc<str>, answer: T) {
         if index >= self.entries.len() {
             self.entries.resize(index + 1, None);
         }
-        self.entries[index] = Some((Arc::clone(content), n));
+        self.entries[index] = Some((Arc::clone(text), answer));
     }
 
     /// Forgets positions past the end of a session that got shorter.
@@ -50,11 +58,12 @@ impl HistoryCounts {
     }
 }
 
+/// Token counts of one session's history by stored position.
+pub type HistoryCounts = ByStoredText<u32>;
+
 /// What the history regex rules made of one stored message.
 #[derive(Debug, Clone)]
 struct Rewrite {
-    /// The stored text it was worked out for.
-    text: Arc<str>,
     role: Role,
     /// The depth it was at, where a rule's depth limits make depth matter; else `u32::MAX`.
     depth: u32,
@@ -62,29 +71,12 @@ struct Rewrite {
     outcome: Option<Box<(Arc<str>, u64)>>,
 }
 
-/// What a session's history regex rules (SPEC 5.2) made of each of its stored messages in the
-/// last build, by stored position, for one set of rules.
+/// What one set of history regex rules (SPEC 5.2) made of each of a session's stored messages
+/// in its last build with them, by stored position.
 #[derive(Debug, Default)]
-pub struct HistoryRewrites {
-    /// Identifies the rules (patterns, flags, replacements, roles and depth limits, in order).
-    rules: u64,
-    entries: Vec<Option<Rewrite>>,
-}
+pub struct HistoryRewrites(ByStoredText<Rewrite>);
 
 impl HistoryRewrites {
-    /// No answers yet, for `rules`.
-    pub fn new(rules: u64) -> Self {
-        HistoryRewrites {
-            rules,
-            entries: Vec::new(),
-        }
-    }
-
-    /// Which rules these answers are for.
-    pub fn rules(&self) -> u64 {
-        self.rules
-    }
-
     /// What the rules made of stored message `index` when it was this very text, of this role,
     /// at this depth (`u32::MAX` where depth does not matter): `Some(None)` for "nothing
     /// changed", `Some(Some((text, rules)))` for the rewritten text and the rules that changed it.
@@ -95,12 +87,10 @@ impl HistoryRewrites {
         role: Role,
         depth: u32,
     ) -> Option<Option<(&Arc<str>, u64)>> {
-        match self.entries.get(index) {
-            Some(Some(r)) if Arc::ptr_eq(&r.text, text) && r.role == role && r.depth == depth => {
-                Some(r.outcome.as_deref().map(|(t, changed)| (t, *changed)))
-            }
-            _ => None,
-        }
+        self.0
+            .get(index, text)
+            .filter(|r| r.role == role && r.depth == depth)
+            .map(|r| r.outcome.as_deref().map(|(t, changed)| (t, *changed)))
     }
 
     pub fn set(
@@ -111,20 +101,21 @@ impl HistoryRewrites {
         depth: u32,
         outcome: Option<(Arc<str>, u64)>,
     ) {
-        if index >= self.entries.len() {
-            self.entries.resize(index + 1, None);
-        }
-        self.entries[index] = Some(Rewrite {
-            text: Arc::clone(text),
-            role,
-            depth,
-            outcome: outcome.map(Box::new),
-        });
+        let outcome = outcome.map(Box::new);
+        self.0.set(
+            index,
+            text,
+            Rewrite {
+                role,
+                depth,
+                outcome,
+            },
+        );
     }
 
     /// Forgets positions past the end of a session that got shorter.
     pub fn truncate(&mut self, len: usize) {
-        self.entries.truncate(len);
+        self.0.truncate(len);
     }
 }
 
@@ -227,17 +218,12 @@ impl BuildCache {
     /// last build with them (none when nothing is kept), to give back with
     /// [`Self::keep_history_rewrites`].
     pub fn take_history_rewrites(&self, session_id: &str, rules: u64) -> HistoryRewrites {
-        let kept = self.rewrites.take(&(session_id.to_string(), rules));
-        if kept.rules() == rules {
-            kept
-        } else {
-            HistoryRewrites::new(rules)
-        }
+        self.rewrites.take(&(session_id.to_string(), rules))
     }
 
-    pub fn keep_history_rewrites(&self, session_id: &str, rewrites: HistoryRewrites) {
+    pub fn keep_history_rewrites(&self, session_id: &str, rules: u64, rewrites: HistoryRewrites) {
         self.rewrites
-            .keep((session_id.to_string(), rewrites.rules()), rewrites);
+            .keep((session_id.to_string(), rules), rewrites);
     }
 
     /// Adds `n` counts served from kept history counts to [`Self::stats`]; a build tells them
@@ -296,7 +282,7 @@ mod tests {
         let text: Arc<str> = Arc::from("hello there, traveller");
         let mut history = cache.take_history_counts(kind, "s1");
         history.set(3, &text, 5);
-        assert_eq!(history.get(3, &text), Some(5));
+        assert_eq!(history.get(3, &text), Some(&5));
         // Equal text in another allocation is not the held content.
         let copy: Arc<str> = Arc::from("hello there, traveller");
         assert_eq!(history.get(3, &copy), None);
@@ -310,7 +296,7 @@ mod tests {
             "kept per tokenizer"
         );
         let history = cache.take_history_counts(kind, "s1");
-        assert_eq!(history.get(3, &copy), Some(5));
+        assert_eq!(history.get(3, &copy), Some(&5));
         assert_eq!(
             cache.take_history_counts(kind, "s1").get(3, &copy),
             None,

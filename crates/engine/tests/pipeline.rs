@@ -301,20 +301,8 @@ fn rebuilding_after_one_template_edit_recounts_one_message() {
     let history = long_history(200);
     let refs: Vec<&str> = history.iter().map(String::as_str).collect();
     let s = session_of(&refs);
-    let options = options();
     let cache = BuildCache::new();
-    let build_with = |p: &promptloom_engine::model::AgentPreset| {
-        build(&BuildRequest {
-            preset: p,
-            session: &s,
-            model: "gpt-4o",
-            options: &options,
-            cache: &cache,
-            profiles: &[],
-            assets: &promptloom_engine::assets::InlineAssets,
-        })
-        .expect("builds")
-    };
+    let build_with = |p: &promptloom_engine::model::AgentPreset| run_cached(p, &s, &cache);
     build_with(&p);
     let (_, misses_before) = cache.stats();
     p.message_templates[0].content = Some("[sys] edited".into());

@@ -144,6 +144,36 @@ fn history_rules_give_the_same_prompt_on_a_rebuild_and_follow_every_change() {
     );
 }
 
+/// What the rules made of a message is kept with one bit per rule that changed it; past 64
+/// rules nothing is kept, and every rule still counts its changes.
+#[test]
+fn more_history_rules_than_a_rebuild_keeps_still_count_every_change() {
+    let mut p = chat_preset();
+    p.regex_rules = Some(
+        (0..70)
+            .map(|k| {
+                rule(
+                    &format!("r{k}"),
+                    &format!(r"\bw{k}\b"),
+                    "x",
+                    RegexScope::History,
+                )
+            })
+            .collect(),
+    );
+    let cache = BuildCache::new();
+    let session = session_of(&["w0 w63", "w64 w69 w69"]);
+    for _ in 0..2 {
+        let r = run_cached(&p, &session, &cache);
+        assert_eq!(history_contents(&r), ["x x", "x x x"]);
+        for id in ["r0", "r63", "r64", "r69"] {
+            let line = format!("rule \"{id}\" changed 1 history messages");
+            assert!(r.logs.iter().any(|l| l.message == line), "{line}");
+        }
+        assert!(!r.logs.iter().any(|l| l.message.starts_with("rule \"r1\"")));
+    }
+}
+
 #[test]
 fn an_invalid_rule_built_in_code_is_skipped_with_a_warning_and_the_build_goes_on() {
     let mut p = chat_preset();

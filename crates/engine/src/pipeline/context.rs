@@ -211,7 +211,7 @@ impl<'a, 's> PipelineContext<'a, 's> {
         let content = match (message.kind(), message.history_index()) {
             (SourceKind::History, Some(i)) => {
                 let (i, text) = (i as usize, message.content_arc());
-                match self.history_counts.get(i, text) {
+                match self.history_counts.get(i, text).copied() {
                     Some(n) => {
                         self.history_hits += 1;
                         n

@@ -527,8 +527,8 @@ impl<'s> PipelineMessage<'s> {
     }
 
     /// Split for the build result.
-    pub(super) fn into_body(self) -> (Role, Option<u32>, Body<'s>) {
-        (self.role, self.tokens(), self.body)
+    pub(super) fn into_body(self) -> (Role, Body<'s>) {
+        (self.role, self.body)
     }
 }
 

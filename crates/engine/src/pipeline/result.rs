@@ -260,7 +260,7 @@ impl<'s> PipelineContext<'_, 's> {
                 total += tokens;
                 let sum = &mut by_kind[m.kind() as usize];
                 *sum = Some(sum.unwrap_or(0) + tokens);
-                let (role, _, mut body) = m.into_body();
+                let (role, mut body) = m.into_body();
                 if let Body::Own(parts) = &mut body {
                     for s in std::iter::once(&mut parts.source).chain(parts.merged.iter_mut()) {
                         if let Some(i) = s.history_index {

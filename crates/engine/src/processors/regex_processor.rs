@@ -108,11 +108,6 @@ impl Processor for RegexProcessor {
         let mut memo = ctx.cache.take_history_rewrites(&session.id, key);
         let n = ctx.history.len();
         let mut changed = vec![0u32; history_rules.len()];
-        let count_changes = |changed: &mut [u32], bits: u64| {
-            for (k, count) in changed.iter_mut().enumerate().take(64) {
-                *count += u32::from(bits & (1 << k) != 0);
-            }
-        };
         for i in 0..n {
             let Some(m) = ctx.history.get(i) else { break };
             let (role, depth) = (m.role, (n - 1 - i) as u32);
@@ -124,7 +119,10 @@ impl Processor for RegexProcessor {
             if let Some(h) = stored {
                 if let Some(outcome) = memo.get(h, m.content_arc(), role, depth_key) {
                     if let Some((text, bits)) = outcome {
-                        count_changes(&mut changed, bits);
+                        // Kept only for at most 64 rules: one bit each.
+                        for (k, count) in changed.iter_mut().enumerate() {
+                            *count += u32::from(bits & (1 << k) != 0);
+                        }
                         let text = Arc::clone(text);
                         ctx.history.set_content(i, text);
                     }
@@ -140,14 +138,10 @@ impl Processor for RegexProcessor {
                 let current = text.as_deref().unwrap_or_else(|| m.content());
                 if let Some(next) = rule.apply(current) {
                     text = Some(next);
-                    if k < 64 {
-                        bits |= 1 << k;
-                    } else {
-                        changed[k] += 1;
-                    }
+                    changed[k] += 1;
+                    bits |= 1u64.checked_shl(k as u32).unwrap_or(0);
                 }
             }
-            count_changes(&mut changed, bits);
             let text: Option<Arc<str>> = text.map(Arc::from);
             if let Some(h) = stored {
                 let outcome = text.as_ref().map(|t| (Arc::clone(t), bits));
@@ -158,7 +152,7 @@ impl Processor for RegexProcessor {
             }
         }
         memo.truncate(session.messages.len());
-        ctx.cache.keep_history_rewrites(&session.id, memo);
+        ctx.cache.keep_history_rewrites(&session.id, key, memo);
         for (rule, count) in history_rules.iter().zip(changed) {
             if count > 0 {
                 ctx.info(

@@ -69,13 +69,23 @@ pub fn try_run<'s>(
     model: &str,
     options: &BuildOptions,
 ) -> Result<BuildResult<'s>, EngineError> {
-    let cache = BuildCache::new();
+    try_run_cached(preset, session, model, options, &BuildCache::new())
+}
+
+/// One build through `cache`, which earlier builds may have filled.
+pub fn try_run_cached<'s>(
+    preset: &AgentPreset,
+    session: &'s Session,
+    model: &str,
+    options: &BuildOptions,
+    cache: &BuildCache,
+) -> Result<BuildResult<'s>, EngineError> {
     build(&BuildRequest {
         preset,
         session,
         model,
         options,
-        cache: &cache,
+        cache,
         profiles: &[],
         assets: &promptloom_engine::assets::InlineAssets,
     })
@@ -87,16 +97,7 @@ pub fn run_cached<'s>(
     session: &'s Session,
     cache: &BuildCache,
 ) -> BuildResult<'s> {
-    build(&BuildRequest {
-        preset,
-        session,
-        model: "gpt-4o",
-        options: &options(),
-        cache,
-        profiles: &[],
-        assets: &promptloom_engine::assets::InlineAssets,
-    })
-    .expect("build succeeds")
+    try_run_cached(preset, session, "gpt-4o", &options(), cache).expect("build succeeds")
 }
 
 /// The contents of the history messages of a result, in order.
