@@ -117,5 +117,58 @@ fn lorebook(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, lorebook);
+/// 4,000 constant entries whose content names the keys of 4,000 keyed ones, which name each
+/// other in turn: recursion reads a great deal of activated content.
+fn big_book(with_book: bool) -> AgentPreset {
+    let mut entries: Vec<Value> = (0..4_000)
+        .map(|i| {
+            json!({ "id": format!("c{i}"), "constant": true,
+                    "content": format!("Constant {i} of the town mentions place{} in passing.", i * 3) })
+        })
+        .collect();
+    // One keyed entry in ten has a regex key besides its plain one, as in the 1,000-entry book.
+    entries.extend((0..4_000).map(|i| {
+        let keys = if i % 10 == 0 {
+            json!([format!("place{i}"), format!("/\\bspot-{i}\\b/")])
+        } else {
+            json!([format!("place{i}")])
+        };
+        json!({ "id": format!("k{i}"), "keys": keys,
+                "content": format!("Place {i} lies next to place{} and spot-{}.", i + 1, i + 2) })
+    }));
+    let mut v = serde_json::to_value(preset(false)).expect("a preset is JSON");
+    if with_book {
+        v["lorebook"] = json!({ "scanDepth": 2, "tokenBudget": 100, "entries": entries });
+    }
+    parse_preset(&v.to_string()).expect("the bench preset is valid")
+}
+
+fn lorebook_8000(c: &mut Criterion) {
+    let session = session();
+    let mut group = c.benchmark_group("lorebook_8000_entries_recursive");
+    group.sample_size(20);
+    for (name, with_book) in [
+        ("warm build", true),
+        ("warm build without lorebook (baseline)", false),
+    ] {
+        let preset = big_book(with_book);
+        let tokens = BuildCache::new();
+        let first = run(&preset, &session, &tokens);
+        if with_book {
+            let report = first.lorebook.as_ref().expect("a report");
+            let active = report.activated.len() + report.cut.len();
+            assert!(
+                active >= 8_000 - 2,
+                "all chain on: {active}, {:?}",
+                first.warnings
+            );
+        }
+        group.bench_function(name, |b| {
+            b.iter(|| black_box(run(&preset, &session, &tokens)))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, lorebook, lorebook_8000);
 criterion_main!(benches);

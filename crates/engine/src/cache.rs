@@ -11,7 +11,8 @@ use std::hash::{BuildHasherDefault, Hash};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
-use crate::model::Role;
+use crate::lorebook_scan::KeyIndex;
+use crate::model::{Lorebook, Role};
 use crate::tokens::{KeyHasher, TokenizerKind};
 
 /// The cache key: tokenizer, xxh3 of the content, content length.
@@ -20,6 +21,8 @@ type CountKey = (TokenizerKind, u64, usize);
 /// How many sessions keep what their builds worked out at once; the app previews a handful at a
 /// time.
 const SESSIONS_KEPT: usize = 16;
+/// How many lorebooks' key indexes are kept: the one being edited, and a compare or two.
+const LOREBOOKS_KEPT: usize = 4;
 
 /// Answers about a session's stored messages by stored position, each held with the stored text
 /// it was worked out for.
@@ -61,15 +64,32 @@ impl<T: Clone> ByStoredText<T> {
 /// Token counts of one session's history by stored position.
 pub type HistoryCounts = ByStoredText<u32>;
 
-/// What the history regex rules made of one stored message.
+/// What the history regex rules made of one stored message (bit k: rule k).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RuleOutcome {
+    /// The rewritten text; `None` when no rule changed it.
+    pub text: Option<Arc<str>>,
+    /// The rules that changed it.
+    pub changed: u64,
+    /// The rules left out because they would have made it too long.
+    pub too_long: u64,
+}
+
+/// What the history regex rules made of one stored message, and for which role and depth.
 #[derive(Debug, Clone)]
 struct Rewrite {
     role: Role,
     /// The depth it was at, where a rule's depth limits make depth matter; else `u32::MAX`.
     depth: u32,
-    /// The rewritten text and which rules changed it (bit k: rule k); `None` when none did.
-    outcome: Option<Box<(Arc<str>, u64)>>,
+    /// `None` when the rules did nothing to it, the common case, which then costs no allocation.
+    outcome: Option<Box<RuleOutcome>>,
 }
+
+const NOTHING: RuleOutcome = RuleOutcome {
+    text: None,
+    changed: 0,
+    too_long: 0,
+};
 
 /// What one set of history regex rules (SPEC 5.2) made of each of a session's stored messages
 /// in its last build with them, by stored position.
@@ -78,19 +98,18 @@ pub struct HistoryRewrites(ByStoredText<Rewrite>);
 
 impl HistoryRewrites {
     /// What the rules made of stored message `index` when it was this very text, of this role,
-    /// at this depth (`u32::MAX` where depth does not matter): `Some(None)` for "nothing
-    /// changed", `Some(Some((text, rules)))` for the rewritten text and the rules that changed it.
+    /// at this depth (`u32::MAX` where depth does not matter).
     pub fn get(
         &self,
         index: usize,
         text: &Arc<str>,
         role: Role,
         depth: u32,
-    ) -> Option<Option<(&Arc<str>, u64)>> {
+    ) -> Option<&RuleOutcome> {
         self.0
             .get(index, text)
             .filter(|r| r.role == role && r.depth == depth)
-            .map(|r| r.outcome.as_deref().map(|(t, changed)| (t, *changed)))
+            .map(|r| r.outcome.as_deref().unwrap_or(&NOTHING))
     }
 
     pub fn set(
@@ -99,9 +118,9 @@ impl HistoryRewrites {
         text: &Arc<str>,
         role: Role,
         depth: u32,
-        outcome: Option<(Arc<str>, u64)>,
+        outcome: RuleOutcome,
     ) {
-        let outcome = outcome.map(Box::new);
+        let outcome = (outcome != NOTHING).then(|| Box::new(outcome));
         self.0.set(
             index,
             text,
@@ -162,6 +181,8 @@ pub struct BuildCache {
     /// Per (session id, rules): what those history rules made of its messages in its last build
     /// with them (a preview and a compare of two models may run different rules).
     rewrites: PerSession<(String, u64), HistoryRewrites>,
+    /// The key indexes of the last few lorebooks built, by [`KeyIndex::fingerprint`].
+    lorebooks: Mutex<Vec<(u64, Arc<KeyIndex>)>>,
     hits: AtomicU64,
     misses: AtomicU64,
 }
@@ -224,6 +245,22 @@ impl BuildCache {
     pub fn keep_history_rewrites(&self, session_id: &str, rules: u64, rewrites: HistoryRewrites) {
         self.rewrites
             .keep((session_id.to_string(), rules), rewrites);
+    }
+
+    /// The index of `book`'s keys: kept from an earlier build of the same keys, or made now.
+    pub fn lorebook_keys(&self, book: &Lorebook) -> Arc<KeyIndex> {
+        let fingerprint = KeyIndex::fingerprint(book);
+        let lock = || self.lorebooks.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, index)) = lock().iter().find(|(f, _)| *f == fingerprint) {
+            return Arc::clone(index);
+        }
+        let index = Arc::new(KeyIndex::new(book));
+        let mut kept = lock();
+        if kept.len() >= LOREBOOKS_KEPT {
+            kept.remove(0);
+        }
+        kept.push((fingerprint, Arc::clone(&index)));
+        index
     }
 
     /// Adds `n` counts served from kept history counts to [`Self::stats`]; a build tells them

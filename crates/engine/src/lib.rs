@@ -5,6 +5,8 @@ pub mod assets;
 pub mod cache;
 mod error;
 pub mod history;
+pub mod limits;
+pub mod lorebook_scan;
 pub mod macros;
 pub mod model;
 pub mod pattern;

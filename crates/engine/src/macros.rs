@@ -24,17 +24,30 @@
 //! - Character fields, the persona, the summary and variables are expanded again when they hold
 //!   macros (a description with `{{user}}`), at most [`MAX_VALUE_DEPTH`] levels deep; chat
 //!   messages (`{{lastMessage}}`, ...) are not, as macros do not apply to history.
+//!
+//! Bounds (docs/ARCHITECTURE.md, "Limits"): one expansion evaluates at most [`MAX_EVALUATIONS`]
+//! macros and produces at most [`MACRO_EXPANSION_BYTES`]; a variable holds at most
+//! [`MACRO_VARIABLE_BYTES`]; one build's macros produce at most [`MACRO_BUILD_BYTES`] (output
+//! and stored values together). Past a cap the macro that would cross it and every later one stay
+//! as written, and a warning says which cap. A macro that is left as written costs no more than
+//! its name: names, dice and variable names are only looked for in the first few bytes, so text
+//! nested in many unknown macros is not read again at every level.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use chrono::{DateTime, Datelike, FixedOffset, Timelike};
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
+use crate::limits::{
+    MACRO_BUILD_BYTES, MACRO_EXPANSION_BYTES, MACRO_NAME_BYTES, MACRO_VARIABLE_BYTES,
+    MACRO_VARIABLE_NAME_BYTES,
+};
+
 /// How many times a macro value holding macros is expanded again; a value that names itself
 /// stops here.
 pub const MAX_VALUE_DEPTH: usize = 4;
 /// Macros one `expand` call evaluates at most; later ones stay as written.
-const MAX_EVALUATIONS: usize = 10_000;
+pub const MAX_EVALUATIONS: usize = 10_000;
 /// Distinct warnings one `expand` call reports at most.
 const MAX_WARNINGS: usize = 50;
 const MAX_DICE: u64 = 1_000;
@@ -93,6 +106,10 @@ pub struct MacroState {
     random: SplitMix64,
     /// How many `pick`s each position has had in this build.
     picks: HashMap<String, u64>,
+    /// Bytes this build's macros have produced so far: their output and the values they stored.
+    produced: usize,
+    /// Set when `produced` reached [`MACRO_BUILD_BYTES`]: every later macro stays as written.
+    exhausted: bool,
 }
 
 impl MacroState {
@@ -103,11 +120,18 @@ impl MacroState {
             seed,
             random: SplitMix64(seed ^ RANDOM_STREAM),
             picks: HashMap::new(),
+            produced: 0,
+            exhausted: false,
         }
     }
 
     pub fn variables(&self) -> &BTreeMap<String, String> {
         &self.variables
+    }
+
+    /// Bytes this build's macros have produced so far (output and stored values).
+    pub fn produced(&self) -> usize {
+        self.produced
     }
 }
 
@@ -136,6 +160,8 @@ pub fn expand(text: &str, env: &MacroEnv<'_>, state: &mut MacroState, position: 
         warnings: Vec::new(),
         warned: HashSet::new(),
         evaluations: 0,
+        produced: 0,
+        stopped: false,
     };
     let text = expander.scan(text, 0);
     Expansion {
@@ -204,6 +230,9 @@ enum Problem {
     NeedsArguments,
     BadDice,
     NoVariableName,
+    LongVariableName,
+    /// A cap was reached; the warning is already given.
+    Stopped,
 }
 
 struct Expander<'x, 'a> {
@@ -213,6 +242,10 @@ struct Expander<'x, 'a> {
     warnings: Vec<String>,
     warned: HashSet<String>,
     evaluations: usize,
+    /// Bytes this expansion's macros have produced (output and stored values).
+    produced: usize,
+    /// Set when a cap was reached: every later macro of this expansion stays as written.
+    stopped: bool,
 }
 
 impl Expander<'_, '_> {
@@ -301,8 +334,62 @@ impl Expander<'_, '_> {
         out
     }
 
+    /// Counts `bytes` of macro output (or of a stored value) against this expansion's and this
+    /// build's caps; false, with a warning, when they would cross one.
+    fn charge(&mut self, bytes: usize) -> bool {
+        if self.produced + bytes > MACRO_EXPANSION_BYTES {
+            self.stopped = true;
+            self.warn(|| {
+                format!(
+                    "macros produced more than {} here; the rest are left as written",
+                    in_words(MACRO_EXPANSION_BYTES)
+                )
+            });
+            return false;
+        }
+        if self.state.produced + bytes > MACRO_BUILD_BYTES {
+            self.stopped = true;
+            // Said once per build, where it happened; later expansions stay as written.
+            if !std::mem::replace(&mut self.state.exhausted, true) {
+                self.warn(|| {
+                    format!(
+                        "the macros of this build produced more than {}; from here on every macro is left as written",
+                        in_words(MACRO_BUILD_BYTES)
+                    )
+                });
+            }
+            return false;
+        }
+        self.produced += bytes;
+        self.state.produced += bytes;
+        true
+    }
+
+    /// Stores `value` in variable `name`, within the variable's and the expansions' caps.
+    fn store(&mut self, name: &str, value: String) -> Result<(), Problem> {
+        if value.len() > MACRO_VARIABLE_BYTES {
+            self.stopped = true;
+            self.warn(|| {
+                format!(
+                    "variable \"{}\" would hold more than {}; it keeps its value and the rest are left as written",
+                    shorten(name),
+                    in_words(MACRO_VARIABLE_BYTES)
+                )
+            });
+            return Err(Problem::Stopped);
+        }
+        if !self.charge(value.len()) {
+            return Err(Problem::Stopped);
+        }
+        self.state.variables.insert(name.to_string(), value);
+        Ok(())
+    }
+
     /// Evaluates one macro whose arguments are already expanded (`body`); `raw` is its source.
     fn evaluate(&mut self, body: &str, raw: &str, depth: usize) -> Output {
+        if self.stopped || self.state.exhausted {
+            return Output::Kept;
+        }
         if self.evaluations >= MAX_EVALUATIONS {
             self.warn(|| {
                 format!("more than {MAX_EVALUATIONS} macros; the rest are left as written")
@@ -310,10 +397,11 @@ impl Expander<'_, '_> {
             return Output::Kept;
         }
         self.evaluations += 1;
-        match self.value(body) {
-            Ok(Value::Plain(s)) => Output::Text(s),
-            Ok(Value::Expandable(s)) => Output::Text(self.expand_value(s, depth)),
-            Ok(Value::Trim) => Output::Trim,
+        let text = match self.value(body) {
+            Ok(Value::Plain(s)) => s,
+            Ok(Value::Expandable(s)) => self.expand_value(s, depth),
+            Ok(Value::Trim) => return Output::Trim,
+            Err(Problem::Stopped) => return Output::Kept,
             Err(problem) => {
                 self.warn(|| {
                     let raw = shorten(raw);
@@ -325,10 +413,19 @@ impl Expander<'_, '_> {
                             format!("macro {raw}: expected dice like 2d6, d20 or 20")
                         }
                         Problem::NoVariableName => format!("macro {raw} needs a variable name"),
+                        Problem::LongVariableName => format!(
+                            "macro {raw}: a variable name is at most {MACRO_VARIABLE_NAME_BYTES} bytes"
+                        ),
+                        Problem::Stopped => String::new(),
                     }
                 });
-                Output::Kept
+                return Output::Kept;
             }
+        };
+        if self.charge(text.len()) {
+            Output::Text(text)
+        } else {
+            Output::Kept
         }
     }
 
@@ -346,7 +443,7 @@ impl Expander<'_, '_> {
     }
 
     fn value(&mut self, body: &str) -> Result<Value, Problem> {
-        let (name, args) = split_macro(body);
+        let (name, args) = split_macro(body).ok_or(Problem::Unknown)?;
         let name = name.trim().to_ascii_lowercase();
         let env = self.env;
         let t = &env.timestamp;
@@ -417,15 +514,16 @@ impl Expander<'_, '_> {
                 Ok(Value::Plain(dice.roll(&mut self.state.random).to_string()))
             }
             ("getvar", Some(args)) => {
+                if args.text.len() > MACRO_VARIABLE_NAME_BYTES + 64 {
+                    return Err(Problem::LongVariableName);
+                }
                 let name = args.text.trim();
                 let value = self.state.variables.get(name).cloned().unwrap_or_default();
                 Ok(Value::Expandable(value))
             }
             ("setvar", Some(args)) => {
                 let (name, value) = args.variable()?;
-                self.state
-                    .variables
-                    .insert(name.to_string(), value.to_string());
+                self.store(name, value.to_string())?;
                 plain("")
             }
             ("addvar", Some(args)) => {
@@ -437,7 +535,7 @@ impl Expander<'_, '_> {
                     .map(String::as_str)
                     .unwrap_or("");
                 let sum = add_values(current, delta);
-                self.state.variables.insert(name.to_string(), sum);
+                self.store(name, sum)?;
                 plain("")
             }
             _ => Err(Problem::Unknown),
@@ -471,11 +569,24 @@ fn shorten(raw: &str) -> String {
     if raw.len() <= SHOWN {
         return raw.to_string();
     }
-    let mut end = SHOWN;
-    while !raw.is_char_boundary(end) {
+    format!("{}…", &raw[..char_floor(raw, SHOWN)])
+}
+
+/// The largest char boundary of `text` at or below `at`.
+fn char_floor(text: &str, at: usize) -> usize {
+    if at >= text.len() {
+        return text.len();
+    }
+    let mut end = at;
+    while !text.is_char_boundary(end) {
         end -= 1;
     }
-    format!("{}…", &raw[..end])
+    end
+}
+
+/// A cap in words: "2 MiB".
+fn in_words(bytes: usize) -> String {
+    format!("{} MiB", bytes >> 20)
 }
 
 fn last(stack: &mut [Frame]) -> &mut Frame {
@@ -521,32 +632,43 @@ impl<'b> Args<'b> {
         choices
     }
 
-    /// `name::value` for `setvar` and `addvar`; the value may itself contain `::`.
+    /// `name::value` for `setvar` and `addvar`; the value may itself contain `::`. The name is
+    /// looked for only in the first bytes, where a name can be.
     fn variable(self) -> Result<(&'b str, &'b str), Problem> {
-        let (name, value) = self.text.split_once("::").unwrap_or((self.text, ""));
+        let head = &self.text[..char_floor(self.text, MACRO_VARIABLE_NAME_BYTES + 64)];
+        let (name, value) = match head.find("::") {
+            Some(at) => (&self.text[..at], &self.text[at + 2..]),
+            None if head.len() < self.text.len() => return Err(Problem::LongVariableName),
+            None => (self.text, ""),
+        };
         let name = name.trim();
         if name.is_empty() {
             return Err(Problem::NoVariableName);
+        }
+        if name.len() > MACRO_VARIABLE_NAME_BYTES {
+            return Err(Problem::LongVariableName);
         }
         Ok((name, value))
     }
 }
 
-/// `name`, `name::args` or `name:args`.
-fn split_macro(body: &str) -> (&str, Option<Args<'_>>) {
-    match body.split_once(':') {
-        None => (body, None),
-        Some((name, rest)) => match rest.strip_prefix(':') {
-            Some(text) => (name, Some(Args { double: true, text })),
-            None => (
-                name,
-                Some(Args {
-                    double: false,
-                    text: rest,
-                }),
-            ),
-        },
-    }
+/// `name`, `name::args` or `name:args`; `None` when no name ends within [`MACRO_NAME_BYTES`].
+fn split_macro(body: &str) -> Option<(&str, Option<Args<'_>>)> {
+    let head = &body[..char_floor(body, MACRO_NAME_BYTES + 1)];
+    let Some(at) = head.find(':') else {
+        return (head.len() == body.len()).then_some((body, None));
+    };
+    let (name, rest) = (&body[..at], &body[at + 1..]);
+    Some(match rest.strip_prefix(':') {
+        Some(text) => (name, Some(Args { double: true, text })),
+        None => (
+            name,
+            Some(Args {
+                double: false,
+                text: rest,
+            }),
+        ),
+    })
 }
 
 /// `NdM+K`: N dice of M sides plus K.
@@ -558,6 +680,10 @@ struct Dice {
 
 impl Dice {
     fn parse(text: &str) -> Option<Dice> {
+        // `1000d1000000000+1000000000000` is the longest that can be valid.
+        if text.len() > 32 {
+            return None;
+        }
         let (count, rest) = match text.find(['d', 'D']) {
             Some(at) => (&text[..at], &text[at + 1..]),
             None => ("", text),
@@ -1054,6 +1180,91 @@ mod tests {
         assert_eq!(run(&open).text, open);
     }
 
+    #[test]
+    fn a_variable_doubled_over_and_over_stops_at_its_cap() {
+        // 1.3 KB that would double a variable into gigabytes.
+        let bomb = format!(
+            "{{{{setvar::x::ABCDEFGH}}}}{}{{{{getvar::x}}}}",
+            "{{addvar::x::{{getvar::x}}}}".repeat(34)
+        );
+        let env = env();
+        let mut state = MacroState::new(&env, BTreeMap::new());
+        let out = expand(&bomb, &env, &mut state, "p");
+        assert!(state.variables()["x"].len() <= MACRO_VARIABLE_BYTES);
+        assert!(out.text.len() <= bomb.len() + MACRO_EXPANSION_BYTES);
+        assert!(state.produced() <= MACRO_EXPANSION_BYTES);
+        assert_eq!(out.warnings.len(), 1, "{:?}", out.warnings);
+        assert!(out.warnings[0].contains("MiB"), "{}", out.warnings[0]);
+        // What came before the cap was expanded; the macro that crossed it is left as written.
+        assert!(out.text.contains("{{addvar::x::"), "kept as written");
+    }
+
+    #[test]
+    fn a_large_field_fanned_out_stops_at_the_expansion_cap() {
+        let description = "d".repeat(100_000);
+        let env = MacroEnv {
+            description: &description,
+            ..env()
+        };
+        let text = "{{description}}".repeat(5_000);
+        let out = run_in(&env, &text);
+        assert!(out.text.len() <= text.len() + MACRO_EXPANSION_BYTES);
+        assert!(out.text.starts_with(&description));
+        assert!(out.text.ends_with("{{description}}"));
+        assert_eq!(out.warnings.len(), 1, "{:?}", out.warnings);
+        assert!(out.warnings[0].contains("2 MiB"), "{}", out.warnings[0]);
+    }
+
+    #[test]
+    fn the_macros_of_one_build_stop_at_the_build_cap_and_say_so_once() {
+        let description = "d".repeat(1 << 20);
+        let env = MacroEnv {
+            description: &description,
+            ..env()
+        };
+        let mut state = MacroState::new(&env, BTreeMap::new());
+        let mut warnings = Vec::new();
+        let mut total = 0;
+        for i in 0..40 {
+            let out = expand("{{description}}", &env, &mut state, &format!("t{i}"));
+            total += out.text.len();
+            warnings.extend(out.warnings);
+        }
+        assert!(state.produced() <= MACRO_BUILD_BYTES);
+        assert!(total <= MACRO_BUILD_BYTES + 40 * "{{description}}".len());
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].contains("16 MiB"), "{}", warnings[0]);
+        // Later expansions leave their macros as written.
+        assert_eq!(
+            expand("{{user}}", &env, &mut state, "late").text,
+            "{{user}}"
+        );
+    }
+
+    #[test]
+    fn long_names_are_no_macros_and_cost_no_rereading() {
+        // Without a colon in its first bytes a body is no macro name; 200,000 nested ones would
+        // take minutes if every level read the text inside it again.
+        let deep = format!("{}{}", "{{abc".repeat(200_000), "}}".repeat(200_000));
+        assert_eq!(run(&deep).text, deep);
+        let long = format!("{{{{{}}}}}", "x".repeat(MACRO_NAME_BYTES + 1));
+        let out = run(&long);
+        assert_eq!(out.text, long);
+        assert!(out.warnings[0].starts_with("unknown macro"));
+        // Variable names and dice are looked for in the first bytes only.
+        let name = "n".repeat(MACRO_VARIABLE_NAME_BYTES + 1);
+        let out = run(&format!("{{{{setvar::{name}::v}}}}"));
+        assert!(
+            out.warnings[0].contains("at most 256 bytes"),
+            "{:?}",
+            out.warnings
+        );
+        let dice = format!("{{{{roll::{}d6}}}}", "1".repeat(40));
+        assert_eq!(run(&dice).warnings.len(), 1);
+        let nested_dice = format!("{}{}", "{{roll::".repeat(100_000), "}}".repeat(100_000));
+        assert_eq!(run(&nested_dice).text, nested_dice);
+    }
+
     fn macro_soup() -> impl Strategy<Value = String> {
         let piece = prop_oneof![
             Just("{{"),
@@ -1087,6 +1298,25 @@ mod tests {
         proptest::collection::vec(piece, 0..48).prop_map(|pieces| pieces.concat())
     }
 
+    /// Soup that can grow: variables fed back into themselves and large fields.
+    fn macro_soup_with_growth() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            Just("{{setvar::x::abcdefgh}}"),
+            Just("{{addvar::x::{{getvar::x}}}}"),
+            Just("{{addvar::y::{{getvar::x}}{{getvar::x}}}}"),
+            Just("{{setvar::x::{{getvar::y}}{{description}}}}"),
+            Just("{{getvar::x}}"),
+            Just("{{getvar::y}}"),
+            Just("{{description}}"),
+            Just("{{persona}}"),
+            Just("{{random::{{description}}::{{getvar::x}}}}"),
+            Just("{{pick::{{getvar::y}}::a}}"),
+            Just("{{trim}}"),
+            Just("text "),
+        ];
+        proptest::collection::vec(piece, 0..40).prop_map(|pieces| pieces.concat())
+    }
+
     proptest! {
         #[test]
         fn any_text_expands_without_panic(text in any::<String>()) {
@@ -1106,6 +1336,30 @@ mod tests {
             if !text.contains("{{") {
                 prop_assert_eq!(first.text, text);
             }
+        }
+    }
+
+    proptest! {
+        // Each case runs up to 24 expansions over values of 300 KB: a few dozen cases cover the
+        // combinations without making the test suite slow.
+        #![proptest_config(ProptestConfig::with_cases(32))]
+
+        #[test]
+        fn no_macro_soup_exceeds_the_byte_caps(
+            text in macro_soup_with_growth(),
+            repeat in 1usize..4,
+        ) {
+            let big = "b".repeat(300_000);
+            let env = MacroEnv { description: &big, persona: &big, ..env() };
+            let mut state = MacroState::new(&env, BTreeMap::new());
+            for i in 0..repeat * 8 {
+                let out = expand(&text, &env, &mut state, &format!("p{i}"));
+                prop_assert!(out.text.len() <= text.len() + MACRO_EXPANSION_BYTES);
+                for value in state.variables().values() {
+                    prop_assert!(value.len() <= MACRO_VARIABLE_BYTES);
+                }
+            }
+            prop_assert!(state.produced() <= MACRO_BUILD_BYTES);
         }
     }
 }

@@ -1,81 +1,290 @@
-//! Compiling the regex rules of SPEC 5.2. Used when a preset is validated (an invalid pattern is
-//! refused when saved) and by the regex processor.
+//! Regular expressions from presets: the regex rules (docs/RULES.md, "Regex rules") and the
+//! `/pattern/flags` keys of lorebook entries. Used when a preset is validated (an invalid pattern
+//! is refused when saved) and by the processors that run them.
+//!
+//! Patterns come from strangers' files, so everything they can make grow is capped
+//! (docs/ARCHITECTURE.md, "Limits"): each automaton of a pattern is at most
+//! [`PATTERN_NFA_BYTES`], the patterns one build keeps compiled at most [`PATTERN_BUILD_BYTES`]
+//! ([`PatternBudget`]), the ones the process keeps between builds at most
+//! [`PATTERN_CACHE_BYTES`], and a replacement stops as soon as it would make its text more than
+//! its allowance longer. A pattern's search cache (the states its lazy DFA built) is kept for the
+//! next build's search, within [`PATTERN_SEARCH_CACHE_BYTES`] for all patterns together; a
+//! pattern's cost counts its compiled program.
 
-use std::collections::HashMap;
-use std::sync::{Mutex, OnceLock};
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
-use regex::{Regex, RegexBuilder};
+use regex_automata::meta::{self, Regex};
+use regex_automata::util::captures::Captures;
+use regex_automata::util::interpolate;
+use regex_automata::util::iter::Searcher;
+use regex_automata::util::syntax;
+use regex_automata::{Input, MatchKind, PatternID};
 
-use crate::model::RegexRule;
+use crate::limits::{
+    PATTERN_BUILD_BYTES, PATTERN_CACHE_BYTES, PATTERN_DFA_CACHE_BYTES, PATTERN_NFA_BYTES,
+    PATTERN_SEARCH_CACHE_BYTES, REGEX_BUILD_GROWTH, REGEX_RULE_GROWTH,
+};
+use crate::model::{RegexRule, Role};
 
-/// Compiled patterns by (pattern, flags): a live preview rebuilds on every keystroke, and
-/// compiling a pattern costs far more than the rest of a small build. `Regex` clones share their
-/// program. Bounded: past the limit the cache starts over.
-fn cache() -> &'static Mutex<HashMap<(String, String), Regex>> {
-    static CACHE: OnceLock<Mutex<HashMap<(String, String), Regex>>> = OnceLock::new();
-    CACHE.get_or_init(|| Mutex::new(HashMap::new()))
+/// A compiled pattern. Clones share the program and its kept search cache.
+#[derive(Debug, Clone)]
+pub struct Pattern {
+    regex: Regex,
+    source: Arc<str>,
+    /// Bytes the compiled program takes.
+    cost: usize,
+    kept: Arc<KeptSearchCache>,
 }
 
-const CACHE_LIMIT: usize = 512;
+/// A search cache kept between searches: the lazy DFA keeps the states it built, so the next
+/// build's search does not build them again. All the kept caches of the process take at most
+/// [`PATTERN_SEARCH_CACHE_BYTES`]; one that would cross it is dropped after its search.
+#[derive(Debug, Default)]
+struct KeptSearchCache(Mutex<Option<(meta::Cache, usize)>>);
 
-/// Compiles a rule's pattern with its flags (`i`, `m`, `s`). The error text is the regex crate's,
-/// which shows where the pattern is wrong; an unknown flag is an error too.
-pub fn compile(rule: &RegexRule) -> Result<Regex, String> {
+/// Bytes of search caches kept by all patterns together.
+static KEPT_SEARCH_BYTES: AtomicUsize = AtomicUsize::new(0);
+
+impl KeptSearchCache {
+    fn take(&self) -> Option<meta::Cache> {
+        let (cache, bytes) = self.0.lock().unwrap_or_else(|e| e.into_inner()).take()?;
+        KEPT_SEARCH_BYTES.fetch_sub(bytes, Ordering::Relaxed);
+        Some(cache)
+    }
+
+    fn give_back(&self, cache: meta::Cache) {
+        let bytes = cache.memory_usage();
+        let kept = KEPT_SEARCH_BYTES.fetch_add(bytes, Ordering::Relaxed);
+        let mut slot = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if kept + bytes > PATTERN_SEARCH_CACHE_BYTES || slot.is_some() {
+            KEPT_SEARCH_BYTES.fetch_sub(bytes, Ordering::Relaxed);
+            return;
+        }
+        *slot = Some((cache, bytes));
+    }
+}
+
+impl Drop for KeptSearchCache {
+    fn drop(&mut self) {
+        self.take();
+    }
+}
+
+impl Pattern {
+    /// The pattern as written.
+    pub fn as_str(&self) -> &str {
+        &self.source
+    }
+
+    /// Bytes the compiled program takes.
+    pub fn cost(&self) -> usize {
+        self.cost
+    }
+
+    /// A matcher for one batch of searches, with the pattern's kept search cache (or a new one,
+    /// when another search holds it).
+    pub fn matcher(&self) -> Matcher<'_> {
+        Matcher {
+            pattern: self,
+            cache: Some(
+                self.kept
+                    .take()
+                    .unwrap_or_else(|| self.regex.create_cache()),
+            ),
+        }
+    }
+}
+
+/// Searches with one pattern; its cache goes back to the pattern when it is dropped.
+pub struct Matcher<'p> {
+    pattern: &'p Pattern,
+    cache: Option<meta::Cache>,
+}
+
+impl Matcher<'_> {
+    fn cache(&mut self) -> &mut meta::Cache {
+        let regex = &self.pattern.regex;
+        self.cache.get_or_insert_with(|| regex.create_cache())
+    }
+
+    pub fn is_match(&mut self, text: &str) -> bool {
+        let input = Input::new(text).earliest(true);
+        let regex = &self.pattern.regex;
+        let cache = self.cache();
+        regex.search_half_with(cache, &input).is_some()
+    }
+}
+
+impl Drop for Matcher<'_> {
+    fn drop(&mut self) {
+        if let Some(cache) = self.cache.take() {
+            self.pattern.kept.give_back(cache);
+        }
+    }
+}
+
+/// Compiled patterns by (pattern, flags): a live preview rebuilds on every keystroke, and
+/// compiling a pattern costs far more than the rest of a small build. At most
+/// [`PATTERN_CACHE_BYTES`] of programs are kept; past it the cache starts over.
+#[derive(Default)]
+struct Cache {
+    patterns: HashMap<(String, String), Pattern>,
+    bytes: usize,
+}
+
+fn cache() -> &'static Mutex<Cache> {
+    static CACHE: OnceLock<Mutex<Cache>> = OnceLock::new();
+    CACHE.get_or_init(|| Mutex::new(Cache::default()))
+}
+
+/// Compiles a rule's pattern with its flags (`i`, `m`, `s`). The error text says where the pattern
+/// is wrong, or that it compiles too large; an unknown flag is an error too.
+pub fn compile(rule: &RegexRule) -> Result<Pattern, String> {
     compile_pattern(&rule.pattern, &rule.flags)
 }
 
 /// [`compile`] for a bare pattern and its flags (lorebook keys written `/pattern/flags`).
-pub fn compile_pattern(pattern: &str, flags: &str) -> Result<Regex, String> {
+pub fn compile_pattern(pattern: &str, flags: &str) -> Result<Pattern, String> {
     let key = (pattern.to_string(), flags.to_string());
-    if let Some(regex) = cache().lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
-        return Ok(regex.clone());
+    if let Some(found) = lock().patterns.get(&key) {
+        return Ok(found.clone());
     }
-    let regex = build(pattern, flags)?;
-    let mut cache = cache().lock().unwrap_or_else(|e| e.into_inner());
-    if cache.len() >= CACHE_LIMIT {
-        cache.clear();
+    let compiled = build(pattern, flags)?;
+    let mut cache = lock();
+    if cache.bytes + compiled.cost > PATTERN_CACHE_BYTES {
+        cache.patterns.clear();
+        cache.bytes = 0;
     }
-    cache.insert(key, regex.clone());
-    Ok(regex)
+    if compiled.cost <= PATTERN_CACHE_BYTES {
+        cache.bytes += compiled.cost;
+        cache.patterns.insert(key, compiled.clone());
+    }
+    Ok(compiled)
 }
 
-fn build(pattern: &str, flags: &str) -> Result<Regex, String> {
-    let mut builder = RegexBuilder::new(pattern);
+fn lock() -> std::sync::MutexGuard<'static, Cache> {
+    cache().lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn build(pattern: &str, flags: &str) -> Result<Pattern, String> {
+    let mut syntax = syntax::Config::new().utf8(true);
     for flag in flags.chars() {
-        match flag {
-            'i' => builder.case_insensitive(true),
-            'm' => builder.multi_line(true),
-            's' => builder.dot_matches_new_line(true),
+        syntax = match flag {
+            'i' => syntax.case_insensitive(true),
+            'm' => syntax.multi_line(true),
+            's' => syntax.dot_matches_new_line(true),
             // JavaScript's global flag is how SillyTavern writes "replace all": always so here.
-            'g' => &mut builder,
+            'g' => syntax,
             other => return Err(format!("unknown regex flag '{other}' (use i, m or s)")),
         };
     }
-    builder
-        .size_limit(1 << 20)
-        .build()
-        .map_err(|e| e.to_string())
+    // What the regex crate does, with our caps; no full DFA, whose size grows fastest.
+    let config = meta::Config::new()
+        .match_kind(MatchKind::LeftmostFirst)
+        .utf8_empty(true)
+        .nfa_size_limit(Some(PATTERN_NFA_BYTES))
+        .onepass_size_limit(Some(PATTERN_NFA_BYTES))
+        .hybrid_cache_capacity(PATTERN_DFA_CACHE_BYTES)
+        .dfa(false);
+    let regex = meta::Builder::new()
+        .configure(config)
+        .syntax(syntax)
+        .build(pattern)
+        .map_err(|e| {
+            if let Some(limit) = e.size_limit() {
+                format!(
+                    "the pattern compiles to more than {} KiB, the most one pattern may take",
+                    limit >> 10
+                )
+            } else if let Some(syntax) = e.syntax_error() {
+                syntax.to_string()
+            } else {
+                e.to_string()
+            }
+        })?;
+    Ok(Pattern {
+        cost: regex.memory_usage(),
+        regex,
+        source: Arc::from(pattern),
+        kept: Arc::default(),
+    })
 }
 
-/// A rule ready to run: its regex and its replacement in the regex crate's syntax.
+/// What one build may keep compiled: [`PATTERN_BUILD_BYTES`] of distinct patterns. Once it is
+/// spent, further patterns are not compiled at all.
+#[derive(Debug, Default)]
+pub struct PatternBudget {
+    used: usize,
+    counted: HashSet<(String, String)>,
+    spent: bool,
+}
+
+/// Why a pattern could not be had within a build.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PatternError {
+    Invalid(String),
+    /// The build's budget for compiled patterns is spent.
+    OverBudget,
+}
+
+impl PatternBudget {
+    /// The pattern compiled, its cost counted against this build once.
+    pub fn compile(&mut self, pattern: &str, flags: &str) -> Result<Pattern, PatternError> {
+        let key = (pattern.to_string(), flags.to_string());
+        if self.spent && !self.counted.contains(&key) {
+            return Err(PatternError::OverBudget);
+        }
+        let compiled = compile_pattern(pattern, flags).map_err(PatternError::Invalid)?;
+        if self.counted.contains(&key) {
+            return Ok(compiled);
+        }
+        if self.used + compiled.cost > PATTERN_BUILD_BYTES {
+            self.spent = true;
+            return Err(PatternError::OverBudget);
+        }
+        self.used += compiled.cost;
+        self.counted.insert(key);
+        Ok(compiled)
+    }
+
+    /// Bytes of compiled patterns counted so far.
+    pub fn used(&self) -> usize {
+        self.used
+    }
+}
+
+/// A rule ready to run: its pattern and its replacement in `$1` / `${name}` syntax.
 #[derive(Debug, Clone)]
 pub struct CompiledRule {
     pub id: String,
-    pub regex: Regex,
+    pub pattern: Pattern,
     /// The flags it was compiled with (`i`, `m`, `s`).
     pub flags: String,
     /// `{{match}}` already turned into `${0}`; `$1` and `${name}` as written.
     pub replacement: String,
-    pub roles: Option<Vec<crate::model::Role>>,
+    pub roles: Option<Vec<Role>>,
     pub min_depth: Option<u32>,
     pub max_depth: Option<u32>,
 }
 
+/// What one rule did to one text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Applied {
+    /// Nothing matched.
+    Unchanged,
+    Changed(String),
+    /// The text would have grown by more than it may; it is left as it was.
+    TooLong,
+}
+
 impl CompiledRule {
-    pub fn new(rule: &RegexRule) -> Result<Self, String> {
+    /// The rule compiled within the build's pattern budget.
+    pub fn new(rule: &RegexRule, budget: &mut PatternBudget) -> Result<Self, PatternError> {
         Ok(CompiledRule {
             id: rule.id.clone(),
-            regex: compile(rule)?,
+            pattern: budget.compile(&rule.pattern, &rule.flags)?,
             flags: rule.flags.clone(),
             replacement: rule.replacement.replace("{{match}}", "${0}"),
             roles: rule.roles.clone(),
@@ -86,7 +295,7 @@ impl CompiledRule {
 
     /// Whether the rule applies to a message of `role` at `depth` (0 = newest; `None` for
     /// messages outside the history, which depth limits do not concern).
-    pub fn applies(&self, role: crate::model::Role, depth: Option<u32>) -> bool {
+    pub fn applies(&self, role: Role, depth: Option<u32>) -> bool {
         let role_ok = self.roles.as_ref().is_none_or(|r| r.contains(&role));
         let depth_ok = depth.is_none_or(|d| {
             self.min_depth.is_none_or(|min| d >= min) && self.max_depth.is_none_or(|max| d <= max)
@@ -94,19 +303,97 @@ impl CompiledRule {
         role_ok && depth_ok
     }
 
-    /// `text` with every match replaced, or `None` when nothing matched.
-    pub fn apply(&self, text: &str) -> Option<String> {
-        match self.regex.replace_all(text, self.replacement.as_str()) {
-            std::borrow::Cow::Borrowed(_) => None,
-            std::borrow::Cow::Owned(s) => Some(s),
+    /// `text` with every match replaced. The replacement stops, and the text is left as it was,
+    /// as soon as the result would be more than `growth` bytes longer than `text`.
+    pub fn apply(&self, text: &str, growth: usize) -> Applied {
+        let regex = &self.pattern.regex;
+        let mut matcher = self.pattern.matcher();
+        let cache = matcher.cache();
+        let mut caps = regex.create_captures();
+        let mut searcher = Searcher::new(Input::new(text));
+        let mut out = String::new();
+        let mut copied = 0; // bytes of `text` already accounted for in `out`
+        let mut matched = false;
+        loop {
+            let found = searcher.advance(|input| {
+                regex.search_captures_with(cache, input, &mut caps);
+                Ok(caps.get_match())
+            });
+            let Some(m) = found else { break };
+            if !matched {
+                matched = true;
+                out.reserve(text.len());
+            }
+            out.push_str(&text[copied..m.start()]);
+            expand(&self.replacement, &caps, text, &mut out);
+            copied = m.end();
+            // `out` stands for text[..copied]: the result grows by what `out` exceeds that.
+            if out.len() > copied + growth {
+                return Applied::TooLong;
+            }
+        }
+        if !matched {
+            return Applied::Unchanged;
+        }
+        out.push_str(&text[copied..]);
+        Applied::Changed(out)
+    }
+}
+
+/// What a chain of rules made of one text.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Rewrite {
+    /// The text after the rules, when one of them changed it.
+    pub text: Option<String>,
+    /// The indices of the rules that changed it.
+    pub changed: Vec<usize>,
+    /// The indices of the rules left out because they would have made it too long.
+    pub too_long: Vec<usize>,
+}
+
+/// Runs `rules` (each with its index) over `text` in order, each on what the one before left.
+/// A rule may make the text at most [`REGEX_RULE_GROWTH`] longer, and all of them together at
+/// most [`REGEX_BUILD_GROWTH`]; a rule past either is left out.
+pub fn rewrite<'r>(
+    rules: impl IntoIterator<Item = (usize, &'r CompiledRule)>,
+    text: &str,
+) -> Rewrite {
+    let mut out = Rewrite::default();
+    for (index, rule) in rules {
+        let current = out.text.as_deref().unwrap_or(text);
+        let grown = current.len().saturating_sub(text.len());
+        let allowance = REGEX_RULE_GROWTH.min(REGEX_BUILD_GROWTH.saturating_sub(grown));
+        match rule.apply(current, allowance) {
+            Applied::Unchanged => {}
+            Applied::Changed(next) => {
+                out.text = Some(next);
+                out.changed.push(index);
+            }
+            Applied::TooLong => out.too_long.push(index),
         }
     }
+    out
+}
+
+/// The replacement for one match, `$1` and `${name}` filled in from `caps`.
+fn expand(replacement: &str, caps: &Captures, text: &str, out: &mut String) {
+    interpolate::string(
+        replacement,
+        |index, out| {
+            if let Some(span) = caps.get_group(index) {
+                out.push_str(&text[span.range()]);
+            }
+        },
+        |name| caps.group_info().to_index(PatternID::ZERO, name),
+        out,
+    );
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{RegexScope, Role};
+    use crate::limits::REGEX_RULE_GROWTH;
+    use crate::model::RegexScope;
 
     fn rule(pattern: &str, replacement: &str, flags: &str) -> RegexRule {
         RegexRule {
@@ -123,29 +410,112 @@ mod tests {
         }
     }
 
+    fn compiled(pattern: &str, replacement: &str, flags: &str) -> CompiledRule {
+        CompiledRule::new(
+            &rule(pattern, replacement, flags),
+            &mut PatternBudget::default(),
+        )
+        .expect("compiles")
+    }
+
+    fn apply(r: &CompiledRule, text: &str) -> Option<String> {
+        match r.apply(text, REGEX_RULE_GROWTH) {
+            Applied::Changed(s) => Some(s),
+            Applied::Unchanged => None,
+            Applied::TooLong => panic!("too long"),
+        }
+    }
+
     #[test]
     fn replacement_takes_groups_names_and_the_whole_match() {
-        let r = CompiledRule::new(&rule(
-            r"(?P<who>\w+) says (\w+)",
-            "${who}: $2 [{{match}}]",
-            "",
-        ))
-        .expect("compiles");
+        let r = compiled(r"(?P<who>\w+) says (\w+)", "${who}: $2 [{{match}}]", "");
         assert_eq!(
-            r.apply("Ann says hi").as_deref(),
+            apply(&r, "Ann says hi").as_deref(),
             Some("Ann: hi [Ann says hi]")
         );
-        assert_eq!(r.apply("nothing here"), None);
+        assert_eq!(apply(&r, "nothing here"), None);
+        assert_eq!(
+            apply(&compiled("a", "$$", ""), "banana").as_deref(),
+            Some("b$n$n$")
+        );
+    }
+
+    #[test]
+    fn empty_matches_are_replaced_between_characters_as_the_regex_crate_does() {
+        let r = compiled("(?:)", "-", "");
+        assert_eq!(apply(&r, "añb").as_deref(), Some("-a-ñ-b-"));
+        assert_eq!(apply(&r, "").as_deref(), Some("-"));
+        let r = compiled("x*", "<$0>", "");
+        assert_eq!(
+            apply(&r, "axxb").as_deref(),
+            regex::Regex::new("x*")
+                .map(|re| re.replace_all("axxb", "<$0>").into_owned())
+                .ok()
+                .as_deref()
+        );
     }
 
     #[test]
     fn flags_and_errors() {
-        let r = CompiledRule::new(&rule("^hello", "x", "im")).expect("compiles");
-        assert_eq!(r.apply("a\nHELLO").as_deref(), Some("a\nx"));
+        let r = compiled("^hello", "x", "im");
+        assert_eq!(apply(&r, "a\nHELLO").as_deref(), Some("a\nx"));
         let err = compile(&rule("(open", "", "")).unwrap_err();
         assert!(err.contains("unclosed"), "{err}");
         let err = compile(&rule("a", "", "q")).unwrap_err();
         assert!(err.contains("'q'"), "{err}");
+    }
+
+    #[test]
+    fn a_replacement_that_grows_past_its_allowance_leaves_the_text() {
+        let r = compiled("", &"x".repeat(200), "");
+        let text = "y".repeat(10_000);
+        // 10,001 empty matches of 200 bytes each: about 2 MB more.
+        assert_eq!(r.apply(&text, REGEX_RULE_GROWTH), Applied::TooLong);
+        assert!(
+            matches!(r.apply(&text, 4 << 20), Applied::Changed(s) if s.len() == 10_000 + 10_001 * 200)
+        );
+        // Shrinking is always allowed.
+        let r = compiled("y+", "", "");
+        assert_eq!(r.apply(&text, 0), Applied::Changed(String::new()));
+    }
+
+    #[test]
+    fn a_pattern_over_the_size_cap_is_refused_with_a_reason() {
+        let err = compile(&rule(r"\w{200}", "", "")).unwrap_err();
+        assert!(err.contains("KiB"), "{err}");
+    }
+
+    #[test]
+    fn a_build_keeps_at_most_its_budget_of_patterns_and_counts_each_once() {
+        let mut budget = PatternBudget::default();
+        let first = budget.compile(r"\w{5}a", "").expect("fits");
+        let cost = first.cost();
+        assert!(cost > 0);
+        budget.compile(r"\w{5}a", "").expect("the same again");
+        assert_eq!(budget.used(), cost, "the same pattern costs once");
+        let mut compiled = 1;
+        let mut refused = false;
+        for i in 0..10_000 {
+            match budget.compile(&format!(r"\w{{12}}{i}"), "") {
+                Ok(_) => compiled += 1,
+                Err(PatternError::OverBudget) => {
+                    refused = true;
+                    break;
+                }
+                Err(e) => panic!("{e:?}"),
+            }
+        }
+        assert!(
+            refused,
+            "{compiled} patterns compiled without reaching the budget"
+        );
+        assert!(budget.used() <= PATTERN_BUILD_BYTES);
+        // Once spent, a new pattern is not even compiled; one already counted still is had.
+        assert_eq!(
+            budget.compile("fresh", "").unwrap_err(),
+            PatternError::OverBudget
+        );
+        budget.compile(r"\w{5}a", "").expect("counted before");
     }
 
     #[test]
@@ -154,7 +524,7 @@ mod tests {
         raw.roles = Some(vec![Role::Assistant]);
         raw.min_depth = Some(1);
         raw.max_depth = Some(3);
-        let r = CompiledRule::new(&raw).expect("compiles");
+        let r = CompiledRule::new(&raw, &mut PatternBudget::default()).expect("compiles");
         assert!(!r.applies(Role::User, Some(2)));
         assert!(!r.applies(Role::Assistant, Some(0)));
         assert!(r.applies(Role::Assistant, Some(3)));

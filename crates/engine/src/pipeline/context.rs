@@ -114,6 +114,9 @@ pub struct Blackboard {
     pub template_rules: Vec<crate::regex_rule::CompiledRule>,
     /// What the lorebook activated and cut, for the build result.
     pub lorebook: Option<crate::processors::LorebookReport>,
+    /// Bytes the regex rules have added to this build's texts so far (history, then templates),
+    /// against `limits::REGEX_BUILD_GROWTH`.
+    pub regex_growth: usize,
     /// Free-form values processors leave for later ones (and for the preview).
     pub values: BTreeMap<String, serde_json::Value>,
 }
@@ -146,6 +149,8 @@ pub struct PipelineContext<'a, 's> {
     pub dropped: Vec<DroppedItem>,
     /// Set by the token limiter when the fixed part alone does not fit.
     pub over_budget: Option<u32>,
+    /// The compiled patterns (regex rules, lorebook keys) this build keeps, within its budget.
+    pub patterns: crate::regex_rule::PatternBudget,
 }
 
 impl<'a, 's> PipelineContext<'a, 's> {
@@ -172,6 +177,7 @@ impl<'a, 's> PipelineContext<'a, 's> {
             logs: Vec::new(),
             dropped: Vec::new(),
             over_budget: None,
+            patterns: Default::default(),
         }
     }
 

@@ -7,6 +7,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use crate::limits::REGEX_BUILD_GROWTH;
 use crate::macros::{expand, has_macros, MacroEnv, MacroState};
 use crate::model::{AnchorPosition, InjectionStrategy, Role, TemplateType};
 use crate::pipeline::{
@@ -14,6 +15,7 @@ use crate::pipeline::{
     ProcessorDescriptor, ResolvedConfig, Source, SourceKind,
 };
 use crate::recipe::choose_recipe;
+use crate::regex_rule::rewrite;
 use crate::EngineError;
 
 pub struct InjectionAssembler;
@@ -125,6 +127,8 @@ impl Processor for InjectionAssembler {
         }
 
         let template_rules = std::mem::take(&mut ctx.blackboard.template_rules);
+        let mut template_too_long = vec![0u32; template_rules.len()];
+        let mut templates_over_cap = 0u32;
 
         // Rule 2 and 3: instantiate the enabled steps and classify them.
         let mut skeleton: Vec<Part> = Vec::new();
@@ -202,10 +206,24 @@ impl Processor for InjectionAssembler {
                 &format!("template:{}#{step_index}", template.id),
                 &mut logs,
             );
-            // Regex rules of scope `templates`/`both`, compiled by the regex processor.
-            for rule in template_rules.iter().filter(|r| r.applies(role, None)) {
-                if let Some(next) = rule.apply(&content) {
+            // Regex rules of scope `templates`/`both`, compiled by the regex processor, within
+            // the growth the build has left.
+            let applying = template_rules
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| r.applies(role, None));
+            let done = rewrite(applying, &content);
+            for &k in &done.too_long {
+                template_too_long[k] += 1;
+            }
+            if let Some(next) = done.text {
+                let grown = next.len().saturating_sub(content.len());
+                if ctx.blackboard.regex_growth + grown <= REGEX_BUILD_GROWTH {
+                    ctx.blackboard.regex_growth += grown;
                     content = next;
+                } else {
+                    ctx.blackboard.regex_growth = REGEX_BUILD_GROWTH;
+                    templates_over_cap += 1;
                 }
             }
             if content.trim().is_empty() {
@@ -406,6 +424,23 @@ impl Processor for InjectionAssembler {
 
         let listed = out.len();
         ctx.variables = state.variables().clone();
+        for (rule, count) in template_rules.iter().zip(template_too_long) {
+            if count > 0 {
+                logs.push((
+                    true,
+                    super::regex_processor::too_long_warning(&rule.id, count, "templates"),
+                ));
+            }
+        }
+        if templates_over_cap > 0 {
+            logs.push((
+                true,
+                format!(
+                    "the regex rules of this build already added {} MiB; {templates_over_cap} templates were left as they were",
+                    REGEX_BUILD_GROWTH >> 20
+                ),
+            ));
+        }
         for (warning, text) in logs {
             if warning {
                 ctx.warn(ID, text);

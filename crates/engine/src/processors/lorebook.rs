@@ -17,11 +17,11 @@
 //!   their strategies exactly like recipe steps. What activated, why, and what the budget cut is
 //!   the build result's `lorebook` report.
 
-use regex::Regex;
 use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
-use crate::model::{Lorebook as Book, LorebookEntry, SelectiveLogic};
+use crate::lorebook_scan::BookScan;
+use crate::model::LorebookEntry;
 use crate::pipeline::{
     DropAction, DroppedItem, InjectionCandidate, PipelineContext, Placement, Processor,
     ProcessorDescriptor, ResolvedConfig, Source, SourceKind,
@@ -115,7 +115,8 @@ impl Processor for Lorebook {
         else {
             return Ok(());
         };
-        let (keys, warnings) = compile_keys(book);
+        let index = ctx.cache.lorebook_keys(book);
+        let (mut keys, warnings) = BookScan::new(&index, book.match_whole_words, &mut ctx.patterns);
         for w in warnings {
             ctx.warn(ID, w);
         }
@@ -124,51 +125,57 @@ impl Processor for Lorebook {
             [n.saturating_sub(book.scan_depth as usize)..]
             .iter()
             .rev()
-            .map(|m| (m.history_index(), fold(m.content(), book.case_sensitive)))
+            .map(|m| (m.history_index(), keys.fold(m.content())))
             .collect();
         let seed = xxh3_64_with_seed(ctx.session.id.as_bytes(), ctx.session.messages.len() as u64);
 
         let mut reasons: Vec<Option<Activation>> = vec![None; book.entries.len()];
         for (i, entry) in book.entries.iter().enumerate() {
-            if !entry.enabled {
-                continue;
+            if entry.enabled && entry.constant {
+                reasons[i] = Some(Activation::Constant);
             }
-            reasons[i] = if entry.constant {
-                Some(Activation::Constant)
-            } else {
-                scanned.iter().find_map(|(index, text)| {
-                    matches(&keys[i], book, text).map(|key| Activation::Key {
-                        key,
-                        history_index: *index,
-                    })
-                })
-            };
+        }
+        let keyed = |e: usize| book.entries[e].enabled && !book.entries[e].constant;
+        let texts: Vec<&str> = scanned.iter().map(|(_, t)| t.as_str()).collect();
+        let mut fresh: Vec<usize> = (0..book.entries.len())
+            .filter(|&i| reasons[i].is_some())
+            .collect();
+        for (t, e, key) in keys.scan(&texts, keyed) {
+            reasons[e] = Some(Activation::Key {
+                key,
+                history_index: scanned[t].0,
+            });
+            fresh.push(e);
         }
         if book.recursive {
+            // Each round reads only what the round before activated: the content of entries
+            // activated earlier was read then, and an entry it did not activate it never will.
+            fresh.sort_unstable();
             for _ in 0..MAX_RECURSION {
-                let sources: Vec<(String, String)> = reasons
+                let sources: Vec<String> = fresh
                     .iter()
-                    .zip(&book.entries)
-                    .filter(|(r, _)| r.is_some())
-                    .map(|(_, e)| (e.id.clone(), fold(&e.content, book.case_sensitive)))
+                    .map(|&e| keys.fold(&book.entries[e].content))
                     .collect();
-                let mut found = false;
-                for (i, entry) in book.entries.iter().enumerate() {
-                    if reasons[i].is_some() || !entry.enabled || entry.constant {
-                        continue;
-                    }
-                    reasons[i] = sources.iter().find_map(|(from, text)| {
-                        matches(&keys[i], book, text).map(|key| Activation::Recursion {
-                            key,
-                            from_entry: from.clone(),
-                        })
-                    });
-                    found |= reasons[i].is_some();
-                }
-                if !found {
+                let texts: Vec<&str> = sources.iter().map(String::as_str).collect();
+                let inactive = |e: usize| keyed(e) && reasons[e].is_none();
+                let found = keys.scan(&texts, inactive);
+                if found.is_empty() {
                     break;
                 }
+                let mut next = Vec::with_capacity(found.len());
+                for (t, e, key) in found {
+                    reasons[e] = Some(Activation::Recursion {
+                        key,
+                        from_entry: book.entries[fresh[t]].id.clone(),
+                    });
+                    next.push(e);
+                }
+                next.sort_unstable();
+                fresh = next;
             }
+        }
+        if let Some(why) = keys.stopped.take() {
+            ctx.warn(ID, why);
         }
 
         // Probability, then the budget by order (highest first, ties in book order).
@@ -269,133 +276,6 @@ impl std::fmt::Display for Activation {
     }
 }
 
-/// One key, ready to match: folded plain text, or a regular expression.
-enum Key {
-    Plain { shown: String, folded: String },
-    Pattern { shown: String, regex: Regex },
-}
-
-struct EntryKeys {
-    primary: Vec<Key>,
-    secondary: Vec<Key>,
-    logic: SelectiveLogic,
-}
-
-fn compile_keys(book: &Book) -> (Vec<EntryKeys>, Vec<String>) {
-    let mut warnings = Vec::new();
-    let mut compile = |entry: &LorebookEntry, keys: &[String]| -> Vec<Key> {
-        keys.iter()
-            .filter(|k| !k.trim().is_empty())
-            .filter_map(|k| match parse_pattern(k, book.case_sensitive) {
-                Some(Ok(regex)) => Some(Key::Pattern {
-                    shown: k.clone(),
-                    regex,
-                }),
-                Some(Err(e)) => {
-                    warnings.push(format!(
-                        "entry \"{}\": key {k} is not a valid regex: {e}",
-                        entry.id
-                    ));
-                    None
-                }
-                None => Some(Key::Plain {
-                    shown: k.clone(),
-                    folded: fold(k.trim(), book.case_sensitive),
-                }),
-            })
-            .collect()
-    };
-    let keys = book
-        .entries
-        .iter()
-        .map(|e| EntryKeys {
-            primary: compile(e, &e.keys),
-            secondary: compile(e, &e.secondary_keys),
-            logic: e.selective_logic,
-        })
-        .collect();
-    (keys, warnings)
-}
-
-/// `/pattern/flags` as a regex; `None` when the key is plain text.
-fn parse_pattern(key: &str, case_sensitive: bool) -> Option<Result<Regex, String>> {
-    let rest = key.strip_prefix('/')?;
-    let end = rest.rfind('/')?;
-    let (pattern, flags) = (&rest[..end], &rest[end + 1..]);
-    if pattern.is_empty() || !flags.chars().all(|c| "gimsuy".contains(c)) {
-        return None;
-    }
-    // JavaScript's `g`, `u` and `y` change nothing for a yes/no match.
-    let mut flags: String = flags.chars().filter(|c| "ims".contains(*c)).collect();
-    if !case_sensitive && !flags.contains('i') {
-        flags.push('i');
-    }
-    Some(crate::regex_rule::compile_pattern(pattern, &flags))
-}
-
-fn fold(text: &str, case_sensitive: bool) -> String {
-    if case_sensitive {
-        text.to_string()
-    } else {
-        text.to_lowercase()
-    }
-}
-
-/// The primary key that makes the entry match `text` (already folded), honouring its secondary
-/// keys and their logic.
-fn matches(keys: &EntryKeys, book: &Book, text: &str) -> Option<String> {
-    let hit = |k: &Key| match k {
-        Key::Plain { folded, .. } => contains(text, folded, book.match_whole_words),
-        Key::Pattern { regex, .. } => regex.is_match(text),
-    };
-    let primary = keys.primary.iter().find(|k| hit(k))?;
-    if !keys.secondary.is_empty() {
-        let any = keys.secondary.iter().any(hit);
-        let all = keys.secondary.iter().all(hit);
-        let ok = match keys.logic {
-            SelectiveLogic::AndAny => any,
-            SelectiveLogic::NotAll => !all,
-            SelectiveLogic::NotAny => !any,
-            SelectiveLogic::AndAll => all,
-        };
-        if !ok {
-            return None;
-        }
-    }
-    Some(match primary {
-        Key::Plain { shown, .. } | Key::Pattern { shown, .. } => shown.clone(),
-    })
-}
-
-/// Whether `key` occurs in `text`; with `whole_words`, not inside a longer word of a spaced
-/// script (see the module comment).
-fn contains(text: &str, key: &str, whole_words: bool) -> bool {
-    if key.is_empty() {
-        return false;
-    }
-    if !whole_words {
-        return text.contains(key);
-    }
-    let spaced_word = |c: char| c.is_alphanumeric() && !is_cjk(c);
-    let (first, last) = match (key.chars().next(), key.chars().next_back()) {
-        (Some(f), Some(l)) => (f, l),
-        _ => return false,
-    };
-    text.match_indices(key).any(|(at, _)| {
-        let before = text[..at].chars().next_back();
-        let after = text[at + key.len()..].chars().next();
-        let left_ok = !spaced_word(first) || !before.is_some_and(spaced_word);
-        let right_ok = !spaced_word(last) || !after.is_some_and(spaced_word);
-        left_ok && right_ok
-    })
-}
-
-/// Han, kana and Hangul: scripts written without spaces between words.
-fn is_cjk(c: char) -> bool {
-    matches!(c as u32,
-        0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0xAC00..=0xD7AF | 0x20000..=0x2FA1F)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -404,7 +284,7 @@ mod tests {
     use crate::processors::testing::{empty_session, options, with_context};
     use serde_json::{json, Value};
 
-    fn book(entries: Value, extra: Value) -> Book {
+    fn book(entries: Value, extra: Value) -> crate::model::Lorebook {
         let mut v = json!({ "entries": entries });
         if let (Some(o), Some(e)) = (v.as_object_mut(), extra.as_object()) {
             o.extend(e.clone());
@@ -413,7 +293,7 @@ mod tests {
     }
 
     /// Runs the lorebook over `history` (oldest first) and returns the report and warnings.
-    fn run(book: Book, history: &[&str]) -> (LorebookReport, Vec<String>) {
+    fn run(book: crate::model::Lorebook, history: &[&str]) -> (LorebookReport, Vec<String>) {
         with_context(
             &Lorebook,
             &[],

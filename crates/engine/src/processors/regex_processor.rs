@@ -8,11 +8,13 @@
 
 use std::sync::Arc;
 
+use crate::cache::RuleOutcome;
+use crate::limits::{PATTERN_BUILD_BYTES, REGEX_BUILD_GROWTH, REGEX_RULE_GROWTH};
 use crate::model::{RegexRule, RegexScope, Role};
 use crate::pipeline::{
     ConfigField, PipelineContext, Processor, ProcessorDescriptor, ResolvedConfig,
 };
-use crate::regex_rule::CompiledRule;
+use crate::regex_rule::{rewrite, CompiledRule, PatternError};
 use crate::EngineError;
 
 use super::ephemeral_injection::{DOCUMENT_END, DOCUMENT_START, QUOTE_END, QUOTE_START};
@@ -79,11 +81,22 @@ impl Processor for RegexProcessor {
         let preset_rules = ctx.preset.regex_rules.as_deref().unwrap_or_default();
         let mut history_rules = Vec::new();
         for rule in builtin.iter().chain(preset_rules).filter(|r| r.enabled) {
-            let compiled = match CompiledRule::new(rule) {
+            let compiled = match CompiledRule::new(rule, &mut ctx.patterns) {
                 Ok(c) => c,
-                Err(e) => {
-                    // Validation refuses these on save; a build still never fails on one.
+                // Validation refuses invalid patterns on save; a build still never fails on one.
+                Err(PatternError::Invalid(e)) => {
                     ctx.warn(ID, format!("rule \"{}\" skipped: {e}", rule.id));
+                    continue;
+                }
+                Err(PatternError::OverBudget) => {
+                    ctx.warn(
+                        ID,
+                        format!(
+                            "rule \"{}\" skipped: the patterns of this build already take {} MiB",
+                            rule.id,
+                            PATTERN_BUILD_BYTES >> 20
+                        ),
+                    );
                     continue;
                 }
             };
@@ -98,7 +111,10 @@ impl Processor for RegexProcessor {
             return Ok(());
         }
         // What these rules made of each stored message in the session's last build is kept, so
-        // that a rebuild after a template edit runs no pattern over a history it has seen.
+        // that a rebuild after a template edit runs no pattern over a history it has seen. What a
+        // message's rules made of it depends on that message alone; the build's cap on growth is
+        // applied over those outcomes in history order, so a kept outcome gives what a fresh build
+        // gives.
         let key = rules_key(&history_rules);
         let memo_rules = history_rules.len() <= 64;
         let depth_matters = history_rules
@@ -108,61 +124,108 @@ impl Processor for RegexProcessor {
         let mut memo = ctx.cache.take_history_rewrites(&session.id, key);
         let n = ctx.history.len();
         let mut changed = vec![0u32; history_rules.len()];
+        let mut too_long = vec![0u32; history_rules.len()];
+        let mut left_over_cap = 0u32;
         for i in 0..n {
             let Some(m) = ctx.history.get(i) else { break };
             let (role, depth) = (m.role, (n - 1 - i) as u32);
             if !history_rules.iter().any(|r| r.applies(role, Some(depth))) {
                 continue;
             }
+            if ctx.blackboard.regex_growth >= REGEX_BUILD_GROWTH {
+                left_over_cap += 1;
+                continue;
+            }
             let depth_key = if depth_matters { depth } else { u32::MAX };
             let stored = m.as_stored().map(|(h, _)| h).filter(|_| memo_rules);
-            if let Some(h) = stored {
-                if let Some(outcome) = memo.get(h, m.content_arc(), role, depth_key) {
-                    if let Some((text, bits)) = outcome {
+            let kept = stored
+                .and_then(|h| memo.get(h, m.content_arc(), role, depth_key))
+                .cloned();
+            let from_memo = kept.is_some();
+            let outcome = match kept {
+                Some(outcome) => outcome,
+                None => {
+                    let done = rewrite(
+                        history_rules
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, r)| r.applies(role, Some(depth))),
+                        m.content(),
+                    );
+                    let bits = |rules: &[usize]| {
                         // Kept only for at most 64 rules: one bit each.
-                        for (k, count) in changed.iter_mut().enumerate() {
-                            *count += u32::from(bits & (1 << k) != 0);
-                        }
-                        let text = Arc::clone(text);
-                        ctx.history.set_content(i, text);
+                        rules
+                            .iter()
+                            .fold(0u64, |b, &k| b | 1u64.checked_shl(k as u32).unwrap_or(0))
+                    };
+                    for &k in &done.too_long {
+                        too_long[k] += 1;
                     }
+                    for &k in &done.changed {
+                        changed[k] += 1;
+                    }
+                    let outcome = RuleOutcome {
+                        changed: bits(&done.changed),
+                        too_long: bits(&done.too_long),
+                        text: done.text.map(Arc::from),
+                    };
+                    if let Some(h) = stored {
+                        memo.set(h, m.content_arc(), role, depth_key, outcome.clone());
+                    }
+                    outcome
+                }
+            };
+            if from_memo {
+                for (k, count) in changed.iter_mut().enumerate() {
+                    *count += u32::from(outcome.changed & (1 << k) != 0);
+                }
+                for (k, count) in too_long.iter_mut().enumerate() {
+                    *count += u32::from(outcome.too_long & (1 << k) != 0);
+                }
+            }
+            if let Some(text) = outcome.text {
+                let grown = text.len().saturating_sub(m.content().len());
+                if ctx.blackboard.regex_growth + grown > REGEX_BUILD_GROWTH {
+                    ctx.blackboard.regex_growth = REGEX_BUILD_GROWTH;
+                    left_over_cap += 1;
                     continue;
                 }
-            }
-            let mut text: Option<String> = None;
-            let mut bits = 0u64;
-            for (k, rule) in history_rules.iter().enumerate() {
-                if !rule.applies(role, Some(depth)) {
-                    continue;
-                }
-                let current = text.as_deref().unwrap_or_else(|| m.content());
-                if let Some(next) = rule.apply(current) {
-                    text = Some(next);
-                    changed[k] += 1;
-                    bits |= 1u64.checked_shl(k as u32).unwrap_or(0);
-                }
-            }
-            let text: Option<Arc<str>> = text.map(Arc::from);
-            if let Some(h) = stored {
-                let outcome = text.as_ref().map(|t| (Arc::clone(t), bits));
-                memo.set(h, m.content_arc(), role, depth_key, outcome);
-            }
-            if let Some(text) = text {
+                ctx.blackboard.regex_growth += grown;
                 ctx.history.set_content(i, text);
             }
         }
         memo.truncate(session.messages.len());
         ctx.cache.keep_history_rewrites(&session.id, key, memo);
-        for (rule, count) in history_rules.iter().zip(changed) {
+        for ((rule, count), long) in history_rules.iter().zip(changed).zip(too_long) {
             if count > 0 {
                 ctx.info(
                     ID,
                     format!("rule \"{}\" changed {count} history messages", rule.id),
                 );
             }
+            if long > 0 {
+                ctx.warn(ID, too_long_warning(&rule.id, long, "history messages"));
+            }
+        }
+        if left_over_cap > 0 {
+            ctx.warn(
+                ID,
+                format!(
+                    "the regex rules of this build already added {} MiB; {left_over_cap} history messages were left as they were",
+                    REGEX_BUILD_GROWTH >> 20
+                ),
+            );
         }
         Ok(())
     }
+}
+
+/// The warning for a rule left out of `count` texts because it would have made them too long.
+pub(crate) fn too_long_warning(rule: &str, count: u32, what: &str) -> String {
+    format!(
+        "rule \"{rule}\" was not applied to {count} {what}: it would have made each more than {} MiB longer",
+        REGEX_RULE_GROWTH >> 20
+    )
 }
 
 /// Identifies a list of history rules by everything that decides what they do to a message.
@@ -170,7 +233,7 @@ fn rules_key(rules: &[CompiledRule]) -> u64 {
     let mut key = String::new();
     for r in rules {
         let fields = [
-            r.regex.as_str().to_string(),
+            r.pattern.as_str().to_string(),
             r.flags.clone(),
             r.replacement.clone(),
             format!("{:?} {:?} {:?}", r.roles, r.min_depth, r.max_depth),
@@ -190,17 +253,13 @@ mod tests {
     #[test]
     fn default_rules_strip_the_seed_markers() {
         let rules = default_rules();
+        let strip = |rule: &RegexRule, text: &str| {
+            let rule = CompiledRule::new(rule, &mut Default::default()).expect("compiles");
+            rewrite([(0, &rule)], text).text.expect("matched")
+        };
         let text = format!("{DOCUMENT_START}\nold note\n{DOCUMENT_END}\n\nwhat is this?");
-        let stripped = CompiledRule::new(&rules[0])
-            .expect("compiles")
-            .apply(&text)
-            .expect("matched");
-        assert_eq!(stripped, "what is this?");
+        assert_eq!(strip(&rules[0], &text), "what is this?");
         let text = format!("a {QUOTE_START}x{QUOTE_END} b");
-        let stripped = CompiledRule::new(&rules[1])
-            .expect("compiles")
-            .apply(&text)
-            .expect("matched");
-        assert_eq!(stripped, "a b");
+        assert_eq!(strip(&rules[1], &text), "a b");
     }
 }

@@ -1,0 +1,269 @@
+//! Presets built to make a build grow without bound: macros that double a variable or fan out a
+//! large field, regex rules that multiply text, lorebook keys that compile into gigabytes, books
+//! whose recursion rescans everything, keys that overlap at every position. Each one builds
+//! through the whole pipeline under a counting allocator: the build ends with a warning that
+//! names the cap, and the memory it took at its peak stays under a bound (docs/ARCHITECTURE.md,
+//! "Limits").
+
+mod common;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use common::{options, preset_from, session_of, try_run};
+use promptloom_engine::limits::{
+    MACRO_BUILD_BYTES, MACRO_EXPANSION_BYTES, PATTERN_BUILD_BYTES, PATTERN_SEARCH_CACHE_BYTES,
+    REGEX_RULE_GROWTH,
+};
+use promptloom_engine::model::Session;
+use promptloom_engine::pipeline::BuildResult;
+use serde_json::{json, Value};
+
+/// Counts the bytes allocated now and the most allocated at once since the last reset.
+struct Counting;
+
+static NOW: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            let now = NOW.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+            PEAK.fetch_max(now, Ordering::Relaxed);
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, p: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(p, layout) };
+        NOW.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+
+    unsafe fn realloc(&self, p: *mut u8, layout: Layout, size: usize) -> *mut u8 {
+        let q = unsafe { System.realloc(p, layout, size) };
+        if !q.is_null() {
+            if size > layout.size() {
+                let now =
+                    NOW.fetch_add(size - layout.size(), Ordering::Relaxed) + size - layout.size();
+                PEAK.fetch_max(now, Ordering::Relaxed);
+            } else {
+                NOW.fetch_sub(layout.size() - size, Ordering::Relaxed);
+            }
+        }
+        q
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// One measurement at a time: the tests of this file share the counters.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+const MIB: usize = 1 << 20;
+
+/// Builds `preset` over `session` for gpt-4o and returns the result's warnings and the most
+/// memory the build held at once beyond what was held before it.
+fn build_measured(preset: &Value, session: &Session) -> (Vec<String>, usize, usize) {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    // The tokenizer's vocabulary is loaded once per process: not the build's doing.
+    let warm = preset_from(json!({ "formatVersion": 1, "id": "w", "name": "W",
+        "messageTemplates": [{ "id": "s", "role": "system", "content": "warm" }],
+        "contextRecipes": [{ "id": "r", "modelFilter": ["*"], "steps": [{ "messageId": "s", "enabled": true }] }] }));
+    try_run(&warm, session, "gpt-4o", &options()).expect("warms up");
+    let preset = preset_from(preset.clone());
+    let before = NOW.load(Ordering::Relaxed);
+    PEAK.store(before, Ordering::Relaxed);
+    let result: BuildResult<'_> = try_run(&preset, session, "gpt-4o", &options()).expect("builds");
+    let peak = PEAK.load(Ordering::Relaxed) - before;
+    eprintln!("peak {:.1} MiB", peak as f64 / MIB as f64);
+    let warnings = result.warnings.iter().map(|w| w.message.clone()).collect();
+    let sent: usize = result.messages.iter().map(|m| m.content().len()).sum();
+    (warnings, peak, sent)
+}
+
+fn template_preset(content: &str, extra: Value) -> Value {
+    let mut v = json!({
+        "formatVersion": 1, "id": "hostile", "name": "Hostile",
+        "messageTemplates": [
+            { "id": "main", "role": "system", "content": content },
+            { "id": "worldInfoBefore", "role": "system", "type": "placeholder" },
+            { "id": "hist", "role": "system", "type": "chat_history" },
+        ],
+        "contextRecipes": [{ "id": "r", "modelFilter": ["*"], "steps": [
+            { "messageId": "main", "enabled": true },
+            { "messageId": "worldInfoBefore", "enabled": true },
+            { "messageId": "hist", "enabled": true },
+        ]}],
+    });
+    if let (Some(o), Some(e)) = (v.as_object_mut(), extra.as_object()) {
+        o.extend(e.clone());
+    }
+    v
+}
+
+fn assert_warned(warnings: &[String], needle: &str) {
+    assert!(
+        warnings.iter().any(|w| w.contains(needle)),
+        "no warning with {needle:?} in {warnings:#?}"
+    );
+}
+
+#[test]
+fn a_variable_doubled_34_times_stops_at_the_cap() {
+    let bomb = format!(
+        "{{{{setvar::x::ABCDEFGH}}}}{}{{{{getvar::x}}}}",
+        "{{addvar::x::{{getvar::x}}}}".repeat(34)
+    );
+    assert!(bomb.len() < 1_400, "a 1.3 KB file");
+    let (warnings, peak, sent) =
+        build_measured(&template_preset(&bomb, json!({})), &session_of(&["u1"]));
+    assert_warned(&warnings, "MiB");
+    assert!(sent <= bomb.len() + MACRO_EXPANSION_BYTES + 100);
+    assert!(peak < 16 * MIB, "peak {} MiB", peak / MIB);
+}
+
+#[test]
+fn a_large_card_field_repeated_thousands_of_times_stops_at_the_cap() {
+    let text = "{{description}}{{char}}".repeat(5_000);
+    let preset = template_preset(
+        &text,
+        json!({ "character": { "name": "N".repeat(1_000), "description": "d".repeat(500_000) } }),
+    );
+    let (warnings, peak, sent) = build_measured(&preset, &session_of(&["u1"]));
+    assert_warned(&warnings, "2 MiB");
+    assert!(sent <= text.len() + MACRO_EXPANSION_BYTES + 100);
+    assert!(peak < 16 * MIB, "peak {} MiB", peak / MIB);
+}
+
+#[test]
+fn macros_in_many_lorebook_entries_stop_at_the_build_cap() {
+    // 40 constant entries, each asking for 1.5 MB: 60 MB in all, past the build's 16 MiB.
+    let entries: Vec<Value> = (0..40)
+        .map(|i| json!({ "id": format!("e{i}"), "constant": true, "content": "{{description}}{{description}}{{description}}" }))
+        .collect();
+    let preset = template_preset(
+        "main",
+        json!({ "character": { "name": "C", "description": "d".repeat(500_000) },
+                "lorebook": { "tokenBudget": 100, "entries": entries } }),
+    );
+    let (warnings, peak, _) = build_measured(&preset, &session_of(&["u1"]));
+    assert_warned(&warnings, "16 MiB");
+    assert!(
+        peak < MACRO_BUILD_BYTES + 16 * MIB,
+        "peak {} MiB",
+        peak / MIB
+    );
+}
+
+#[test]
+fn chained_empty_pattern_rules_stop_at_the_growth_cap_and_are_named() {
+    let rules: Vec<Value> = (0..5)
+        .map(|i| {
+            json!({ "id": format!("grow-{i}"), "pattern": "", "replacement": "r".repeat(200),
+                    "flags": "", "scope": "both", "enabled": true })
+        })
+        .collect();
+    let preset = template_preset(&"t".repeat(1_000), json!({ "regexRules": rules }));
+    let history = ["u".repeat(1_000), "a".repeat(1_000), "u".repeat(1_000)];
+    let refs: Vec<&str> = history.iter().map(String::as_str).collect();
+    let (warnings, peak, sent) = build_measured(&preset, &session_of(&refs));
+    // The first rule makes 1 KB into 200 KB; the second would make that 40 MB and is left out.
+    assert_warned(&warnings, "rule \"grow-1\" was not applied");
+    assert_warned(&warnings, "history messages");
+    assert_warned(&warnings, "templates");
+    assert!(
+        sent < 4 * (1_000 + 5 * REGEX_RULE_GROWTH),
+        "{sent} bytes sent"
+    );
+    assert!(peak < 16 * MIB, "peak {} MiB", peak / MIB);
+}
+
+#[test]
+fn thousands_of_huge_regex_keys_are_skipped_past_the_budget_and_the_rest_still_works() {
+    // 3,000 keys like /\w{12}N/, each about 650 KB compiled: 2 GB in all.
+    let mut entries: Vec<Value> = (0..3_000)
+        .map(|i| json!({ "id": format!("k{i}"), "keys": [format!("/\\w{{12}}{i}/")], "content": format!("entry {i}") }))
+        .collect();
+    entries.push(json!({ "id": "dragon", "keys": ["dragon"], "content": "Dragons nest here." }));
+    // A key over the cap of one pattern, read before the build's budget is spent.
+    entries.insert(
+        0,
+        json!({ "id": "too-big", "keys": ["/\\w{400}/"], "content": "never" }),
+    );
+    let preset = template_preset("main", json!({ "lorebook": { "entries": entries } }));
+    let (warnings, peak, _) =
+        build_measured(&preset, &session_of(&["u a dragon! wordwordword12 x"]));
+    assert_warned(
+        &warnings,
+        "regex keys skipped: the patterns of this build already take 64 MiB",
+    );
+    assert_warned(&warnings, "entry \"too-big\": key /\\w{400}/");
+    assert!(
+        peak < PATTERN_BUILD_BYTES + PATTERN_SEARCH_CACHE_BYTES + 16 * MIB,
+        "peak {} MiB",
+        peak / MIB
+    );
+    let preset = preset_from(preset);
+    let session = session_of(&["u a dragon!"]);
+    let result = try_run(&preset, &session, "gpt-4o", &options()).expect("builds");
+    let report = result.lorebook.expect("a report");
+    assert!(report.activated.iter().any(|a| a.entry_id == "dragon"));
+}
+
+#[test]
+fn keys_that_overlap_everywhere_stop_the_scan_with_a_warning() {
+    // Keys a, aa, aaa, ... occur at every position of a long run of a: hundreds of millions of
+    // occurrences without the cap.
+    let entries: Vec<Value> = (1..=400)
+        .map(|n| json!({ "id": format!("a{n}"), "keys": ["a".repeat(n)], "content": "x" }))
+        .collect();
+    let preset = template_preset(
+        "main",
+        json!({ "lorebook": { "matchWholeWords": false, "entries": entries } }),
+    );
+    let text = format!("u{}", "a".repeat(200_000));
+    let (warnings, peak, _) = build_measured(&preset, &session_of(&[&text]));
+    assert_warned(&warnings, "the scan stopped there");
+    assert!(peak < 16 * MIB, "peak {} MiB", peak / MIB);
+}
+
+#[test]
+fn a_book_of_8000_entries_with_recursion_activates_what_it_should() {
+    // 4,000 constant entries whose content names keys of 4,000 keyed ones, which chain on.
+    let mut entries: Vec<Value> = (0..4_000)
+        .map(|i| json!({ "id": format!("c{i}"), "constant": true, "content": format!("Constant {i} mentions place{}.", i * 3) }))
+        .collect();
+    entries.extend((0..4_000).map(|i| {
+        json!({ "id": format!("k{i}"), "keys": [format!("place{i}")],
+                "content": format!("Place {i} is next to place{}.", i + 1) })
+    }));
+    let preset = preset_from(template_preset(
+        "main",
+        json!({ "lorebook": { "tokenBudget": 100, "entries": entries } }),
+    ));
+    let session = session_of(&["u we begin"]);
+    let result = try_run(&preset, &session, "gpt-4o", &options()).expect("builds");
+    let report = result.lorebook.expect("a report");
+    let active: std::collections::HashSet<&str> = report
+        .activated
+        .iter()
+        .map(|a| a.entry_id.as_str())
+        .chain(report.cut.iter().map(|c| c.entry_id.as_str()))
+        .collect();
+    // Round 1: every third place; round 2: the next one; round 3: the one after.
+    for i in (0..4_000).step_by(3) {
+        for step in 0..3 {
+            if i + step < 4_000 {
+                assert!(
+                    active.contains(format!("k{}", i + step).as_str()),
+                    "k{}",
+                    i + step
+                );
+            }
+        }
+    }
+    assert_eq!(active.len(), 8_000);
+}
