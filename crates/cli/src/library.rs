@@ -113,7 +113,7 @@ pub fn import(args: &ImportArgs) -> Result<String, CliError> {
             }
         },
     };
-    Ok(render_report(file, &db, &what, &reported.report))
+    Ok(crate::terminal::escape(&render_report(file, &db, &what, &reported.report)).into_owned())
 }
 
 /// Saves an imported preset under its id, or the first free `<id>-N`, never over another.
@@ -187,7 +187,10 @@ pub fn export(args: &ExportArgs) -> Result<String, CliError> {
         }
     };
     for note in &notes {
-        eprintln!("promptloom: note: not exported: {note}");
+        eprintln!(
+            "promptloom: note: not exported: {}",
+            crate::terminal::escape(note)
+        );
     }
     match &args.out {
         Some(path) => {

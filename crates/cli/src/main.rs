@@ -1,10 +1,12 @@
 //! `promptloom`: the engine, headless (SPEC 8). Each subcommand reads files, runs the engine and
 //! prints; bad input ends with status 2 and one line on stderr that names the file.
 
+mod assets;
 mod error;
 mod library;
 mod load;
 mod preview;
+mod terminal;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -44,7 +46,7 @@ fn main() -> ExitCode {
     match outcome.and_then(|text| print(&text)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("promptloom: {err}");
+            eprintln!("promptloom: {}", terminal::escape(&err.to_string()));
             ExitCode::from(err.exit_status())
         }
     }

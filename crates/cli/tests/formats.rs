@@ -107,7 +107,7 @@ fn a_model_without_vision_reads_the_stored_transcript_instead() {
 }
 
 #[test]
-fn a_missing_attachment_file_is_bad_input_naming_it() {
+fn a_missing_attachment_file_becomes_a_note_and_a_warning_naming_it() {
     let dir = std::env::temp_dir().join(format!("promptloom-cli-missing-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let session = dir.join("s.json");
@@ -129,10 +129,20 @@ fn a_missing_attachment_file_is_bad_input_naming_it() {
         "openai",
     ]);
     let _ = std::fs::remove_dir_all(&dir);
-    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(output.status.code(), Some(0));
     let err = String::from_utf8_lossy(&output.stderr);
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.contains("s.json") && err.contains("gone.png"), "{err}");
+    assert!(
+        err.contains("warning") && err.contains("gone.png") && err.contains("no such file"),
+        "{err}"
+    );
+    let body = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        body.contains(
+            r#"[Attachment \"gone.png\" (image/png) not sent: \"gone.png\": no such file]"#
+        ),
+        "{body}"
+    );
 }
 
 #[test]

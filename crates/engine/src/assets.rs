@@ -10,6 +10,13 @@ use crate::model::Attachment;
 /// Hands out the bytes of an attachment.
 pub trait AssetSource: Send + Sync {
     fn load(&self, attachment: &Attachment) -> Result<Vec<u8>, String>;
+
+    /// Whether `load` would give the attachment's bytes, or why not, without reading them where
+    /// that can be told without (a file's path and kind). The asset resolver asks before an
+    /// attachment goes into a request: one that cannot be read becomes a note and a warning.
+    fn check(&self, attachment: &Attachment) -> Result<(), String> {
+        self.load(attachment).map(|_| ())
+    }
 }
 
 /// Attachments carried inline as `dataBase64`; a `path` cannot be read without a location, so it

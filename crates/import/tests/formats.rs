@@ -536,3 +536,28 @@ fn imported_results_serialise_with_their_kind() {
     assert_eq!(value["value"]["character"]["name"], "Keeper");
     assert!(value["report"]["items"].as_array().is_some());
 }
+
+#[test]
+fn card_png_in_a_compressed_chunk_is_read_and_other_compressed_chunks_are_not() {
+    let mut out = Vec::new();
+    {
+        let mut encoder = png::Encoder::new(&mut out, 1, 1);
+        encoder.set_color(png::ColorType::Grayscale);
+        encoder.set_depth(png::BitDepth::Eight);
+        encoder
+            .add_ztxt_chunk("chara".into(), b64(&card_v2("Zed").to_string()))
+            .unwrap();
+        // Not valid base64 or JSON: it would fail the import if it were read as a card.
+        encoder
+            .add_itxt_chunk("Comment".into(), "{ not a card".repeat(1_000))
+            .unwrap();
+        let mut writer = encoder.write_header().unwrap();
+        writer.write_image_data(&[0x80]).unwrap();
+        writer.finish().unwrap();
+    }
+    let r = import_bytes("zed.png", &out).expect("imports");
+    let Imported::Character(card) = &r.value else {
+        panic!("a character: {:?}", r.value.kind());
+    };
+    assert_eq!(card.character.name, "Zed");
+}

@@ -8,13 +8,13 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, FixedOffset};
 use clap::{Args, ValueEnum};
-use promptloom_engine::assets::{inline_bytes, AssetSource};
 use promptloom_engine::cache::BuildCache;
-use promptloom_engine::model::{AgentPreset, Attachment, ChatMessage, Role, Session};
+use promptloom_engine::model::{AgentPreset, ChatMessage, Role, Session};
 use promptloom_engine::pipeline::{Ephemeral, EphemeralKind, LogEntry, LogLevel};
 use promptloom_engine::profiles::ProviderFormat;
 use promptloom_engine::{build, BuildOptions, BuildRequest, BuildResult};
 
+use crate::assets::FileAssets;
 use crate::error::CliError;
 use crate::load;
 
@@ -135,14 +135,7 @@ pub fn run(args: &PreviewArgs) -> Result<String, CliError> {
         _ => None,
     };
 
-    let assets = FileAssets {
-        base: args
-            .session
-            .as_deref()
-            .and_then(Path::parent)
-            .map(Path::to_path_buf)
-            .unwrap_or_default(),
-    };
+    let assets = FileAssets::new(args.session.as_deref());
     let tokens = BuildCache::new();
     let request = BuildRequest {
         preset: &preset,
@@ -176,6 +169,15 @@ pub fn run(args: &PreviewArgs) -> Result<String, CliError> {
             let file = args.session.as_deref().unwrap_or(&args.preset);
             CliError::engine(file, &e)
         })?;
+        // The body is all that goes to standard output; what the build warned about (an
+        // attachment left out, a rule that hit its cap) goes to standard error.
+        for w in &result.warnings {
+            eprintln!(
+                "promptloom: warning: [{}] {}",
+                w.processor,
+                crate::terminal::escape(&w.message)
+            );
+        }
         let mut text =
             serde_json::to_string_pretty(&body).map_err(|e| CliError::Output(e.to_string()))?;
         text.push('\n');
@@ -197,7 +199,7 @@ pub fn run(args: &PreviewArgs) -> Result<String, CliError> {
     };
     Ok(match args.format {
         Format::Json => json::render(&result),
-        _ => text::render(&preview),
+        _ => crate::terminal::escape(&text::render(&preview)).into_owned(),
     })
 }
 
@@ -221,33 +223,6 @@ fn new_chat(preset: &AgentPreset) -> Session {
         });
     }
     session
-}
-
-/// Attachment bytes: `dataBase64`, else `path` relative to the session file's folder.
-struct FileAssets {
-    base: PathBuf,
-}
-
-impl AssetSource for FileAssets {
-    fn load(&self, attachment: &Attachment) -> Result<Vec<u8>, String> {
-        if let Some(inline) = inline_bytes(attachment) {
-            return inline;
-        }
-        let Some(path) = &attachment.path else {
-            return Err("has neither dataBase64 nor path".into());
-        };
-        let full = self.base.join(path);
-        let size = std::fs::metadata(&full)
-            .map_err(|e| format!("{}: {e}", full.display()))?
-            .len();
-        if size > promptloom_import::MAX_FILE_SIZE {
-            return Err(format!(
-                "{}: {size} bytes, over the 50 MB limit",
-                full.display()
-            ));
-        }
-        std::fs::read(&full).map_err(|e| format!("{}: {e}", full.display()))
-    }
 }
 
 /// `COLUMNS` when the shell exports it, else 100: wide enough to read, narrow enough to scan.

@@ -1,7 +1,9 @@
 //! `asset-resolver` (priority 10000, last): every attachment still referenced is checked against
-//! the model's provider format and capabilities. What the model takes stays, to be read and
-//! encoded only when the request body is built (`providers::request_body`); what it cannot take
-//! becomes a short text note in the message and a warning, never a silent drop.
+//! the model's provider format and capabilities, and asked of the asset source (a path outside
+//! the session's folder, a file that is gone). What the model takes and the source has stays, to
+//! be read and encoded only when the request body is built (`providers::request_body`); anything
+//! else becomes a short text note in the message and a warning, never a silent drop and never the
+//! contents of a file it should not read.
 
 use crate::pipeline::{
     DropAction, DroppedItem, PipelineContext, Processor, ProcessorDescriptor, ResolvedConfig,
@@ -35,6 +37,7 @@ impl Processor for AssetResolver {
         let format = ctx.profile.provider_format;
         let caps = ctx.profile.capabilities;
         let session = ctx.session;
+        let assets = ctx.assets;
         let mut warnings = Vec::new();
         let mut dropped = Vec::new();
         let mut kept_count = 0;
@@ -49,7 +52,7 @@ impl Processor for AssetResolver {
                 let Some(a) = r.resolve(session) else {
                     continue;
                 };
-                match accepts(format, &caps, a) {
+                match accepts(format, &caps, a).and_then(|()| assets.check(a)) {
                     Ok(()) => {
                         kept.push(*r);
                         kept_count += 1;

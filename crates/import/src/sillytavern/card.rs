@@ -24,6 +24,11 @@ pub(crate) const PNG_SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
 
 /// How much the PNG decoder may allocate.
 const PNG_DECODER_LIMIT: usize = 64 << 20;
+/// The text chunks a card travels in; no other text chunk is read.
+const CARD_CHUNKS: [&str; 2] = ["ccv3", "chara"];
+/// A compressed card chunk may inflate to at most this many bytes: the largest file imported
+/// (base64 of a card of about 37 MB).
+pub const CARD_CHUNK_LIMIT: usize = crate::MAX_FILE_SIZE as usize;
 /// A CHARX may hold at most this many files, and unpack to at most this many bytes.
 pub const CHARX_MAX_ENTRIES: usize = 4096;
 pub const CHARX_MAX_UNPACKED: u64 = 256 << 20;
@@ -223,20 +228,32 @@ pub(crate) fn card_json_from_png(
         .finish()
         .map_err(|e| Problem::BadPng(e.to_string()))?;
     let info = reader.info();
+    // Only the card's own chunks are read. Any other text chunk (a "Comment", say) stays
+    // compressed: inflated, a few megabytes of it can ask for gigabytes.
+    let is_card = |keyword: &str| CARD_CHUNKS.iter().any(|k| keyword.eq_ignore_ascii_case(k));
     let mut chunks: Vec<(String, String)> = info
         .uncompressed_latin1_text
         .iter()
+        .filter(|c| is_card(&c.keyword))
         .map(|c| (c.keyword.clone(), c.text.clone()))
         .collect();
-    for chunk in &info.compressed_latin1_text {
-        if let Ok(text) = chunk.get_text() {
-            chunks.push((chunk.keyword.clone(), text));
-        }
+    for chunk in info
+        .compressed_latin1_text
+        .iter()
+        .filter(|c| is_card(&c.keyword))
+    {
+        let mut chunk = chunk.clone();
+        let text = chunk
+            .decompress_text_with_limit(CARD_CHUNK_LIMIT)
+            .and_then(|()| chunk.get_text());
+        chunks.push((chunk.keyword.clone(), inflated(&chunk.keyword, text)?));
     }
-    for chunk in &info.utf8_text {
-        if let Ok(text) = chunk.get_text() {
-            chunks.push((chunk.keyword.clone(), text));
-        }
+    for chunk in info.utf8_text.iter().filter(|c| is_card(&c.keyword)) {
+        let mut chunk = chunk.clone();
+        let text = chunk
+            .decompress_text_with_limit(CARD_CHUNK_LIMIT)
+            .and_then(|()| chunk.get_text());
+        chunks.push((chunk.keyword.clone(), inflated(&chunk.keyword, text)?));
     }
     let find = |keyword: &str| {
         chunks
@@ -261,6 +278,17 @@ pub(crate) fn card_json_from_png(
         },
         (None, Some(chara)) => Ok(("chara".into(), decode_card_base64("chara", chara)?)),
     }
+}
+
+/// The text of a compressed card chunk, or why it is damage: it does not inflate, or not within
+/// [`CARD_CHUNK_LIMIT`].
+fn inflated(keyword: &str, text: Result<String, png::DecodingError>) -> Result<String, Problem> {
+    text.map_err(|e| {
+        Problem::BadPng(format!(
+            "the `{keyword}` chunk does not inflate within {} MB ({e})",
+            CARD_CHUNK_LIMIT >> 20
+        ))
+    })
 }
 
 fn decode_card_base64(chunk: &str, text: &str) -> Result<String, Problem> {
