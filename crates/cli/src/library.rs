@@ -3,8 +3,9 @@
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
-use promptloom_engine::model::AgentPreset;
-use promptloom_import::{card_preset, import_file, ImportReport, Imported};
+use promptloom_import::{import_file, ImportReport};
+use promptloom_library::files::write_atomically;
+use promptloom_library::{import_into, ImportTarget, LibraryError, LorebookMode, Place, RegexHome};
 use promptloom_store::{default_database_path, Store, StoreError};
 
 use crate::error::CliError;
@@ -21,6 +22,10 @@ pub struct ImportArgs {
     /// join the shared library).
     #[arg(long, value_name = "PRESET_ID")]
     pub into: Option<String>,
+    /// World info into a preset that has a lorebook: add the entries to it instead of replacing
+    /// it (an entry id already taken gets a free `<id>-N`).
+    #[arg(long, requires = "into")]
+    pub merge: bool,
 }
 
 #[derive(Debug, Args)]
@@ -72,64 +77,52 @@ pub fn import(args: &ImportArgs) -> Result<String, CliError> {
     let reported = import_file(file).map_err(|e| CliError::bad_input(file, e.problem))?;
     let store = open(args.db.as_deref())?;
     let db = store.path().map(Path::to_path_buf).unwrap_or_default();
-    let fail = |e| store_error(&db, e);
-    let what = match reported.value {
-        Imported::Preset { preset } => save_preset(&store, *preset).map_err(fail)?,
-        Imported::Character(card) => save_preset(&store, card_preset(&card)).map_err(fail)?,
-        Imported::Session { mut session } => {
-            session.id = store.free_session_id(&session.id).map_err(fail)?;
-            store.save_session(&session).map_err(fail)?;
-            format!("session \"{}\"", session.id)
-        }
-        Imported::Lorebook { lorebook } => {
-            let id = args.into.as_deref().ok_or_else(|| {
-                CliError::bad_input(
-                    file,
-                    "is world info: say which preset it goes to with --into PRESET_ID",
-                )
-            })?;
-            let mut preset = store.get_preset(id).map_err(fail)?;
-            preset.lorebook = Some(lorebook);
-            store.save_preset(&preset).map_err(fail)?;
-            format!("lorebook of preset \"{id}\"")
-        }
-        Imported::RegexRules { rules } => match args.into.as_deref() {
-            Some(id) => {
-                let mut preset = store.get_preset(id).map_err(fail)?;
-                preset
-                    .regex_rules
-                    .get_or_insert_with(Vec::new)
-                    .extend(rules);
-                store.save_preset(&preset).map_err(fail)?;
-                format!("regex rules of preset \"{id}\"")
-            }
-            None => {
-                let mut library = store.regex_rules().map_err(fail)?;
-                library.retain(|r| !rules.iter().any(|n| n.id == r.id));
-                let count = rules.len();
-                library.extend(rules);
-                store.save_regex_rules(&library).map_err(fail)?;
-                format!("{count} regex rules into the shared library")
-            }
+    let target = ImportTarget {
+        into: args.into.as_deref(),
+        lorebook: if args.merge {
+            LorebookMode::Merge
+        } else {
+            LorebookMode::Replace
         },
+        regex_home: RegexHome::SharedLibrary,
     };
-    Ok(crate::terminal::escape(&render_report(file, &db, &what, &reported.report)).into_owned())
+    let kind = reported.value.kind();
+    let outcome = import_into(&store, reported.value, target).map_err(|e| match e {
+        LibraryError::NeedsPreset { what } => CliError::bad_input(
+            file,
+            format!("is {what}: say which preset it goes to with --into PRESET_ID"),
+        ),
+        LibraryError::Store(e) => store_error(&db, e),
+    })?;
+    let what = match &outcome.place {
+        Place::Preset { id, name } => match kind {
+            "lorebook" => format!("lorebook of preset \"{id}\""),
+            "regexRules" => format!("regex rules of preset \"{id}\""),
+            _ => format!("preset \"{id}\" ({name})"),
+        },
+        Place::Session { id } => format!("session \"{id}\""),
+        Place::RegexLibrary { count } => format!("{count} regex rules into the shared library"),
+    };
+    let report = render_report(file, &db, &what, &reported.report, &outcome.notes);
+    Ok(crate::terminal::escape(&report).into_owned())
 }
 
-/// Saves an imported preset under its id, or the first free `<id>-N`, never over another.
-fn save_preset(store: &Store, mut preset: AgentPreset) -> Result<String, StoreError> {
-    preset.id = store.free_preset_id(&preset.id)?;
-    store.save_preset(&preset)?;
-    Ok(format!("preset \"{}\" ({})", preset.id, preset.name))
-}
-
-fn render_report(file: &Path, db: &Path, what: &str, report: &ImportReport) -> String {
+fn render_report(
+    file: &Path,
+    db: &Path,
+    what: &str,
+    report: &ImportReport,
+    notes: &[String],
+) -> String {
     let mut out = format!(
         "Imported {what} from {} ({}) into {}\n",
         file.display(),
         report.format,
         db.display()
     );
+    for note in notes {
+        out.push_str(&format!("Note: {note}\n"));
+    }
     if report.items.is_empty() {
         out.push_str("Everything was mapped.\n");
     } else {
@@ -194,7 +187,8 @@ pub fn export(args: &ExportArgs) -> Result<String, CliError> {
     }
     match &args.out {
         Some(path) => {
-            std::fs::write(path, &text).map_err(|e| CliError::io(path, &e))?;
+            write_atomically(path, text.as_bytes())
+                .map_err(|e| CliError::bad_input(path, format!("cannot write: {e}")))?;
             Ok(format!("Exported \"{}\" to {}\n", args.id, path.display()))
         }
         None => Ok(text),

@@ -27,6 +27,12 @@ struct Run {
 
 /// Runs `promptloom` with `args` under [`MEMORY_CAP`] and [`DEADLINE`].
 fn run_capped(args: &[&str]) -> Run {
+    run_limited(args, None)
+}
+
+/// [`run_capped`], with files it writes limited to `file_size` bytes when given: a write past
+/// it fails as on a full disk.
+fn run_limited(args: &[&str], file_size: Option<u64>) -> Run {
     let mut command = Command::new(env!("CARGO_BIN_EXE_promptloom"));
     command
         .args(args)
@@ -35,13 +41,24 @@ fn run_capped(args: &[&str]) -> Run {
         .stderr(Stdio::piped());
     // SAFETY: setrlimit is async-signal-safe; nothing else runs between fork and exec.
     unsafe {
-        command.pre_exec(|| {
+        command.pre_exec(move || {
             let limit = libc::rlimit {
                 rlim_cur: MEMORY_CAP,
                 rlim_max: MEMORY_CAP,
             };
             if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
                 return Err(std::io::Error::last_os_error());
+            }
+            if let Some(size) = file_size {
+                let limit = libc::rlimit {
+                    rlim_cur: size,
+                    rlim_max: size,
+                };
+                // The write then fails with EFBIG instead of the signal ending the process.
+                libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+                if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
             }
             Ok(())
         });
@@ -416,7 +433,7 @@ fn thousands_of_huge_regex_keys_are_skipped_and_the_book_still_works() {
 }
 
 #[test]
-fn a_book_of_8000_entries_with_recursion_builds_in_time() {
+fn a_book_of_8000_entries_with_recursion_activates_its_whole_chain() {
     let dir = folder("book");
     let mut entries: Vec<Value> = (0..4_000)
         .map(|i| json!({ "id": format!("c{i}"), "constant": true, "content": format!("Constant {i} mentions place{}.", i * 3) }))
@@ -503,6 +520,62 @@ fn attachment_paths_outside_the_session_folder_become_notes_never_contents() {
             );
         }
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+// ---- no lost files --------------------------------------------------------------------------
+
+#[test]
+fn an_export_that_fails_half_way_leaves_the_old_file() {
+    let dir = folder("export");
+    let db = dir.join("db.sqlite");
+    let db = db.to_str().expect("utf-8");
+    let preset = preset_file(&dir, &"long ".repeat(40_000), json!({}));
+    let run = run_capped(&["import", &preset, "--db", db]);
+    assert_eq!(run.status, Some(0), "{}", run.stderr);
+    let out = dir.join("export.json");
+    write(&out, "the export from last week");
+    // 100 KB of room: the database's side files fit, the 200 KB export does not.
+    let run = run_limited(
+        &[
+            "export",
+            "hostile",
+            "--db",
+            db,
+            "--out",
+            out.to_str().expect("utf-8"),
+        ],
+        Some(100_000),
+    );
+    assert_eq!(run.status, Some(2), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("export.json") && run.stderr.contains("cannot write"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        std::fs::read_to_string(&out).expect("reads"),
+        "the export from last week"
+    );
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .expect("lists")
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".part"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    // With room, it goes through whole.
+    let run = run_capped(&[
+        "export",
+        "hostile",
+        "--db",
+        db,
+        "--out",
+        out.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(run.status, Some(0), "{}", run.stderr);
+    assert!(std::fs::read_to_string(&out)
+        .expect("reads")
+        .contains("long long"));
     let _ = std::fs::remove_dir_all(&dir);
 }
 

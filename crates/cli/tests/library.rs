@@ -232,3 +232,62 @@ fn sillytavern_files_import_with_their_reports() {
     ]);
     assert!(out.contains("lorebook of preset \"seraphina\""), "{out}");
 }
+
+fn write_json(scratch: &Scratch, name: &str, value: &Value) -> String {
+    let path = scratch.0.join(name);
+    std::fs::write(&path, value.to_string()).expect("write");
+    path.to_string_lossy().into_owned()
+}
+
+#[test]
+fn world_info_into_a_preset_with_a_lorebook_says_it_replaces_it_or_merges() {
+    let scratch = Scratch::new("wi-replace");
+    let preset = repo().join("presets/general-assistant.json");
+    ok(&[
+        "import",
+        preset.to_str().expect("utf-8"),
+        "--db",
+        &scratch.db(),
+    ]);
+    let book = |key: &str| serde_json::json!({ "entries": { "0": { "uid": 0, "key": [key], "content": format!("About {key}.") } } });
+    let first = write_json(&scratch, "first.json", &book("castle"));
+    let second = write_json(&scratch, "second.json", &book("moat"));
+    let db = scratch.db();
+    let into = ["--db", db.as_str(), "--into", "general-assistant"];
+    let out = ok(&[&["import", first.as_str()][..], &into[..]].concat());
+    assert!(
+        !out.contains("Note:"),
+        "nothing was there to replace: {out}"
+    );
+    let out = ok(&[&["import", second.as_str()][..], &into[..]].concat());
+    assert!(
+        out.contains(
+            "Note: the lorebook of preset \"general-assistant\" was replaced; it had 1 entries"
+        ),
+        "{out}"
+    );
+    let out = ok(&[&["import", first.as_str(), "--merge"][..], &into[..]].concat());
+    assert!(out.contains("1 entries added"), "{out}");
+    assert!(out.contains("added as \"0-2\""), "{out}");
+}
+
+#[test]
+fn a_shared_regex_rule_of_the_same_id_is_kept_and_the_new_one_renamed() {
+    let scratch = Scratch::new("regex-ids");
+    let scripts = |replacement: &str| {
+        serde_json::json!([{ "id": "swap", "scriptName": "Swap", "findRegex": "/cat/g",
+                             "replaceString": replacement, "placement": [2] }])
+    };
+    let dog = write_json(&scratch, "dog.json", &scripts("dog"));
+    let bird = write_json(&scratch, "bird.json", &scripts("bird"));
+    let db = scratch.db();
+    ok(&["import", &dog, "--db", &db]);
+    let out = ok(&["import", &dog, "--db", &db]);
+    assert!(out.contains("is there already, the same; skipped"), "{out}");
+    let out = ok(&["import", &bird, "--db", &db]);
+    assert!(out.contains("added as \"swap-2\""), "{out}");
+    let store = promptloom_store::Store::open(Path::new(&db)).expect("opens");
+    let rules = store.regex_rules().expect("reads");
+    let replacements: Vec<&str> = rules.iter().map(|r| r.replacement.as_str()).collect();
+    assert_eq!(replacements, ["dog", "bird"]);
+}

@@ -33,6 +33,15 @@ pub enum StoreError {
     },
     #[error("cannot back up the database before migrating it: {0}")]
     Backup(String),
+    /// The row changed since the writer read it (another program saved it meanwhile). Nothing
+    /// was written.
+    #[error("{kind} \"{id}\" was changed by another program since it was opened (revision {found}, opened at {expected})")]
+    Conflict {
+        kind: &'static str,
+        id: String,
+        expected: i64,
+        found: i64,
+    },
 }
 
 impl StoreError {
@@ -44,6 +53,7 @@ impl StoreError {
             StoreError::NotFound { .. } => "not_found",
             StoreError::Invalid { .. } => "invalid_document",
             StoreError::Backup(_) => "backup_failed",
+            StoreError::Conflict { .. } => "conflict",
         }
     }
 }

@@ -30,7 +30,13 @@ use error::Context;
 pub use error::StoreError;
 
 /// The migrations, in order; the schema version is their count.
-const MIGRATIONS: &[(&str, &str)] = &[("0001_init", include_str!("../migrations/0001_init.sql"))];
+const MIGRATIONS: &[(&str, &str)] = &[
+    ("0001_init", include_str!("../migrations/0001_init.sql")),
+    (
+        "0002_preset_revision",
+        include_str!("../migrations/0002_preset_revision.sql"),
+    ),
+];
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -306,7 +312,7 @@ pub(crate) fn now_ms() -> i64 {
 }
 
 /// `wanted` if it is free, else `<wanted>-2`, `<wanted>-3`, ...
-fn free_id(
+pub fn free_id(
     wanted: &str,
     taken: impl Fn(&str) -> Result<bool, StoreError>,
 ) -> Result<String, StoreError> {

@@ -9,36 +9,78 @@ use crate::{now_ms, Listed, Store, StoreError};
 const KIND: &str = "preset";
 
 impl Store {
-    /// Saves `preset` (insert or replace) in one transaction. It must pass the engine's
-    /// validation; a refused save leaves the stored version as it was.
-    pub fn save_preset(&self, preset: &AgentPreset) -> Result<(), StoreError> {
+    /// Saves `preset` (insert or replace) in one transaction and returns its new revision. It
+    /// must pass the engine's validation; a refused save leaves the stored version as it was.
+    pub fn save_preset(&self, preset: &AgentPreset) -> Result<i64, StoreError> {
+        self.save_preset_over(preset, None)
+    }
+
+    /// [`Self::save_preset`], but only over revision `opened` (the one it was read at): when
+    /// another writer saved it since, nothing is written and the error says so. A preset that
+    /// is no longer stored is saved anew.
+    pub fn save_preset_at(&self, preset: &AgentPreset, opened: i64) -> Result<i64, StoreError> {
+        self.save_preset_over(preset, Some(opened))
+    }
+
+    fn save_preset_over(
+        &self,
+        preset: &AgentPreset,
+        opened: Option<i64>,
+    ) -> Result<i64, StoreError> {
         let document = checked(preset)?;
         self.transaction("saving a preset", |tx| {
+            let current: Option<i64> = tx
+                .query_row(
+                    "SELECT revision FROM presets WHERE id = ?1",
+                    [&preset.id],
+                    |r| r.get(0),
+                )
+                .optional()
+                .during("saving a preset")?;
+            if let (Some(expected), Some(found)) = (opened, current) {
+                if expected != found {
+                    return Err(StoreError::Conflict {
+                        kind: KIND,
+                        id: preset.id.clone(),
+                        expected,
+                        found,
+                    });
+                }
+            }
             let now = now_ms();
-            tx.execute(
-                "INSERT INTO presets (id, name, document, created_at, updated_at)
-                 VALUES (?1, ?2, ?3, ?4, ?4)
-                 ON CONFLICT(id) DO UPDATE SET name = ?2, document = ?3, updated_at = ?4",
+            tx.query_row(
+                "INSERT INTO presets (id, name, document, created_at, updated_at, revision)
+                 VALUES (?1, ?2, ?3, ?4, ?4, 1)
+                 ON CONFLICT(id) DO UPDATE SET name = ?2, document = ?3, updated_at = ?4,
+                     revision = revision + 1
+                 RETURNING revision",
                 params![preset.id, preset.name, document, now],
+                |r| r.get(0),
             )
-            .during("saving a preset")?;
-            Ok(())
+            .during("saving a preset")
         })
     }
 
     pub fn get_preset(&self, id: &str) -> Result<AgentPreset, StoreError> {
-        let document: Option<String> = self
+        self.get_preset_with_revision(id).map(|(preset, _)| preset)
+    }
+
+    /// The preset and the revision it is at, for a later [`Self::save_preset_at`].
+    pub fn get_preset_with_revision(&self, id: &str) -> Result<(AgentPreset, i64), StoreError> {
+        let row: Option<(String, i64)> = self
             .conn()
-            .query_row("SELECT document FROM presets WHERE id = ?1", [id], |r| {
-                r.get(0)
-            })
+            .query_row(
+                "SELECT document, revision FROM presets WHERE id = ?1",
+                [id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
             .optional()
             .during("reading a preset")?;
-        let document = document.ok_or_else(|| StoreError::NotFound {
+        let (document, revision) = row.ok_or_else(|| StoreError::NotFound {
             kind: KIND,
             id: id.to_string(),
         })?;
-        parse(id, &document)
+        Ok((parse(id, &document)?, revision))
     }
 
     pub fn list_presets(&self) -> Result<Vec<Listed>, StoreError> {
@@ -55,7 +97,7 @@ impl Store {
     pub fn rename_preset(&self, id: &str, name: &str) -> Result<(), StoreError> {
         let mut preset = self.get_preset(id)?;
         preset.name = name.to_string();
-        self.save_preset(&preset)
+        self.save_preset(&preset).map(|_| ())
     }
 
     /// A copy of preset `id` under `new_id` and `name`.

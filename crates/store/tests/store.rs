@@ -316,3 +316,32 @@ fn a_truncated_database_is_reported_and_left_alone() {
     assert_eq!(err.code(), "corrupt_database", "{err}");
     assert_eq!(std::fs::read(scratch.db()).expect("reads"), cut);
 }
+
+#[test]
+fn a_save_over_a_revision_another_writer_changed_is_refused_and_changes_nothing() {
+    let scratch = Scratch::new("revision");
+    let path = scratch.db();
+    let app = Store::open(&path).expect("opens");
+    let first = app.save_preset(&preset("p", "Mine")).expect("saves");
+    let (_, opened) = app.get_preset_with_revision("p").expect("reads");
+    assert_eq!(opened, first);
+    // Another program (the command line) writes the same preset meanwhile.
+    let cli = Store::open(&path).expect("a second connection");
+    let theirs = cli.save_preset(&preset("p", "Theirs")).expect("saves");
+    assert!(theirs > opened);
+    let err = app
+        .save_preset_at(&preset("p", "Mine, edited"), opened)
+        .expect_err("the app's autosave would undo theirs");
+    assert_eq!(err.code(), "conflict");
+    assert!(err.to_string().contains("\"p\""), "{err}");
+    assert_eq!(app.get_preset("p").expect("reads").name, "Theirs");
+    // Saved at the revision it now is, it goes through and counts up.
+    let next = app
+        .save_preset_at(&preset("p", "Mine, after all"), theirs)
+        .expect("saves");
+    assert_eq!(next, theirs + 1);
+    // A preset deleted meanwhile is saved anew.
+    app.delete_preset("p").expect("deletes");
+    app.save_preset_at(&preset("p", "Back"), next)
+        .expect("saved anew");
+}

@@ -1,0 +1,204 @@
+//! Imports into the store as both front doors do them: nothing is overwritten without a note,
+//! and a second import of the same file adds no duplicates.
+
+use promptloom_import::import_bytes;
+use promptloom_library::{import_into, ImportTarget, LorebookMode, Place, RegexHome};
+use promptloom_store::Store;
+use serde_json::{json, Value};
+
+fn store_with_preset() -> Store {
+    let store = Store::open_in_memory().expect("opens");
+    let preset = promptloom_engine::model::parse_preset(
+        &json!({ "formatVersion": 1, "id": "p", "name": "P",
+            "messageTemplates": [{ "id": "h", "role": "system", "type": "chat_history" }],
+            "contextRecipes": [{ "id": "r", "modelFilter": ["*"], "steps": [{ "messageId": "h", "enabled": true }] }],
+            "lorebook": { "scanDepth": 7, "entries": [
+                { "id": "0", "keys": ["old"], "content": "old entry" },
+                { "id": "keep", "keys": ["kept"], "content": "kept entry" } ] } })
+        .to_string(),
+    )
+    .expect("valid");
+    store.save_preset(&preset).expect("saves");
+    store
+}
+
+fn world_info() -> Value {
+    json!({ "entries": {
+        "0": { "uid": 0, "key": ["castle"], "content": "A castle.", "order": 100 },
+        "1": { "uid": 1, "key": ["moat"], "content": "A moat.", "order": 100 } } })
+}
+
+fn scripts(replacement: &str) -> Value {
+    json!([
+        { "id": "a1", "scriptName": "Trim", "findRegex": "/\\s+$/g", "replaceString": "", "placement": [1, 2] },
+        { "id": "b2", "scriptName": "Swap", "findRegex": "/cat/g", "replaceString": replacement, "placement": [2] },
+    ])
+}
+
+fn target(into: Option<&str>, lorebook: LorebookMode) -> ImportTarget<'_> {
+    ImportTarget {
+        into,
+        lorebook,
+        regex_home: RegexHome::PresetOnly,
+    }
+}
+
+fn imported(name: &str, value: &Value) -> promptloom_import::Imported {
+    import_bytes(name, value.to_string().as_bytes())
+        .expect("imports")
+        .value
+}
+
+#[test]
+fn world_info_over_a_lorebook_says_it_replaced_it() {
+    let store = store_with_preset();
+    let outcome = import_into(
+        &store,
+        imported("wi.json", &world_info()),
+        target(Some("p"), LorebookMode::Replace),
+    )
+    .expect("imports");
+    assert_eq!(outcome.notes.len(), 1, "{:?}", outcome.notes);
+    assert!(
+        outcome.notes[0].contains("replaced") && outcome.notes[0].contains("2 entries"),
+        "{:?}",
+        outcome.notes
+    );
+    let book = store
+        .get_preset("p")
+        .expect("reads")
+        .lorebook
+        .expect("a book");
+    let contents: Vec<&str> = book.entries.iter().map(|e| e.content.as_str()).collect();
+    assert_eq!(contents, ["A castle.", "A moat."]);
+}
+
+#[test]
+fn world_info_merged_keeps_the_old_entries_and_settings_and_renames_taken_ids() {
+    let store = store_with_preset();
+    let outcome = import_into(
+        &store,
+        imported("wi.json", &world_info()),
+        target(Some("p"), LorebookMode::Merge),
+    )
+    .expect("imports");
+    let book = store
+        .get_preset("p")
+        .expect("reads")
+        .lorebook
+        .expect("a book");
+    assert_eq!(book.scan_depth, 7, "the book's settings are kept");
+    let ids: Vec<&str> = book.entries.iter().map(|e| e.id.as_str()).collect();
+    assert_eq!(ids, ["0", "keep", "0-2", "1"]);
+    assert!(
+        outcome.notes[0].contains("2 entries added") && outcome.notes[0].contains("keeps its 2")
+    );
+    assert!(outcome
+        .notes
+        .iter()
+        .any(|n| n.contains("\"0\" is taken") && n.contains("\"0-2\"")));
+}
+
+#[test]
+fn world_info_into_a_preset_without_a_lorebook_needs_no_note() {
+    let store = store_with_preset();
+    let mut preset = store.get_preset("p").expect("reads");
+    preset.lorebook = None;
+    store.save_preset(&preset).expect("saves");
+    let outcome = import_into(
+        &store,
+        imported("wi.json", &world_info()),
+        target(Some("p"), LorebookMode::Replace),
+    )
+    .expect("imports");
+    assert!(outcome.notes.is_empty(), "{:?}", outcome.notes);
+}
+
+#[test]
+fn regex_scripts_imported_twice_add_no_duplicate_ids() {
+    let store = store_with_preset();
+    for _ in 0..2 {
+        import_into(
+            &store,
+            imported("s.json", &scripts("dog")),
+            target(Some("p"), LorebookMode::Replace),
+        )
+        .expect("imports");
+    }
+    let rules = store
+        .get_preset("p")
+        .expect("reads")
+        .regex_rules
+        .expect("rules");
+    assert_eq!(rules.len(), 2, "{rules:?}");
+    // The same ids with other content: added under free ids, each said.
+    let outcome = import_into(
+        &store,
+        imported("s.json", &scripts("bird")),
+        target(Some("p"), LorebookMode::Replace),
+    )
+    .expect("imports");
+    let rules = store
+        .get_preset("p")
+        .expect("reads")
+        .regex_rules
+        .expect("rules");
+    let ids: Vec<&str> = rules.iter().map(|r| r.id.as_str()).collect();
+    let unique: std::collections::HashSet<&&str> = ids.iter().collect();
+    assert_eq!(unique.len(), ids.len(), "{ids:?}");
+    assert_eq!(rules.len(), 3, "{ids:?}");
+    assert!(
+        outcome.notes.iter().any(|n| n.contains("skipped")),
+        "{:?}",
+        outcome.notes
+    );
+    assert!(
+        outcome
+            .notes
+            .iter()
+            .any(|n| n.contains("taken by a different rule")),
+        "{:?}",
+        outcome.notes
+    );
+}
+
+#[test]
+fn the_shared_library_keeps_a_rule_of_the_same_id_and_says_so() {
+    let store = Store::open_in_memory().expect("opens");
+    let shared = ImportTarget {
+        into: None,
+        lorebook: LorebookMode::Replace,
+        regex_home: RegexHome::SharedLibrary,
+    };
+    let first = import_into(&store, imported("s.json", &scripts("dog")), shared).expect("imports");
+    assert_eq!(first.place, Place::RegexLibrary { count: 2 });
+    let second =
+        import_into(&store, imported("s.json", &scripts("bird")), shared).expect("imports");
+    assert_eq!(second.place, Place::RegexLibrary { count: 1 });
+    let library = store.regex_rules().expect("reads");
+    assert_eq!(library.len(), 3);
+    assert!(
+        library.iter().any(|r| r.replacement == "dog"),
+        "the first rule stays"
+    );
+    assert!(
+        second.notes.iter().any(|n| n.contains("taken")),
+        "{:?}",
+        second.notes
+    );
+}
+
+#[test]
+fn world_info_and_scripts_without_a_preset_are_refused_and_write_nothing() {
+    let store = store_with_preset();
+    for (name, value) in [("wi.json", world_info()), ("s.json", scripts("x"))] {
+        let err = import_into(
+            &store,
+            imported(name, &value),
+            target(None, LorebookMode::Replace),
+        )
+        .expect_err("needs a preset");
+        assert_eq!(err.code(), "needs_preset");
+    }
+    assert!(store.regex_rules().expect("reads").is_empty());
+}
