@@ -39,6 +39,12 @@ impl From<promptloom_import::ImportError> for AppError {
     }
 }
 
+impl From<promptloom_library::LibraryError> for AppError {
+    fn from(e: promptloom_library::LibraryError) -> Self {
+        AppError::new(e.code(), e.to_string())
+    }
+}
+
 impl From<tauri::Error> for AppError {
     fn from(e: tauri::Error) -> Self {
         AppError::new("internal", e.to_string())

@@ -2,13 +2,14 @@
 //! No logic lives here; the engine builds, the store keeps (STYLE.md).
 
 mod commands;
+mod dialogs;
 mod error;
 mod state;
 
 pub use error::AppError;
 
 use tauri::Manager;
-use tauri_specta::{collect_commands, Builder};
+use tauri_specta::{collect_commands, collect_events, Builder};
 
 /// The commands the UI may call, with their types, for the app and for the bindings export.
 pub fn specta_builder() -> Builder<tauri::Wry> {
@@ -34,16 +35,18 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             commands::delete_session,
             commands::preview,
             commands::provider_request,
-            commands::inspect_import,
-            commands::import_file,
+            commands::transfer::choose_import_file,
+            commands::transfer::inspect_import,
+            commands::transfer::import_file,
             commands::known_models,
             commands::pipeline,
             commands::recipe_matches,
-            commands::export_preset,
-            commands::export_session,
+            commands::transfer::export_preset,
+            commands::transfer::export_session,
             commands::get_setting,
             commands::set_setting,
         ])
+        .events(collect_events![commands::transfer::FileDropped])
 }
 
 /// The TypeScript exporter's settings.
@@ -83,7 +86,13 @@ pub fn run() {
     let builder = specta_builder();
     let result = tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
+        .manage(state::ChosenFiles::default())
         .invoke_handler(builder.invoke_handler())
+        .on_webview_event(|webview, event| {
+            if let tauri::WebviewEvent::DragDrop(tauri::DragDropEvent::Drop { paths, .. }) = event {
+                commands::transfer::file_dropped(webview.app_handle(), paths);
+            }
+        })
         .setup(move |app| {
             builder.mount_events(app);
             // A database that cannot be opened (newer, damaged) is not a crash: every command

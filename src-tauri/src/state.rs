@@ -84,3 +84,45 @@ pub fn database_path() -> Result<PathBuf, AppError> {
         )
     })
 }
+
+/// The files the user chose for import (the open dialog, a file dropped on the window), by the
+/// number the page knows them by. Only these paths are ever read for an import.
+#[derive(Default)]
+pub struct ChosenFiles(Mutex<(u32, Vec<(u32, PathBuf)>)>);
+
+/// How many chosen files are remembered: the dialog shows one at a time.
+const CHOSEN_KEPT: usize = 16;
+
+impl ChosenFiles {
+    pub fn add(&self, path: PathBuf) -> crate::commands::transfer::ChosenFile {
+        let mut guard = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let (next, files) = &mut *guard;
+        *next += 1;
+        let id = *next;
+        if files.len() >= CHOSEN_KEPT {
+            files.remove(0);
+        }
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| path.display().to_string());
+        files.push((id, path));
+        crate::commands::transfer::ChosenFile { id, name }
+    }
+
+    /// The path of chosen file `id`.
+    pub fn path(&self, id: u32) -> Result<PathBuf, AppError> {
+        let guard = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        guard
+            .1
+            .iter()
+            .find(|(k, _)| *k == id)
+            .map(|(_, p)| p.clone())
+            .ok_or_else(|| {
+                AppError::new(
+                    "not_found",
+                    "that file is no longer chosen; choose it again",
+                )
+            })
+    }
+}

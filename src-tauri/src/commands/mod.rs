@@ -1,6 +1,8 @@
 //! The commands the UI calls. Each is thin: it runs off the main thread and hands the work to the
 //! store or the engine (STYLE.md). The UI reaches them only through the generated `bindings.ts`.
 
+pub mod transfer;
+
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -14,7 +16,6 @@ use promptloom_engine::pattern::{best_match, pattern_problem};
 use promptloom_engine::pipeline::{BuildResult, Pipeline, ProcessorDescriptor, ResolvedConfig};
 use promptloom_engine::profiles::{profile_for_model, ModelProfile, KNOWN_MODELS};
 use promptloom_engine::{build, BuildOptions, BuildRequest};
-use promptloom_import::{card_preset, Imported};
 use serde::{Deserialize, Serialize};
 use tauri::{AppHandle, Manager};
 
@@ -72,7 +73,7 @@ pub struct Preview {
 
 /// Runs `work` on a blocking thread with the app state, so that the window never waits on SQLite
 /// or a build.
-async fn blocking<T, F>(app: AppHandle, work: F) -> Result<T, AppError>
+pub(crate) async fn blocking<T, F>(app: AppHandle, work: F) -> Result<T, AppError>
 where
     T: Send + 'static,
     F: FnOnce(&AppState) -> Result<T, AppError> + Send + 'static,
@@ -98,18 +99,52 @@ pub async fn list_presets(app: AppHandle) -> Result<Vec<ListItem>, AppError> {
     .await
 }
 
-#[tauri::command]
-#[specta::specta]
-pub async fn get_preset(app: AppHandle, id: String) -> Result<AgentPreset, AppError> {
-    blocking(app, move |s| Ok(s.store()?.get_preset(&id)?)).await
+/// A preset as the editor opens it: with the revision it is at, which its saves name.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct OpenedPreset {
+    pub preset: AgentPreset,
+    pub revision: u32,
 }
 
-/// Saves an edited preset (autosave). A preset that does not pass validation is refused and the
-/// stored one stays as it was.
 #[tauri::command]
 #[specta::specta]
-pub async fn save_preset(app: AppHandle, preset: AgentPreset) -> Result<(), AppError> {
-    blocking(app, move |s| Ok(s.store()?.save_preset(&preset)?)).await
+pub async fn get_preset(app: AppHandle, id: String) -> Result<OpenedPreset, AppError> {
+    blocking(app, move |s| {
+        let (preset, revision) = s.store()?.get_preset_with_revision(&id)?;
+        Ok(OpenedPreset {
+            preset,
+            revision: wire_revision(revision),
+        })
+    })
+    .await
+}
+
+/// Saves an edited preset (autosave) over `revision`, the one it was opened at, and returns the
+/// new revision. When another program saved it meanwhile (`promptloom import --into`), nothing
+/// is written and the error's code is `conflict`; without a revision it is saved over whatever
+/// is stored (the user chose to keep their version). A preset that does not pass validation is
+/// refused and the stored one stays as it was.
+#[tauri::command]
+#[specta::specta]
+pub async fn save_preset(
+    app: AppHandle,
+    preset: AgentPreset,
+    revision: Option<u32>,
+) -> Result<u32, AppError> {
+    blocking(app, move |s| {
+        let store = s.store()?;
+        let saved = match revision {
+            Some(r) => store.save_preset_at(&preset, i64::from(r))?,
+            None => store.save_preset(&preset)?,
+        };
+        Ok(wire_revision(saved))
+    })
+    .await
+}
+
+/// A revision as the UI holds it: a count of saves, which stays far below `u32::MAX`.
+fn wire_revision(revision: i64) -> u32 {
+    u32::try_from(revision).unwrap_or(u32::MAX)
 }
 
 /// A new preset named `name`: a system prompt and the chat history in one recipe for every model.
@@ -359,150 +394,6 @@ fn with_build<T>(
     f(result, &session, &build_request.profile())
 }
 
-/// What a file would bring in, read and mapped but not saved: the user sees it first (SPEC 9).
-#[derive(Debug, Clone, Serialize, specta::Type)]
-#[serde(rename_all = "camelCase")]
-pub struct ImportPreview {
-    /// The format recognised, in words (`SillyTavern chat-completion preset`).
-    pub format: String,
-    /// `preset`, `character`, `lorebook`, `regex rules` or `session`.
-    pub kind: String,
-    /// The name or id of what would be created.
-    pub name: String,
-    /// Lorebooks and regex rules go into an existing preset.
-    pub needs_preset: bool,
-    /// Everything the importer could not map, item by item.
-    pub not_mapped: Vec<NotMapped>,
-}
-
-#[derive(Debug, Clone, Serialize, specta::Type)]
-pub struct NotMapped {
-    pub item: String,
-    pub message: String,
-}
-
-impl From<promptloom_import::ReportItem> for NotMapped {
-    fn from(i: promptloom_import::ReportItem) -> Self {
-        NotMapped {
-            item: i.item,
-            message: i.message,
-        }
-    }
-}
-
-/// What an import created or changed.
-#[derive(Debug, Clone, Serialize, specta::Type)]
-#[serde(rename_all = "camelCase")]
-pub struct ImportOutcome {
-    /// `preset` or `session`: which list to refresh and what to open.
-    pub kind: String,
-    pub id: String,
-}
-
-/// Reads and maps `path` (a native preset, a SillyTavern preset, card, world info, regex
-/// scripts or chat) without saving anything.
-#[tauri::command]
-#[specta::specta]
-pub async fn inspect_import(app: AppHandle, path: String) -> Result<ImportPreview, AppError> {
-    blocking(app, move |_| {
-        let reported = promptloom_import::import_file(std::path::Path::new(&path))?;
-        let (kind, name) = match &reported.value {
-            Imported::Preset { preset } => ("preset", preset.name.clone()),
-            Imported::Character(card) => ("character", card.character.name.clone()),
-            Imported::Lorebook { lorebook } => {
-                ("lorebook", format!("{} entries", lorebook.entries.len()))
-            }
-            Imported::RegexRules { rules } => ("regex rules", format!("{} rules", rules.len())),
-            Imported::Session { session } => (
-                "session",
-                session.title.clone().unwrap_or_else(|| session.id.clone()),
-            ),
-        };
-        Ok(ImportPreview {
-            format: reported.report.format.clone(),
-            kind: kind.to_string(),
-            name,
-            needs_preset: matches!(
-                reported.value,
-                Imported::Lorebook { .. } | Imported::RegexRules { .. }
-            ),
-            not_mapped: reported
-                .report
-                .items
-                .into_iter()
-                .map(NotMapped::from)
-                .collect(),
-        })
-    })
-    .await
-}
-
-/// Imports `path` into the database: a preset or card becomes a new preset, a chat a new
-/// session (never over an existing id); a lorebook or regex scripts go into preset `into`.
-#[tauri::command]
-#[specta::specta]
-pub async fn import_file(
-    app: AppHandle,
-    path: String,
-    into: Option<String>,
-) -> Result<ImportOutcome, AppError> {
-    blocking(app, move |s| {
-        // Read and map before the database is touched: bad input writes nothing.
-        let reported = promptloom_import::import_file(std::path::Path::new(&path))?;
-        let store = s.store()?;
-        let into_preset = |what: &str| {
-            into.clone().ok_or_else(|| {
-                AppError::new(
-                    "needs_preset",
-                    format!("{path} is {what}: choose the preset it goes into"),
-                )
-            })
-        };
-        let outcome = |kind: &str, id: String| ImportOutcome {
-            kind: kind.to_string(),
-            id,
-        };
-        Ok(match reported.value {
-            Imported::Preset { preset } => outcome("preset", save_new_preset(&store, *preset)?),
-            Imported::Character(card) => {
-                outcome("preset", save_new_preset(&store, card_preset(&card))?)
-            }
-            Imported::Session { mut session } => {
-                session.id = store.free_session_id(&session.id)?;
-                store.save_session(&session)?;
-                outcome("session", session.id)
-            }
-            Imported::Lorebook { lorebook } => {
-                let id = into_preset("world info")?;
-                let mut preset = store.get_preset(&id)?;
-                preset.lorebook = Some(lorebook);
-                store.save_preset(&preset)?;
-                outcome("preset", id)
-            }
-            Imported::RegexRules { rules } => {
-                let id = into_preset("a set of regex scripts")?;
-                let mut preset = store.get_preset(&id)?;
-                preset
-                    .regex_rules
-                    .get_or_insert_with(Vec::new)
-                    .extend(rules);
-                store.save_preset(&preset)?;
-                outcome("preset", id)
-            }
-        })
-    })
-    .await
-}
-
-fn save_new_preset(
-    store: &promptloom_store::Store,
-    mut preset: AgentPreset,
-) -> Result<String, AppError> {
-    preset.id = store.free_preset_id(&preset.id)?;
-    store.save_preset(&preset)?;
-    Ok(preset.id)
-}
-
 /// One processor in the pipeline panel: what it is, the settings it runs with for a preset and
 /// model (each with its origin), and the model profile's own config, which is what the preset's
 /// config replaces and what a reset goes back to.
@@ -602,62 +493,6 @@ pub async fn recipe_matches(
             })
             .collect(),
     })
-}
-
-/// The files a preset can be exported as (SPEC 7).
-#[derive(Debug, Clone, Copy, Deserialize, specta::Type)]
-#[serde(rename_all = "camelCase")]
-pub enum ExportFormat {
-    Native,
-    SillyTavernPreset,
-    SillyTavernCard,
-    SillyTavernWorldInfo,
-}
-
-/// Writes `preset` to `path` in `format` and returns what the format could not hold. Nothing is
-/// written when the preset has nothing to export in that format.
-#[tauri::command]
-#[specta::specta]
-pub async fn export_preset(
-    app: AppHandle,
-    preset: AgentPreset,
-    format: ExportFormat,
-    path: String,
-) -> Result<Vec<NotMapped>, AppError> {
-    use promptloom_import::ExportFormat as To;
-    blocking(app, move |_| {
-        let to = match format {
-            ExportFormat::Native => To::Native,
-            ExportFormat::SillyTavernPreset => To::SillyTavernPreset,
-            ExportFormat::SillyTavernCard => To::SillyTavernCard,
-            ExportFormat::SillyTavernWorldInfo => To::SillyTavernWorldInfo,
-        };
-        let reported = promptloom_import::export_preset_as(&preset, to)
-            .map_err(|e| AppError::new("nothing_to_export", e.to_string()))?;
-        write_file(&path, &reported.value)?;
-        Ok(reported
-            .report
-            .items
-            .into_iter()
-            .map(NotMapped::from)
-            .collect())
-    })
-    .await
-}
-
-fn write_file(path: &str, text: &str) -> Result<(), AppError> {
-    std::fs::write(path, text).map_err(|e| AppError::new("io", format!("cannot write {path}: {e}")))
-}
-
-/// Writes session `id` to `path` as native JSON.
-#[tauri::command]
-#[specta::specta]
-pub async fn export_session(app: AppHandle, id: String, path: String) -> Result<(), AppError> {
-    blocking(app, move |s| {
-        let session = s.store()?.get_session(&id)?;
-        write_file(&path, &promptloom_import::native::export_session(&session))
-    })
-    .await
 }
 
 /// The model ids the pickers offer, and the profiles the user added.
