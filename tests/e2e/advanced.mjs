@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { dragTo, previewSources, ROOT, scratchDatabase, shot, until } from "./harness.mjs";
+import { answerDialog, dragTo, previewSources, ROOT, scratchDatabase, shot, until } from "./harness.mjs";
 
 export function advancedTests(test, current) {
   const browser = () => current().browser;
@@ -36,6 +36,19 @@ export function advancedTests(test, current) {
     }
     // Close the card's editor: the library stays short.
     await (await $(`[data-testid="template-${id}"] .template-card-body`)).click();
+  }
+
+  /** Exports the open preset in `format` through the export dialog and the save dialog. */
+  async function exportAs(format, file) {
+    await (await byTest("export-preset")).click();
+    await (await byTest(`export-format-${format}`)).click();
+    answerDialog(file);
+    await (await byTest("export-save")).click();
+    await until(
+      async () => ((await byTest("export-path").then((e) => e.isExisting())) ? (await byTest("export-path")).getText() : ""),
+      (text) => text.includes(path.basename(file)),
+      `the export to ${file}`,
+    );
   }
 
   async function openRecipe(id) {
@@ -250,8 +263,8 @@ export function advancedTests(test, current) {
     const native = path.join(path.dirname(dir.path), "multi-model.json");
     const tavern = path.join(path.dirname(dir.path), "multi-model.st.json");
     try {
-      // What the save dialog calls once it has a path.
-      await browser().executeAsync((f, done) => window.__promptloomExport("native", f).then(done, (e) => done(String(e))), native);
+      // The native save dialog answers with the path (harness.mjs, answerDialog).
+      await exportAs("native", native);
       const preset = JSON.parse(readFileSync(native, "utf8"));
       const recipes = Object.fromEntries(preset.contextRecipes.map((r) => [r.id, r]));
       assert.deepEqual(recipes["claude-recipe"].modelFilter, ["claude-*"]);
@@ -267,7 +280,7 @@ export function advancedTests(test, current) {
       await shot(browser(), "26-export-native");
       await (await byTest("export-close")).click();
 
-      await browser().executeAsync((f, done) => window.__promptloomExport("sillyTavernPreset", f).then(done, (e) => done(String(e))), tavern);
+      await exportAs("sillyTavernPreset", tavern);
       const st = JSON.parse(readFileSync(tavern, "utf8"));
       assert.ok(Array.isArray(st.prompts) && Array.isArray(st.prompt_order));
       const report = await (await byTest("export-dialog")).getText();
@@ -304,7 +317,8 @@ export function advancedTests(test, current) {
       }),
     );
     try {
-      await browser().execute((f) => window.__promptloomInspectImport(f), file);
+      answerDialog(file);
+      await (await byTest("import")).click();
       const summary = await until(
         async () => ((await byTest("import-summary").then((e) => e.isExisting())) ? (await byTest("import-summary")).getText() : ""),
         (text) => text.length > 0,
@@ -327,7 +341,8 @@ export function advancedTests(test, current) {
         console.log("     (the SillyTavern fixtures are not here; the Seraphina card import is skipped)");
         return;
       }
-      await browser().execute((f) => window.__promptloomInspectImport(f), fixture);
+      answerDialog(fixture);
+      await (await byTest("import")).click();
       await until(
         async () => ((await byTest("import-summary").then((e) => e.isExisting())) ? (await byTest("import-summary")).getText() : ""),
         (text) => text.length > 0,

@@ -1,7 +1,7 @@
 // Drives the real Promptloom window: tauri-driver in front of WebKitWebDriver, under Xvfb (the
 // caller runs this inside `xvfb-run`). Each test gets a fresh database unless it asks for one.
 import { execFile, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -41,6 +41,19 @@ async function waitForPort(port, ms) {
   throw new Error(`tauri-driver did not listen on port ${port} within ${ms} ms`);
 }
 
+/**
+ * The native file dialogs open from Rust, out of WebDriver's reach. Debug builds read each
+ * dialog's answer from the first line of the file named by PROMPTLOOM_TEST_DIALOG instead; the
+ * tests write the answer before they click the button that opens the dialog.
+ */
+export const DIALOG_ANSWERS = path.join(mkdtempSync(path.join(os.tmpdir(), "promptloom-dialog-")), "answers");
+writeFileSync(DIALOG_ANSWERS, "");
+
+/** The next native dialog answers `file` (a path), or is cancelled when `file` is null. */
+export function answerDialog(file) {
+  appendFileSync(DIALOG_ANSWERS, `${file ?? ""}\n`);
+}
+
 export function scratchDatabase() {
   const dir = mkdtempSync(path.join(os.tmpdir(), "promptloom-e2e-"));
   return { path: path.join(dir, "promptloom.db"), remove: () => rmSync(dir, { recursive: true, force: true }) };
@@ -53,7 +66,10 @@ export async function launch(db, ready = '[data-testid="new-preset"]') {
   const driver = spawn(
     driverBin,
     ["--port", String(port), "--native-port", String(await freePort()), "--native-driver", "/usr/bin/WebKitWebDriver"],
-    { env: { ...process.env, PROMPTLOOM_DB: db }, stdio: ["ignore", "ignore", "pipe"] },
+    {
+      env: { ...process.env, PROMPTLOOM_DB: db, PROMPTLOOM_TEST_DIALOG: DIALOG_ANSWERS },
+      stdio: ["ignore", "ignore", "pipe"],
+    },
   );
   let driverErr = "";
   driver.stderr.on("data", (d) => (driverErr += d));

@@ -4,8 +4,9 @@
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { launch, previewSources, scratchDatabase, shot, SHOTS, stepIds, until } from "./harness.mjs";
+import { answerDialog, launch, previewSources, scratchDatabase, shot, SHOTS, stepIds, until } from "./harness.mjs";
 import { advancedTests } from "./advanced.mjs";
+import { hostileTests } from "./hostile.mjs";
 
 const tests = [];
 const test = (name, fn) => tests.push({ name, fn });
@@ -245,8 +246,9 @@ test("import a SillyTavern preset: the report first, then the preset opens and p
     }),
   );
   try {
-    // What the file dialog and a dropped file call.
-    await app.browser.execute((f) => window.__promptloomInspectImport(f), file);
+    // The native open dialog answers with the file (harness.mjs, answerDialog).
+    answerDialog(file);
+    await (await byTest("import")).click();
     const summary = await until(
       async () => ((await byTest("import-summary").then((e) => e.isExisting())) ? (await byTest("import-summary")).getText() : ""),
       (text) => text.startsWith("SillyTavern"),
@@ -333,6 +335,7 @@ test("keystroke to painted preview over a 1,000-message session (measured, not a
 });
 
 advancedTests(test, () => app);
+hostileTests(test, () => app, (next) => (app = next), db);
 
 test("a damaged database is reported in the window and left as it was", async () => {
   await app.close();

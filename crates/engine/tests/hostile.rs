@@ -267,3 +267,104 @@ fn a_book_of_8000_entries_with_recursion_activates_what_it_should() {
     }
     assert_eq!(active.len(), 8_000);
 }
+
+mod combinations {
+    //! Random presets mixing growing macros, multiplying rules and lorebooks with regex keys and
+    //! recursion: whatever the mix, what a build sends and the memory it takes stay within the
+    //! caps.
+
+    use super::*;
+    use promptloom_engine::limits::{
+        MACRO_BUILD_BYTES, PATTERN_BUILD_BYTES, PATTERN_SEARCH_CACHE_BYTES, REGEX_BUILD_GROWTH,
+    };
+    use proptest::prelude::*;
+
+    fn macro_text() -> impl Strategy<Value = String> {
+        proptest::collection::vec(
+            prop_oneof![
+                Just("{{setvar::x::abcdefgh}}"),
+                Just("{{addvar::x::{{getvar::x}}}}"),
+                Just("{{getvar::x}}{{getvar::x}}"),
+                Just("{{description}}"),
+                Just("{{random::{{description}}::y}}"),
+                Just("plain text "),
+            ],
+            0..24,
+        )
+        .prop_map(|p| p.concat())
+    }
+
+    fn rule() -> impl Strategy<Value = Value> {
+        (
+            prop_oneof![Just(""), Just("."), Just("x*"), Just("(?:)"), Just("a|e|o"), Just("\\w+")],
+            0usize..400,
+            prop_oneof![Just("history"), Just("templates"), Just("both")],
+        )
+            .prop_map(|(pattern, n, scope)| {
+                json!({ "id": format!("r{n}-{}", pattern.len()), "pattern": pattern,
+                        "replacement": "r".repeat(n), "flags": "", "scope": scope, "enabled": true })
+            })
+    }
+
+    fn entry() -> impl Strategy<Value = Value> {
+        (
+            prop_oneof![
+                Just("a".to_string()),
+                Just("aa".to_string()),
+                Just("/\\w{6}/".to_string()),
+                Just("/(a|e)+x/".to_string()),
+                Just("text".to_string()),
+            ],
+            any::<bool>(),
+            macro_text(),
+        )
+            .prop_map(|(key, constant, content)| {
+                json!({ "keys": [key], "constant": constant, "content": format!("a text {content}") })
+            })
+    }
+
+    proptest! {
+        // Each case builds a whole preset under the counting allocator, serialised with the other
+        // tests of this file: a few dozen cases keep it quick.
+        #![proptest_config(ProptestConfig::with_cases(24))]
+
+        #[test]
+        fn no_mix_of_macros_rules_and_lorebooks_exceeds_the_caps(
+            template in macro_text(),
+            rules in proptest::collection::vec(rule(), 0..8),
+            entries in proptest::collection::vec(entry(), 0..40),
+            history in proptest::collection::vec("[a-z ]{0,300}", 1..6),
+        ) {
+            let entries: Vec<Value> = entries
+                .into_iter()
+                .enumerate()
+                .map(|(i, mut e)| {
+                    e["id"] = json!(format!("e{i}"));
+                    e
+                })
+                .collect();
+            let preset = template_preset(
+                &template,
+                json!({ "character": { "name": "C", "description": "d".repeat(300_000) },
+                        "regexRules": rules,
+                        "lorebook": { "tokenBudget": 100, "matchWholeWords": false, "entries": entries } }),
+            );
+            let texts: Vec<String> = history.iter().map(|h| format!("u{h}")).collect();
+            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+            let session = session_of(&refs);
+            let input: usize = template.len()
+                + texts.iter().map(String::len).sum::<usize>()
+                + preset.to_string().len();
+            let (_, peak, sent) = build_measured(&preset, &session);
+            prop_assert!(
+                sent <= input + MACRO_BUILD_BYTES + REGEX_BUILD_GROWTH,
+                "sent {sent} bytes from {input}"
+            );
+            prop_assert!(
+                peak < 4 * (MACRO_BUILD_BYTES + REGEX_BUILD_GROWTH) + PATTERN_BUILD_BYTES + PATTERN_SEARCH_CACHE_BYTES,
+                "peak {} MiB",
+                peak / MIB
+            );
+        }
+    }
+}

@@ -222,13 +222,25 @@ fn text_attachments_are_inlined_and_transcripts_stand_in_for_missing_modalities(
 }
 
 #[test]
-fn an_attachment_whose_data_does_not_decode_is_an_error_naming_it() {
+fn an_attachment_whose_data_does_not_decode_becomes_a_note_and_a_warning_naming_it() {
     let session = media_session(json!([
         { "id": "i", "kind": "image", "mime": "image/png", "name": "broken.png", "dataBase64": "%%%" },
     ]));
     let result = try_run(&chat_preset(), &session, "gpt-4o", &options()).expect("builds");
-    let err =
-        request_body(ProviderFormat::OpenaiChat, &result, &session, &InlineAssets).unwrap_err();
-    assert_eq!(err.code(), "asset");
-    assert!(err.to_string().contains("broken.png"), "{err}");
+    assert!(
+        result
+            .warnings
+            .iter()
+            .any(|w| w.message.contains("broken.png") && w.message.contains("does not decode")),
+        "{:?}",
+        result.warnings
+    );
+    let body = request_body(ProviderFormat::OpenaiChat, &result, &session, &InlineAssets)
+        .expect("the request is made without it");
+    let text = body.to_string();
+    assert!(
+        text.contains("[Attachment \\\"broken.png\\\" (image/png) not sent"),
+        "{text}"
+    );
+    assert!(!text.contains("image_url"), "{text}");
 }

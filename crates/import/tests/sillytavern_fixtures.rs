@@ -175,3 +175,68 @@ fn settings_json_is_not_mistaken_for_something_importable() {
     let err = import_file(&path).expect_err("settings.json is not importable");
     assert!(err.to_string().starts_with("settings.json: "), "{err}");
 }
+
+/// The real preset, card and world info together come nowhere near the caps on what a file can
+/// make grow (docs/ARCHITECTURE.md, "Limits"): no warning of a build names one.
+#[test]
+fn real_files_build_without_reaching_any_cap() {
+    let (Some(preset), Some(card), Some(book)) = (
+        fixture("Default.json"),
+        fixture("default_Seraphina.png"),
+        fixture("Eldoria.json"),
+    ) else {
+        return;
+    };
+    let Imported::Preset { preset } = import_file(&preset).expect("imports").value else {
+        panic!("a preset");
+    };
+    let Imported::Character(mut card) = import_file(&card).expect("imports").value else {
+        panic!("a card");
+    };
+    let Imported::Lorebook { lorebook } = import_file(&book).expect("imports").value else {
+        panic!("world info");
+    };
+    let mut entries = card.lorebook.take().map(|b| b.entries).unwrap_or_default();
+    entries.extend(lorebook.entries);
+    card.lorebook = Some(promptloom_engine::model::Lorebook {
+        entries,
+        ..Default::default()
+    });
+    let preset = promptloom_import::overlay_character(*preset, &card);
+    let session = promptloom_engine::model::parse_session(
+        r#"{ "formatVersion": 1, "id": "s", "messages": [
+            { "role": "user", "content": "Where is the forest of Eldoria? Tell me of the glade." },
+            { "role": "assistant", "content": "Seraphina smiles." } ] }"#,
+    )
+    .expect("session");
+    let options = promptloom_engine::BuildOptions::at(
+        chrono::DateTime::parse_from_rfc3339("2026-11-24T10:00:00+00:00").expect("time"),
+    );
+    let cache = promptloom_engine::cache::BuildCache::new();
+    let result = promptloom_engine::build(&promptloom_engine::BuildRequest {
+        preset: &preset,
+        session: &session,
+        model: "gpt-4o",
+        options: &options,
+        cache: &cache,
+        profiles: &[],
+        assets: &promptloom_engine::assets::InlineAssets,
+    })
+    .expect("builds");
+    for w in &result.warnings {
+        for cap in [
+            "MiB",
+            "MB",
+            "stopped there",
+            "not applied",
+            "skipped",
+            "left as written",
+        ] {
+            assert!(!w.message.contains(cap), "a cap was reached: {}", w.message);
+        }
+    }
+    assert!(result
+        .messages
+        .iter()
+        .any(|m| m.content().contains("Seraphina")));
+}

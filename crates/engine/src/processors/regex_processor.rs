@@ -138,12 +138,22 @@ impl Processor for RegexProcessor {
             }
             let depth_key = if depth_matters { depth } else { u32::MAX };
             let stored = m.as_stored().map(|(h, _)| h).filter(|_| memo_rules);
-            let kept = stored
-                .and_then(|h| memo.get(h, m.content_arc(), role, depth_key))
-                .cloned();
-            let from_memo = kept.is_some();
-            let outcome = match kept {
-                Some(outcome) => outcome,
+            let length = m.content().len();
+            // The common case on a warm rebuild: kept, and the rules did nothing to it.
+            let kept = stored.and_then(|h| memo.get(h, m.content_arc(), role, depth_key));
+            let text = match kept {
+                Some(outcome) => {
+                    if outcome.changed | outcome.too_long != 0 {
+                        // Kept only for at most 64 rules: one bit each.
+                        for (k, count) in changed.iter_mut().enumerate() {
+                            *count += u32::from(outcome.changed & (1 << k) != 0);
+                        }
+                        for (k, count) in too_long.iter_mut().enumerate() {
+                            *count += u32::from(outcome.too_long & (1 << k) != 0);
+                        }
+                    }
+                    outcome.text.clone()
+                }
                 None => {
                     let done = rewrite(
                         history_rules
@@ -152,39 +162,28 @@ impl Processor for RegexProcessor {
                             .filter(|(_, r)| r.applies(role, Some(depth))),
                         m.content(),
                     );
-                    let bits = |rules: &[usize]| {
-                        // Kept only for at most 64 rules: one bit each.
-                        rules
-                            .iter()
-                            .fold(0u64, |b, &k| b | 1u64.checked_shl(k as u32).unwrap_or(0))
-                    };
                     for &k in &done.too_long {
                         too_long[k] += 1;
                     }
                     for &k in &done.changed {
                         changed[k] += 1;
                     }
-                    let outcome = RuleOutcome {
-                        changed: bits(&done.changed),
-                        too_long: bits(&done.too_long),
-                        text: done.text.map(Arc::from),
-                    };
+                    let text: Option<Arc<str>> = done.text.map(Arc::from);
                     if let Some(h) = stored {
-                        memo.set(h, m.content_arc(), role, depth_key, outcome.clone());
+                        let bits =
+                            |rules: &[usize]| rules.iter().fold(0u64, |b, &k| b | (1u64 << k));
+                        let outcome = RuleOutcome {
+                            changed: bits(&done.changed),
+                            too_long: bits(&done.too_long),
+                            text: text.clone(),
+                        };
+                        memo.set(h, m.content_arc(), role, depth_key, outcome);
                     }
-                    outcome
+                    text
                 }
             };
-            if from_memo {
-                for (k, count) in changed.iter_mut().enumerate() {
-                    *count += u32::from(outcome.changed & (1 << k) != 0);
-                }
-                for (k, count) in too_long.iter_mut().enumerate() {
-                    *count += u32::from(outcome.too_long & (1 << k) != 0);
-                }
-            }
-            if let Some(text) = outcome.text {
-                let grown = text.len().saturating_sub(m.content().len());
+            if let Some(text) = text {
+                let grown = text.len().saturating_sub(length);
                 if ctx.blackboard.regex_growth + grown > REGEX_BUILD_GROWTH {
                     ctx.blackboard.regex_growth = REGEX_BUILD_GROWTH;
                     left_over_cap += 1;
