@@ -1,7 +1,7 @@
 import { act, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { beforeEach, describe, expect, it } from "vitest";
 import { App } from "./App";
-import { getState, inspectImport, resetForTests, start } from "./app/store";
+import { getState, resetForTests, start } from "./app/store";
 import { fakeBackend, type Call } from "./test/fakeBackend";
 import type { Preset } from "./app/model";
 
@@ -144,38 +144,5 @@ describe("the lorebook editor", () => {
       expect(lastPreviewPreset(calls).lorebook?.entries?.[0]?.strategy).toEqual({ depth: 3 }),
     );
     expect(screen.getByText("Depth: 3")).toBeTruthy();
-  });
-});
-
-describe("importing a file", () => {
-  beforeEach(() => resetForTests());
-
-  it("shows what the file holds and what was not mapped before saving, then opens it", async () => {
-    const { calls } = await renderApp();
-    await act(async () => {
-      await inspectImport("/home/me/Default.json");
-    });
-    const dialog = screen.getByTestId("import-dialog");
-    expect(within(dialog).getByTestId("import-summary").textContent).toBe(
-      "SillyTavern chat-completion preset: preset “Default”",
-    );
-    expect(dialog.textContent).toContain("sampling settings are not part of a preset");
-    expect(calls.some((c) => c.cmd === "import_file")).toBe(false);
-    fireEvent.click(within(dialog).getByTestId("confirm-import"));
-    await waitFor(() => expect(screen.queryByTestId("import-dialog")).toBeNull());
-    expect(calls.find((c) => c.cmd === "import_file")?.args).toEqual({ path: "/home/me/Default.json", into: null });
-    await waitFor(() => expect(getState().preset?.id).toBe("default"));
-  });
-
-  it("names the file and the problem when it cannot be read, and saves nothing", async () => {
-    const { calls } = await renderApp();
-    await act(async () => {
-      await inspectImport("/home/me/notes.txt");
-    });
-    expect(screen.getByRole("alert").textContent).toContain("/home/me/notes.txt: not a file Promptloom reads");
-    expect((screen.getByTestId("confirm-import") as HTMLButtonElement).disabled).toBe(true);
-    fireEvent.click(within(screen.getByTestId("import-dialog")).getByText("Cancel"));
-    expect(screen.queryByTestId("import-dialog")).toBeNull();
-    expect(calls.some((c) => c.cmd === "import_file")).toBe(false);
   });
 });

@@ -1,7 +1,12 @@
 import { useEffect, useState } from "react";
 import { LANGUAGES, type Language } from "./i18n";
-import { getCurrentWebview } from "@tauri-apps/api/webview";
+import { events } from "./bindings";
 import { inspectImport, redo, setEditorMode, setLanguage, setTheme, undo, useApp } from "./app/store";
+import { listenInEffect } from "./app/tauriListen";
+import { SaveState } from "./app/SaveState";
+import { CrashNotice } from "./app/CrashNotice";
+import { ConflictDialog } from "./app/ConflictDialog";
+import { CloseGuard } from "./app/CloseGuard";
 import { ImportDialog } from "./features/presets/ImportDialog";
 import { ExportDialog } from "./features/presets/ExportDialog";
 import { useT } from "./app/useT";
@@ -18,7 +23,6 @@ export function App() {
   const fatal = useApp((s) => s.fatal);
   const theme = useApp((s) => s.theme);
   const language = useApp((s) => s.language);
-  const save = useApp((s) => s.save);
   const canUndo = useApp((s) => s.undo.length > 0);
   const canRedo = useApp((s) => s.redo.length > 0);
 
@@ -43,27 +47,9 @@ export function App() {
     return () => window.removeEventListener("keydown", onKey);
   }, []);
 
-  useEffect(() => {
-    // A file dropped onto the window is imported like one chosen in the dialog.
-    let stop: (() => void) | undefined;
-    let cancelled = false;
-    try {
-      getCurrentWebview()
-        .onDragDropEvent((event) => {
-          if (event.payload.type === "drop" && event.payload.paths[0]) {
-            void inspectImport(event.payload.paths[0]);
-          }
-        })
-        .then((unlisten) => (cancelled ? unlisten() : (stop = unlisten)))
-        .catch(() => {});
-    } catch {
-      // Outside the app window (component tests) there is nothing to drop onto.
-    }
-    return () => {
-      cancelled = true;
-      stop?.();
-    };
-  }, []);
+  // A file dropped onto the window is imported like one chosen in the dialog; Rust has read its
+  // path, the page gets a number for it.
+  useEffect(() => listenInEffect(() => events.fileDropped.listen((e) => void inspectImport(e.payload.file))), []);
 
   if (!ready) return <p className="loading">{t("app.loading")}</p>;
   if (fatal) return <p className="error fatal" role="alert">{t("app.error", { message: fatal })}</p>;
@@ -77,13 +63,7 @@ export function App() {
           </span>{" "}
           {t("app.title")}
         </h1>
-        <span className={`save-state save-${save.state}`} data-testid="save-state" role="status">
-          {save.state === "saved"
-            ? t("app.saved")
-            : save.state === "saving"
-              ? t("app.saving")
-              : t("app.saveFailed", { message: save.message ?? "" })}
-        </span>
+        <SaveState />
         <div className="topbar-actions">
           <button type="button" onClick={undo} disabled={!canUndo} title={t("app.undo")} aria-label={t("app.undo")}>
             ↶
@@ -113,6 +93,7 @@ export function App() {
           </select>
         </div>
       </header>
+      <CrashNotice />
       <main className="panes">
         <PresetSidebar />
         <EditorPane />
@@ -120,6 +101,8 @@ export function App() {
       </main>
       <ImportDialog />
       <ExportDialog />
+      <ConflictDialog />
+      <CloseGuard />
     </div>
   );
 }

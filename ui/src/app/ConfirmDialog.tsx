@@ -4,11 +4,14 @@ import { useT } from "./useT";
 export function ConfirmDialog({
   message,
   confirm,
+  cancel,
   onConfirm,
   onCancel,
 }: {
   message: string;
   confirm: string;
+  /** The label of the button that keeps things as they are; Cancel by default. */
+  cancel?: string;
   onConfirm: () => void;
   onCancel: () => void;
 }) {
@@ -19,7 +22,7 @@ export function ConfirmDialog({
         <p>{message}</p>
         <div className="dialog-actions">
           <button type="button" autoFocus onClick={onCancel}>
-            {t("presets.cancel")}
+            {cancel ?? t("presets.cancel")}
           </button>
           <button type="button" className="danger" onClick={onConfirm}>
             {confirm}

@@ -1,13 +1,33 @@
 // A stand-in for the Rust commands in component tests: a small in-memory store and a preview
 // that lists the enabled steps with their placement, so tests can see edits reach the backend.
-import { mockIPC } from "@tauri-apps/api/mocks";
-import type { AgentPreset } from "../bindings";
+// Tests steer it: what the native dialogs answer, commands that fail the next N times, another
+// program saving a preset, a file dropped on the window, the window asked to close.
+import { mockIPC, mockWindows } from "@tauri-apps/api/mocks";
+import { emit } from "@tauri-apps/api/event";
+import type { AgentPreset, AppError, ChosenFile, ExportFormat, ImportOutcome, ImportPreview, LorebookChoice } from "../bindings";
 import type { Chat, Preset } from "../app/model";
 
 export interface Call {
   cmd: string;
   args: Record<string, unknown>;
 }
+
+/** A file the user could choose or drop, with what inspecting and importing it give. */
+export interface FakeFile {
+  name: string;
+  /** What `inspect_import` returns; by default a SillyTavern preset, or an error for a `.txt`. */
+  preview?: ImportPreview;
+  /** What `import_file` does; by default a new preset `default`. */
+  importAs?: (into: string | null, lorebook: LorebookChoice) => ImportOutcome;
+}
+
+/** The file name Rust proposes in the save dialog. */
+const SUFFIX: Record<ExportFormat, string> = {
+  native: ".json",
+  sillyTavernPreset: ".st-preset.json",
+  sillyTavernCard: ".card.json",
+  sillyTavernWorldInfo: ".world-info.json",
+};
 
 export function samplePreset(): Preset {
   return {
@@ -49,12 +69,47 @@ export function sampleSession(): Chat {
 export function fakeBackend() {
   const calls: Call[] = [];
   const presets = new Map<string, Preset>([["helper", samplePreset()]]);
+  /** Each preset's revision: every save moves it on; a save over an older one is a conflict. */
+  const revisions = new Map<string, number>([["helper", 1]]);
   const sessions = new Map<string, Chat>([["chat-1", sampleSession()]]);
+  const settings = new Map<string, string>();
   /** What the export commands wrote, by path. */
   const exported = new Map<string, { format: string; preset?: AgentPreset; session?: Chat }>();
-  mockIPC((cmd, payload) => {
-    const args = (payload ?? {}) as Record<string, unknown>;
-    calls.push({ cmd, args });
+  /** The files chosen or dropped so far, by the id the page names them by. */
+  const files = new Map<number, FakeFile>();
+  /**
+   * What the native dialogs answer next: the file to open, the path to save to (by default
+   * `/tmp/` and the name Rust proposes); null is the user cancelling.
+   */
+  const dialogs: { open: FakeFile | null; save: string | null | undefined } = {
+    open: { name: "Default.json" },
+    save: undefined,
+  };
+  const failing = new Map<string, { count: number; error: AppError }>();
+
+  const choose = (file: FakeFile): ChosenFile => {
+    const id = files.size + 1;
+    files.set(id, file);
+    return { id, name: file.name };
+  };
+  const savePath = (proposed: string) => (dialogs.save === undefined ? `/tmp/${proposed}` : dialogs.save);
+
+  mockWindows("main");
+  mockIPC(
+    (cmd, payload) => {
+      const args = (payload ?? {}) as Record<string, unknown>;
+      calls.push({ cmd, args });
+      const failure = failing.get(cmd);
+      if (failure && failure.count > 0) {
+        failure.count -= 1;
+        throw failure.error;
+      }
+      return answer(cmd, args);
+    },
+    { shouldMockEvents: true },
+  );
+
+  function answer(cmd: string, args: Record<string, unknown>): unknown {
     switch (cmd) {
       case "list_presets":
         return [...presets.values()].map((p) => ({ id: p.id, name: p.name, updatedAt: 0 }));
@@ -63,24 +118,45 @@ export function fakeBackend() {
       case "known_models":
         return ["gpt-4o", "claude-3-5-sonnet"];
       case "get_setting":
-        return null;
+        return settings.get(args.key as string) ?? null;
       case "set_setting":
+        settings.set(args.key as string, args.value as string);
         return null;
-      case "get_preset":
-        return presets.get(args.id as string);
-      case "save_preset":
-        presets.set((args.preset as Preset).id, args.preset as Preset);
-        return null;
+      case "get_preset": {
+        const preset = presets.get(args.id as string);
+        if (!preset) throw { code: "not_found", message: `no preset ${args.id}` };
+        return { preset, revision: revisions.get(preset.id) ?? 1 };
+      }
+      case "save_preset": {
+        const preset = args.preset as Preset;
+        const opened = args.revision as number | null;
+        const stored = revisions.get(preset.id);
+        if (opened !== null && stored !== undefined && opened !== stored) {
+          throw {
+            code: "conflict",
+            message: `preset "${preset.id}" was changed by another program since it was opened (revision ${stored}, opened at ${opened})`,
+          };
+        }
+        presets.set(preset.id, preset);
+        revisions.set(preset.id, (stored ?? 0) + 1);
+        return revisions.get(preset.id);
+      }
       case "delete_preset":
         presets.delete(args.id as string);
+        revisions.delete(args.id as string);
         return null;
       case "get_session":
         return sessions.get(args.id as string);
       case "save_session":
         sessions.set((args.session as Chat).id, args.session as Chat);
         return null;
-      case "inspect_import":
-        if (String(args.path).endsWith(".txt")) throw { code: "unknown_format", message: `${args.path}: not a file Promptloom reads` };
+      case "choose_import_file":
+        return dialogs.open ? choose(dialogs.open) : null;
+      case "inspect_import": {
+        const file = files.get(args.file as number);
+        if (!file) throw { code: "not_found", message: `no chosen file ${args.file}` };
+        if (file.preview) return file.preview;
+        if (file.name.endsWith(".txt")) throw { code: "unknown_format", message: `${file.name}: not a file Promptloom reads` };
         return {
           format: "SillyTavern chat-completion preset",
           kind: "preset",
@@ -88,10 +164,15 @@ export function fakeBackend() {
           needsPreset: false,
           notMapped: [{ item: "temperature, top_p", message: "sampling settings are not part of a preset" }],
         };
+      }
       case "import_file": {
+        const file = files.get(args.file as number);
+        if (!file) throw { code: "not_found", message: `no chosen file ${args.file}` };
+        if (file.importAs) return file.importAs(args.into as string | null, args.lorebook as LorebookChoice);
         const imported = { ...samplePreset(), id: "default", name: "Default" };
         presets.set(imported.id, imported);
-        return { kind: "preset", id: imported.id };
+        revisions.set(imported.id, 1);
+        return { kind: "preset", id: imported.id, notes: [] };
       }
       case "export_preset": {
         const preset = args.preset as AgentPreset;
@@ -100,15 +181,22 @@ export function fakeBackend() {
           throw { code: "nothing_to_export", message: `preset "${preset.id}" has no character to export as a card` };
         if (format === "sillyTavernWorldInfo" && !preset.lorebook)
           throw { code: "nothing_to_export", message: `preset "${preset.id}" has no lorebook to export as world info` };
-        exported.set(args.path as string, { format, preset });
-        return format === "sillyTavernPreset"
-          ? [{ item: "recipe “all”: model filter", message: "a SillyTavern preset does not choose by model" }]
-          : [];
+        const path = savePath(preset.id + SUFFIX[format as ExportFormat]);
+        if (path === null) return null;
+        exported.set(path, { format, preset });
+        const notMapped =
+          format === "sillyTavernPreset"
+            ? [{ item: "recipe “all”: model filter", message: "a SillyTavern preset does not choose by model" }]
+            : [];
+        return { path, notMapped };
       }
-      case "export_session":
+      case "export_session": {
         if (!sessions.has(args.id as string)) throw { code: "not_found", message: `no session ${args.id}` };
-        exported.set(args.path as string, { format: "session", session: sessions.get(args.id as string) });
-        return null;
+        const path = savePath(`${args.id}.json`);
+        if (path === null) return null;
+        exported.set(path, { format: "session", session: sessions.get(args.id as string) });
+        return { path, notMapped: [] };
+      }
       case "preview": {
         const request = args.request as { preset: AgentPreset; model: string; sessionId: string | null };
         const session = request.sessionId ? sessions.get(request.sessionId) : undefined;
@@ -119,11 +207,41 @@ export function fakeBackend() {
       case "pipeline":
         if (args.model === "broken") throw { code: "profile", message: "no model profile for broken" };
         return fakePipeline(args.preset as AgentPreset, args.model as string);
+      case "plugin:window|destroy":
+        return null;
       default:
         throw { code: "unknown", message: `no fake for ${cmd}` };
     }
-  });
-  return { calls, presets, sessions, exported };
+  }
+
+  return {
+    calls,
+    presets,
+    revisions,
+    sessions,
+    settings,
+    exported,
+    dialogs,
+    /** Command `cmd` fails the next `count` times with `error`. */
+    fail(cmd: string, count: number, error: AppError) {
+      failing.set(cmd, { count, error });
+    },
+    /** Another program saves `preset` (a command-line import): its revision moves on. */
+    storeElsewhere(preset: Preset) {
+      presets.set(preset.id, preset);
+      revisions.set(preset.id, (revisions.get(preset.id) ?? 0) + 1);
+    },
+    /** `file` dropped on the window: registered like a chosen one, announced by the event. */
+    async drop(file: FakeFile): Promise<ChosenFile> {
+      const chosen = choose(file);
+      await emit("file-dropped", { file: chosen });
+      return chosen;
+    },
+    /** The user closes the window (the title bar's button). */
+    async requestClose() {
+      await emit("tauri://close-requested", null);
+    },
+  };
 }
 
 /** Entries fire when a key occurs in a message: enough to show the report, not the engine's rules. */

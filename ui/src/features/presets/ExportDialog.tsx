@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useRef } from "react";
 import { useApp } from "../../app/store";
 import { useT } from "../../app/useT";
 import {
@@ -17,14 +17,14 @@ export function ExportDialog() {
   const t = useT();
   const current = useExport();
   const open = current !== null;
-  const writing = current?.phase === "writing";
+  const busy = current?.phase === "exporting";
   // Escape closes the dialog wherever the focus is (a disabled button may have dropped it).
   useEffect(() => {
     if (!open) return;
-    const onKey = (e: KeyboardEvent) => e.key === "Escape" && !writing && closeExport();
+    const onKey = (e: KeyboardEvent) => e.key === "Escape" && !busy && closeExport();
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [open, writing]);
+  }, [open, busy]);
   if (!current) return null;
   const title =
     current.target.kind === "preset"
@@ -40,7 +40,11 @@ export function ExportDialog() {
         aria-label={title}
       >
         <h2>{title}</h2>
-        {current.phase === "choosing" ? <FormatChoice current={current} /> : <Outcome current={current} />}
+        {current.phase === "choosing" || current.phase === "exporting" ? (
+          <FormatChoice current={current} />
+        ) : (
+          <Outcome current={current} />
+        )}
       </div>
     </div>
   );
@@ -49,7 +53,8 @@ export function ExportDialog() {
 function FormatChoice({ current }: { current: ExportState }) {
   const t = useT();
   const preset = useApp((s) => s.preset);
-  const [asking, setAsking] = useState(false);
+  // The save dialog is open, or the file is being written.
+  const busy = current.phase === "exporting";
   const blocked = preset ? unavailable(preset, current.format) : null;
   return (
     <>
@@ -79,21 +84,21 @@ function FormatChoice({ current }: { current: ExportState }) {
           );
         })}
       </fieldset>
+      {busy && (
+        <p className="progress" role="status">
+          <span className="spinner" aria-hidden="true" /> {t("export.exporting")}
+        </p>
+      )}
       <div className="dialog-actions">
-        <button type="button" onClick={closeExport}>
+        <button type="button" onClick={closeExport} disabled={busy}>
           {t("presets.cancel")}
         </button>
         <button
           type="button"
           className="primary"
           data-testid="export-save"
-          disabled={asking || blocked !== null}
-          onClick={() => {
-            setAsking(true);
-            void saveAndExport({ title: t("export.saveTitle"), filter: t("export.filter") }).finally(() =>
-              setAsking(false),
-            );
-          }}
+          disabled={busy || blocked !== null}
+          onClick={() => void saveAndExport({ title: t("export.saveTitle"), filter: t("export.filter") })}
         >
           {t("export.save")}
         </button>
@@ -105,18 +110,13 @@ function FormatChoice({ current }: { current: ExportState }) {
 function Outcome({ current }: { current: ExportState }) {
   const t = useT();
   const close = useRef<HTMLButtonElement>(null);
-  // Close takes the focus once the export is over (it is disabled while writing).
+  // Close takes the focus once the export is over.
   useEffect(() => {
-    if (current.phase !== "writing") close.current?.focus();
+    close.current?.focus();
   }, [current.phase]);
   return (
     <>
       <p className="muted">{t(`export.format.${current.format}`)}</p>
-      {current.phase === "writing" && (
-        <p className="progress" role="status">
-          <span className="spinner" aria-hidden="true" /> {t("export.writing")}
-        </p>
-      )}
       {current.phase === "failed" && (
         <p className="error" role="alert" data-testid="export-error">
           {t("export.failed", { message: current.error ?? "" })}
@@ -155,7 +155,6 @@ function Outcome({ current }: { current: ExportState }) {
           ref={close}
           data-testid="export-close"
           onClick={closeExport}
-          disabled={current.phase === "writing"}
         >
           {t("export.close")}
         </button>

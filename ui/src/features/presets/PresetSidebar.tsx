@@ -1,16 +1,15 @@
 import { useState } from "react";
 import {
+  chooseImport,
   createPreset,
   deletePreset,
   duplicatePreset,
-  inspectImport,
   openPreset,
   renamePreset,
   restoreBuiltins,
   useApp,
 } from "../../app/store";
 import { useT } from "../../app/useT";
-import { open } from "@tauri-apps/plugin-dialog";
 import { useRunner } from "../../app/useRunner";
 import { ConfirmDialog } from "../../app/ConfirmDialog";
 import { startPresetExport } from "./exporting";
@@ -112,7 +111,11 @@ export function PresetSidebar() {
         ))}
         {shown.length === 0 && <li className="muted">{t("presets.empty")}</li>}
       </ul>
-      <button type="button" data-testid="import" onClick={() => run(chooseAndInspect())}>
+      <button
+        type="button"
+        data-testid="import"
+        onClick={() => run(chooseImport({ title: t("import.chooseTitle"), filter: t("import.filter") }))}
+      >
         {t("import.button")}
       </button>
       <button type="button" className="link" onClick={() => run(restoreBuiltins())}>
@@ -131,14 +134,4 @@ export function PresetSidebar() {
       )}
     </aside>
   );
-}
-
-/** The native file dialog, then the import report (SPEC 9). */
-async function chooseAndInspect() {
-  const path = await open({
-    multiple: false,
-    directory: false,
-    filters: [{ name: "Presets, cards, world info, chats", extensions: ["json", "png", "charx", "jsonl"] }],
-  });
-  if (typeof path === "string") await inspectImport(path);
 }

@@ -1,11 +1,11 @@
-// Export through the native save dialog (SPEC 7, 9): the open preset in one of four formats, or
-// the open session as native JSON. What the export dialog shows lives here, apart from the app's
+// Export (SPEC 7, 9): the open preset in one of four formats, or the open session as native JSON.
+// Rust asks where with the native save dialog (it proposes the file name) and writes the file;
+// the page never names a path. What the export dialog shows lives here, apart from the app's
 // store: it is the state of one dialog, not of the documents.
 import { useSyncExternalStore } from "react";
-import { save } from "@tauri-apps/plugin-dialog";
-import type { AgentPreset, ExportFormat, NotMapped } from "../../bindings";
+import type { AgentPreset, DialogText, ExportFormat, NotMapped } from "../../bindings";
 import { api, errorMessage } from "../../app/api";
-import { flushSave, getState } from "../../app/store";
+import { flushSession, getState } from "../../app/store";
 
 export const EXPORT_FORMATS: readonly ExportFormat[] = [
   "native",
@@ -17,8 +17,8 @@ export const EXPORT_FORMATS: readonly ExportFormat[] = [
 export interface ExportState {
   target: { kind: "preset" | "session"; id: string; name: string };
   format: ExportFormat;
-  /** Choosing the format, writing the file, then its report or its error. */
-  phase: "choosing" | "writing" | "done" | "failed";
+  /** Choosing the format; the save dialog and the write under way; then the report or the error. */
+  phase: "choosing" | "exporting" | "done" | "failed";
   path: string | null;
   notMapped: NotMapped[];
   error: string | null;
@@ -52,19 +52,6 @@ export function unavailable(preset: AgentPreset, format: ExportFormat): "export.
   return null;
 }
 
-const SUFFIX: Record<ExportFormat, string> = {
-  native: ".json",
-  sillyTavernPreset: ".st-preset.json",
-  sillyTavernCard: ".card.json",
-  sillyTavernWorldInfo: ".world-info.json",
-};
-
-/** The file name the save dialog proposes: `<id>.st-preset.json` and the like. */
-export function defaultFileName(id: string, format: ExportFormat): string {
-  const safe = id.replace(/[\\/:*?"<>|\s]+/g, "-") || "export";
-  return safe + SUFFIX[format];
-}
-
 /** Opens the export dialog for the open preset. */
 export function startPresetExport() {
   const preset = getState().preset;
@@ -96,88 +83,45 @@ export function closeExport() {
   set(null);
 }
 
-/** The native save dialog; null when the user cancels it. */
-async function askPath(defaultPath: string, title: string, filterName: string): Promise<string | null> {
-  const path = await save({ title, defaultPath, filters: [{ name: filterName, extensions: ["json"] }] });
-  return typeof path === "string" ? path : null;
-}
-
 /**
- * The dialog's Export button: the save dialog, then the file. A failure is shown in the dialog;
- * a cancelled save dialog leaves it as it was.
+ * The dialog's Export button: the preset as it is edited now, in the chosen format, where the user
+ * says. A cancelled save dialog goes back to the choice of format; a failure is shown.
  */
-export async function saveAndExport(labels: { title: string; filter: string }) {
+export async function saveAndExport(text: DialogText) {
   const current = state;
-  if (!current) return;
-  const { target, format } = current;
-  let path: string | null;
-  try {
-    path = await askPath(defaultFileName(target.id, format), labels.title, labels.filter);
-  } catch (e) {
-    set({ ...current, phase: "failed", error: errorMessage(e) });
-    return;
-  }
-  if (path === null) return;
-  try {
-    if (target.kind === "preset") await exportPresetTo(format, path);
-    else await exportSessionTo(target.id, path);
-  } catch {
-    // exportPresetTo has put the error into the dialog.
-  }
-}
-
-/**
- * Writes the open preset, as it is edited now, to `path` in `format`, shows the report and
- * returns what the format could not hold. The end-to-end tests call it with a path of their own.
- */
-export async function exportPresetTo(format: ExportFormat, path: string): Promise<NotMapped[]> {
-  await flushSave();
   const preset = getState().preset;
-  if (!preset) throw new Error("no preset is open");
-  const target = { kind: "preset" as const, id: preset.id, name: preset.name };
-  set({ target, format, phase: "writing", path, notMapped: [], error: null });
+  if (!current || current.phase !== "choosing" || current.target.kind !== "preset" || !preset) return;
+  const asking: ExportState = { ...current, phase: "exporting" };
+  set(asking);
   try {
-    const notMapped = await api.exportPreset(preset, format, path);
-    if (state?.path === path) set({ target, format, phase: "done", path, notMapped, error: null });
-    return notMapped;
+    const exported = await api.exportPreset(preset, current.format, text);
+    // Closed meanwhile: nothing to show.
+    if (state !== asking) return;
+    if (exported === null) set(current);
+    else set({ ...current, phase: "done", path: exported.path, notMapped: exported.notMapped });
   } catch (e) {
-    if (state?.path === path) set({ target, format, phase: "failed", path, notMapped: [], error: errorMessage(e) });
-    throw e;
+    if (state === asking) set({ ...current, phase: "failed", error: errorMessage(e) });
   }
 }
 
-/** Asks where to write the open session, then writes it as native JSON and shows where. */
-export async function startSessionExport(labels: { title: string; filter: string }) {
+/** The session's Export button: where to write the open session, then where it went. */
+export async function startSessionExport(text: DialogText) {
   const session = getState().session;
   if (!session) return;
-  const path = await askPath(defaultFileName(session.id, "native"), labels.title, labels.filter);
-  if (path === null) return;
+  const base: ExportState = {
+    target: { kind: "session", id: session.id, name: session.title ?? session.id },
+    format: "native",
+    phase: "exporting",
+    path: null,
+    notMapped: [],
+    error: null,
+  };
   try {
-    await exportSessionTo(session.id, path);
-  } catch {
-    // Shown in the dialog.
-  }
-}
-
-/** Writes stored session `id` to `path` and shows the result. */
-export async function exportSessionTo(id: string, path: string): Promise<void> {
-  const session = getState().session;
-  const target = { kind: "session" as const, id, name: session?.id === id ? (session.title ?? id) : id };
-  const format: ExportFormat = "native";
-  set({ target, format, phase: "writing", path, notMapped: [], error: null });
-  try {
-    await api.exportSession(id, path);
-    if (state?.path === path) set({ target, format, phase: "done", path, notMapped: [], error: null });
+    // The file is written from the stored session: its last edit first.
+    await flushSession();
+    const exported = await api.exportSession(session.id, text);
+    if (exported !== null) set({ ...base, phase: "done", path: exported.path, notMapped: exported.notMapped });
   } catch (e) {
-    if (state?.path === path) set({ target, format, phase: "failed", path, notMapped: [], error: errorMessage(e) });
-    throw e;
+    set({ ...base, phase: "failed", error: errorMessage(e) });
   }
 }
-
-// The end-to-end tests call what the dialog calls once the save dialog has returned a path.
-const hooks = globalThis as {
-  __promptloomExport?: typeof exportPresetTo;
-  __promptloomExportSession?: typeof exportSessionTo;
-};
-hooks.__promptloomExport = exportPresetTo;
-hooks.__promptloomExportSession = exportSessionTo;

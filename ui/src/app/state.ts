@@ -1,0 +1,129 @@
+// The app's state and its one writer, `set`, for the store's modules (store.ts, saving.ts,
+// previewing.ts). Components read it with `useApp` and change it only through the store's actions.
+import { useSyncExternalStore } from "react";
+import type { ChosenFile, ImportPreview, ListItem, Preview } from "../bindings";
+import type { Chat, Preset } from "./model";
+import type { Language } from "../i18n";
+import type { SaveStatus } from "./saver";
+
+export type Theme = "light" | "dark";
+export type EditorMode = "simple" | "advanced";
+export type Snapshot =
+  | { kind: "preset"; value: Preset }
+  | { kind: "session"; value: Chat };
+
+/** A file chosen for import, then what it would bring in, then what the import did. */
+export interface PendingImport {
+  file: ChosenFile;
+  preview: ImportPreview | null;
+  error: string | null;
+  importing: boolean;
+  /** Once imported: what the import did beyond the mapping; the dialog shows it until OK. */
+  notes: string[] | null;
+}
+
+export interface AppState {
+  ready: boolean;
+  fatal: string | null;
+  presets: ListItem[];
+  preset: Preset | null;
+  /** The stored revision `preset` was read or last saved at; its saves name it. Null saves over any. */
+  revision: number | null;
+  sessions: ListItem[];
+  session: Chat | null;
+  models: string[];
+  model: string;
+  input: string;
+  preview: Preview | null;
+  previewError: string | null;
+  /** The second model the preview compares with, or null when it does not compare (SPEC 9). */
+  compareModel: string | null;
+  /** The same build for `compareModel`, rebuilt after every edit right after `preview`. */
+  comparePreview: Preview | null;
+  compareError: string | null;
+  /** The recipe the last successful build used: simple mode edits it. */
+  recipeId: string | null;
+  selectedStep: number | null;
+  save: SaveStatus;
+  /** Another program saved the open preset since it was read: the user chooses whose version stays. */
+  conflict: { id: string; name: string } | null;
+  /** The preset not opened at start because the app closed while previewing it last time. */
+  crashNotice: string | null;
+  undo: Snapshot[];
+  redo: Snapshot[];
+  theme: Theme;
+  language: Language;
+  /** Simple mode edits the recipe that applies to the model; advanced mode every recipe. */
+  editorMode: EditorMode;
+  /** The recipe open in the advanced workbench. */
+  workbenchRecipe: string | null;
+  pendingImport: PendingImport | null;
+}
+
+export const initial: AppState = {
+  ready: false,
+  fatal: null,
+  presets: [],
+  preset: null,
+  revision: null,
+  sessions: [],
+  session: null,
+  models: [],
+  model: "gpt-4o",
+  input: "",
+  preview: null,
+  previewError: null,
+  compareModel: null,
+  comparePreview: null,
+  compareError: null,
+  recipeId: null,
+  selectedStep: null,
+  save: { state: "saved" },
+  conflict: null,
+  crashNotice: null,
+  undo: [],
+  redo: [],
+  theme: "light",
+  language: "en",
+  editorMode: "simple",
+  workbenchRecipe: null,
+  pendingImport: null,
+};
+
+/** Read live: importers see every change. */
+export let state: AppState = initial;
+const listeners = new Set<() => void>();
+
+export function set(patch: Partial<AppState>) {
+  state = { ...state, ...patch };
+  listeners.forEach((l) => l());
+}
+
+export function getState(): AppState {
+  return state;
+}
+
+export function subscribe(listener: () => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+export function useApp<T>(select: (s: AppState) => T): T {
+  return useSyncExternalStore(subscribe, () => select(state));
+}
+
+export function resetState() {
+  state = initial;
+}
+
+/** The settings the UI keeps, by key. */
+export const SETTINGS = {
+  preset: "ui.preset",
+  session: "ui.session",
+  model: "ui.model",
+  theme: "ui.theme",
+  language: "ui.language",
+  editorMode: "ui.editorMode",
+  /** The preset whose preview at start has not returned yet: set before, cleared after. */
+  opening: "ui.opening",
+};
