@@ -106,15 +106,18 @@ export function hostileTests(test, current, replace, db) {
 
   /** A new preset in simple mode with one message of its own; returns its id. */
   async function freshPreset() {
+    const openId = () =>
+      browser().execute(
+        () => document.querySelector(".preset-list .current .preset-name")?.dataset.testid?.slice("preset-".length) ?? "",
+      );
+    const before = await openId();
     await (await byTest("editor-mode-simple")).click();
     await (await byTest("new-preset")).click();
+    // The message goes into the new preset only once it is the open one.
+    const id = await until(openId, (now) => now !== "" && now !== before, "the new preset opened");
     await (await byTest("add-message")).click();
     await byTest("editor-content").then((e) => e.waitForExist({ timeout: 4000 }));
     await until(saveState, (s) => s.includes("save-saved"), "the new preset saved");
-    const id = await browser().execute(
-      () => document.querySelector(".preset-list .current .preset-name")?.dataset.testid?.slice("preset-".length) ?? "",
-    );
-    assert.ok(id, "the new preset's id");
     return id;
   }
 
@@ -192,7 +195,12 @@ export function hostileTests(test, current, replace, db) {
     const file = path.join(path.dirname(dir.path), "world.json");
     writeFileSync(
       file,
-      JSON.stringify({ entries: { 0: { uid: 0, key: [], constant: true, content: "Imported by the command line.", order: 100 } } }),
+      // At depth 1 (SillyTavern's position 4): a new preset's recipe has no world info anchor.
+      JSON.stringify({
+        entries: {
+          0: { uid: 0, key: [], constant: true, content: "Imported by the command line.", order: 100, position: 4, depth: 1 },
+        },
+      }),
     );
     try {
       const { stdout } = await execFileAsync(CLI, ["import", file, "--db", db.path, "--into", id]);

@@ -262,12 +262,12 @@ fn world_info_into_a_preset_with_a_lorebook_says_it_replaces_it_or_merges() {
     let out = ok(&[&["import", second.as_str()][..], &into[..]].concat());
     assert!(
         out.contains(
-            "Note: the lorebook of preset \"general-assistant\" was replaced; it had 1 entries"
+            "Note: the lorebook of preset \"general-assistant\" was replaced; it had 1 entry"
         ),
         "{out}"
     );
     let out = ok(&[&["import", first.as_str(), "--merge"][..], &into[..]].concat());
-    assert!(out.contains("1 entries added"), "{out}");
+    assert!(out.contains("1 entry added"), "{out}");
     assert!(out.contains("added as \"0-2\""), "{out}");
 }
 

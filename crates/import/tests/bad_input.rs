@@ -125,6 +125,27 @@ fn png_with_a_damaged_chunk_is_refused() {
 }
 
 #[test]
+fn png_with_a_card_chunk_that_does_not_inflate_is_refused() {
+    // A zTXt `chara` chunk whose compressed text is not a zlib stream (its CRC is right).
+    let mut png = Vec::new();
+    {
+        let mut encoder = png::Encoder::new(&mut png, 1, 1);
+        encoder.set_color(png::ColorType::Grayscale);
+        let mut writer = encoder.write_header().unwrap();
+        writer
+            .write_chunk(png::chunk::ChunkType(*b"zTXt"), b"chara\0\0not a zlib stream")
+            .unwrap();
+        writer.write_image_data(&[0x80]).unwrap();
+        writer.finish().unwrap();
+    }
+    let e = err("flat.png", &png);
+    assert_eq!(e.code(), "bad_png", "{e}");
+    assert_names(&e, "flat.png", "the `chara` chunk does not inflate (");
+    // Damage, not the size limit.
+    assert!(!e.to_string().contains("within"), "{e}");
+}
+
+#[test]
 fn file_over_50_mb_is_refused_before_it_is_read() {
     let dir = scratch("large");
     let path = dir.join("huge.json");

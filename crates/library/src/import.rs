@@ -147,9 +147,9 @@ fn lay_lorebook(preset: &mut AgentPreset, book: Lorebook, mode: LorebookMode) ->
     match mode {
         LorebookMode::Replace => {
             let note = format!(
-                "the lorebook of preset \"{}\" was replaced; it had {} entries",
+                "the lorebook of preset \"{}\" was replaced; it had {}",
                 preset.id,
-                old.entries.len()
+                entries(old.entries.len())
             );
             preset.lorebook = Some(book);
             vec![note]
@@ -173,13 +173,23 @@ fn lay_lorebook(preset: &mut AgentPreset, book: Lorebook, mode: LorebookMode) ->
             notes.insert(
                 0,
                 format!(
-                    "{added} entries added to the lorebook of preset \"{}\", which keeps its {} entries and settings",
+                    "{} added to the lorebook of preset \"{}\", which keeps its {} and settings",
+                    entries(added),
                     preset.id,
-                    old.entries.len() - added
+                    entries(old.entries.len() - added)
                 ),
             );
             notes
         }
+    }
+}
+
+/// "1 entry", "3 entries".
+fn entries(n: usize) -> String {
+    if n == 1 {
+        "1 entry".to_string()
+    } else {
+        format!("{n} entries")
     }
 }
 

@@ -280,14 +280,32 @@ pub(crate) fn card_json_from_png(
     }
 }
 
+/// What png says when text does not inflate within its limit. Its errors cannot be matched on,
+/// so the limit's own is made (two bytes of text, a limit of one) and told apart by its words.
+fn limit_error() -> String {
+    let mut probe = png::text_metadata::ZTXtChunk::new("probe", "ab");
+    match probe.compress_text() {
+        Ok(()) => probe
+            .decompress_text_with_limit(1)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default(),
+        Err(_) => String::new(),
+    }
+}
+
 /// The text of a compressed card chunk, or why it is damage: it does not inflate, or not within
 /// [`CARD_CHUNK_LIMIT`].
 fn inflated(keyword: &str, text: Result<String, png::DecodingError>) -> Result<String, Problem> {
     text.map_err(|e| {
-        Problem::BadPng(format!(
-            "the `{keyword}` chunk does not inflate within {} MB ({e})",
-            CARD_CHUNK_LIMIT >> 20
-        ))
+        Problem::BadPng(if e.to_string() == limit_error() {
+            format!(
+                "the `{keyword}` chunk does not inflate within {} MB",
+                CARD_CHUNK_LIMIT >> 20
+            )
+        } else {
+            format!("the `{keyword}` chunk does not inflate ({e})")
+        })
     })
 }
 
