@@ -28,7 +28,7 @@ pub const KEY_OCCURRENCES: usize = 20_000_000;
 pub const PATTERN_SCAN_BYTES: usize = 256 << 20;
 /// Bytes of plain keys (folded, each distinct key once) a book may have; keys past it are left
 /// out. A book of 8,000 entries with a few keys each takes a few hundred kilobytes.
-pub const PLAIN_KEY_BYTES: usize = 4 << 20;
+pub const PLAIN_KEY_BYTES: usize = 1 << 20;
 /// Problem keys named one by one in the warnings; the rest are counted.
 const NAMED_PROBLEMS: usize = 20;
 

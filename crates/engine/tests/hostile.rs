@@ -8,8 +8,7 @@
 mod common;
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::cell::Cell;
 
 use common::{options, preset_from, session_of, try_run};
 use promptloom_engine::limits::{
@@ -20,37 +19,42 @@ use promptloom_engine::model::Session;
 use promptloom_engine::pipeline::BuildResult;
 use serde_json::{json, Value};
 
-/// Counts the bytes allocated now and the most allocated at once since the last reset.
+/// Counts the bytes the calling thread holds now and the most it held at once since the last
+/// reset. Per thread: a build runs on its test's thread, and the tests of this file run side by
+/// side without their allocations mixing.
 struct Counting;
 
-static NOW: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
+thread_local! {
+    static NOW: Cell<isize> = const { Cell::new(0) };
+    static PEAK: Cell<isize> = const { Cell::new(0) };
+}
+
+/// Adds `delta` bytes to the thread's count (nothing while the thread is being torn down).
+fn count(delta: isize) {
+    let _ = NOW.try_with(|now| {
+        now.set(now.get() + delta);
+        let _ = PEAK.try_with(|peak| peak.set(peak.get().max(now.get())));
+    });
+}
 
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         let p = unsafe { System.alloc(layout) };
         if !p.is_null() {
-            let now = NOW.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-            PEAK.fetch_max(now, Ordering::Relaxed);
+            count(layout.size() as isize);
         }
         p
     }
 
     unsafe fn dealloc(&self, p: *mut u8, layout: Layout) {
         unsafe { System.dealloc(p, layout) };
-        NOW.fetch_sub(layout.size(), Ordering::Relaxed);
+        count(-(layout.size() as isize));
     }
 
     unsafe fn realloc(&self, p: *mut u8, layout: Layout, size: usize) -> *mut u8 {
         let q = unsafe { System.realloc(p, layout, size) };
         if !q.is_null() {
-            if size > layout.size() {
-                let now =
-                    NOW.fetch_add(size - layout.size(), Ordering::Relaxed) + size - layout.size();
-                PEAK.fetch_max(now, Ordering::Relaxed);
-            } else {
-                NOW.fetch_sub(layout.size() - size, Ordering::Relaxed);
-            }
+            count(size as isize - layout.size() as isize);
         }
         q
     }
@@ -59,25 +63,21 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
 
-/// One measurement at a time: the tests of this file share the counters.
-static SERIAL: Mutex<()> = Mutex::new(());
-
 const MIB: usize = 1 << 20;
 
 /// Builds `preset` over `session` for gpt-4o and returns the result's warnings and the most
 /// memory the build held at once beyond what was held before it.
 fn build_measured(preset: &Value, session: &Session) -> (Vec<String>, usize, usize) {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     // The tokenizer's vocabulary is loaded once per process: not the build's doing.
     let warm = preset_from(json!({ "formatVersion": 1, "id": "w", "name": "W",
         "messageTemplates": [{ "id": "s", "role": "system", "content": "warm" }],
         "contextRecipes": [{ "id": "r", "modelFilter": ["*"], "steps": [{ "messageId": "s", "enabled": true }] }] }));
     try_run(&warm, session, "gpt-4o", &options()).expect("warms up");
     let preset = preset_from(preset.clone());
-    let before = NOW.load(Ordering::Relaxed);
-    PEAK.store(before, Ordering::Relaxed);
+    let before = NOW.with(Cell::get);
+    PEAK.with(|peak| peak.set(before));
     let result: BuildResult<'_> = try_run(&preset, session, "gpt-4o", &options()).expect("builds");
-    let peak = PEAK.load(Ordering::Relaxed) - before;
+    let peak = (PEAK.with(Cell::get) - before).max(0) as usize;
     eprintln!("peak {:.1} MiB", peak as f64 / MIB as f64);
     let warnings = result.warnings.iter().map(|w| w.message.clone()).collect();
     let sent: usize = result.messages.iter().map(|m| m.content().len()).sum();
@@ -231,6 +231,29 @@ fn keys_that_overlap_everywhere_stop_the_scan_with_a_warning() {
 }
 
 #[test]
+fn a_book_whose_plain_keys_take_more_than_the_cap_skips_the_rest_and_stays_within_memory() {
+    // 10,000 distinct keys of 120 bytes: 1.2 MB of keys, each its own path in the automaton.
+    let mut entries: Vec<Value> =
+        vec![json!({ "id": "dragon", "keys": ["dragon"], "content": "Dragons nest here." })];
+    entries.extend((0..10_000).map(|i| {
+        let key: String = format!("{i:08}").chars().cycle().take(120).collect();
+        json!({ "id": format!("k{i}"), "keys": [key], "content": "x" })
+    }));
+    let preset = template_preset("main", json!({ "lorebook": { "entries": entries } }));
+    let (warnings, peak, _) = build_measured(&preset, &session_of(&["u a dragon!"]));
+    assert_warned(
+        &warnings,
+        "plain keys skipped: the book's keys take more than 1 MiB",
+    );
+    assert!(peak < 96 * MIB, "peak {} MiB", peak / MIB);
+    let preset = preset_from(preset);
+    let session = session_of(&["u a dragon!"]);
+    let result = try_run(&preset, &session, "gpt-4o", &options()).expect("builds");
+    let report = result.lorebook.expect("a report");
+    assert!(report.activated.iter().any(|a| a.entry_id == "dragon"));
+}
+
+#[test]
 fn a_book_of_8000_entries_with_recursion_activates_what_it_should() {
     // 4,000 constant entries whose content names keys of 4,000 keyed ones, which chain on.
     let mut entries: Vec<Value> = (0..4_000)
@@ -324,8 +347,8 @@ mod combinations {
     }
 
     proptest! {
-        // Each case builds a whole preset under the counting allocator, serialised with the other
-        // tests of this file: a few dozen cases keep it quick.
+        // Each case builds a whole preset under the counting allocator: a few dozen cases keep
+        // it quick.
         #![proptest_config(ProptestConfig::with_cases(24))]
 
         #[test]

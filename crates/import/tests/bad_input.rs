@@ -133,7 +133,10 @@ fn png_with_a_card_chunk_that_does_not_inflate_is_refused() {
         encoder.set_color(png::ColorType::Grayscale);
         let mut writer = encoder.write_header().unwrap();
         writer
-            .write_chunk(png::chunk::ChunkType(*b"zTXt"), b"chara\0\0not a zlib stream")
+            .write_chunk(
+                png::chunk::ChunkType(*b"zTXt"),
+                b"chara\0\0not a zlib stream",
+            )
             .unwrap();
         writer.write_image_data(&[0x80]).unwrap();
         writer.finish().unwrap();
