@@ -98,6 +98,11 @@ impl From<promptloom_import::ReportItem> for NotMapped {
     }
 }
 
+/// What a report lists as not mapped, for the page.
+fn not_mapped(report: promptloom_import::ImportReport) -> Vec<NotMapped> {
+    report.items.into_iter().map(NotMapped::from).collect()
+}
+
 /// Reads and maps chosen file `file` (a native preset, a SillyTavern preset, card, world info,
 /// regex scripts or chat) without saving anything.
 #[tauri::command]
@@ -123,12 +128,7 @@ pub async fn inspect_import(app: AppHandle, file: u32) -> Result<ImportPreview, 
                 reported.value,
                 Imported::Lorebook { .. } | Imported::RegexRules { .. }
             ),
-            not_mapped: reported
-                .report
-                .items
-                .into_iter()
-                .map(NotMapped::from)
-                .collect(),
+            not_mapped: not_mapped(reported.report),
         })
     })
     .await
@@ -252,12 +252,7 @@ pub async fn export_preset(
         write(&path, &reported.value)?;
         Ok(Some(Exported {
             path: path.display().to_string(),
-            not_mapped: reported
-                .report
-                .items
-                .into_iter()
-                .map(NotMapped::from)
-                .collect(),
+            not_mapped: not_mapped(reported.report),
         }))
     })
     .await
