@@ -1,7 +1,7 @@
-// End-to-end tests of advanced mode (issue 6), run by run.mjs in the same app window: the seed 000
-// 4.3 multi-model preset built from a new one by dragging templates into recipes, a step's
-// strategy overridden and reset, the Claude and GPT contexts compared, the preset exported, and a
-// card imported through the dialog's path.
+// End-to-end tests of advanced mode (issue 6), run by run.mjs in the same app window: a
+// multi-model preset (a default, a Claude and a GPT recipe) built from a new one by dragging
+// templates into recipes, a step's strategy overridden and reset, the Claude and GPT contexts
+// compared, the preset exported, and a card imported through the dialog's path.
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";

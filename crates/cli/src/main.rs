@@ -1,4 +1,4 @@
-//! `promptloom`: the engine, headless (SPEC 8). Each subcommand reads files, runs the engine and
+//! `promptloom`: the engine, headless (RULES 8). Each subcommand reads files, runs the engine and
 //! prints; bad input ends with status 2 and one line on stderr that names the file.
 
 mod assets;

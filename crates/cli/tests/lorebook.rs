@@ -116,7 +116,7 @@ fn a_card_book_entry_fires_at_sillytaverns_position_with_the_matched_key() {
         .iter()
         .position(|l| l == "template:charDescription")
         .expect("the description");
-    // World info "before the character": directly before the description (SPEC 7).
+    // World info "before the character": directly before the description (RULES 7.2).
     assert_eq!(entry + 1, description, "{labels:?}");
     let message = &json["messages"][entry];
     assert_eq!(message["content"], "[Saltmere harbour: six fishing boats]");
@@ -174,7 +174,7 @@ fn the_seraphina_cards_book_works_the_same_way_when_the_fixtures_are_there() {
         return;
     }
     let scratch = Scratch::new("seraphina");
-    // "Eldoria" is a key of the card's book (SPEC 7 fixture manifest).
+    // "Eldoria" is a key of the card's book.
     let chat = scratch.write(
         "chat.json",
         &session(&[

@@ -1,4 +1,4 @@
-//! `promptloom preview` end to end (SPEC 8): the real binary on the presets in `presets/` and on
+//! `promptloom preview` end to end (RULES 8): the real binary on the presets in `presets/` and on
 //! small bad files written at test time.
 
 use std::path::{Path, PathBuf};

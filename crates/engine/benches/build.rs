@@ -1,4 +1,4 @@
-//! Build benchmarks (SPEC 5, 5.6, 5.8): one realistic preset over generated sessions of 100 to
+//! Build benchmarks (RULES 5, 5.6, 5.8): one realistic preset over generated sessions of 100 to
 //! 100,000 messages.
 //!
 //! - `cold`: a fresh token cache every iteration, so every message is counted.

@@ -1,4 +1,4 @@
-//! The per-role indices of the history (seed 002): `recent_by_role` and `count_by_role` cost the
+//! The per-role indices of the history (RULES 5.3): `recent_by_role` and `count_by_role` cost the
 //! same whatever the history's length, while the scan they replace grows with it. Baseline in the
 //! same run: a filter over the whole history.
 

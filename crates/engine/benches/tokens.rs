@@ -1,4 +1,4 @@
-//! Token counting throughput (SPEC 5.8), on the same corpora in the same run, for o200k_base and
+//! Token counting throughput (RULES 5.8), on the same corpora in the same run, for o200k_base and
 //! cl100k_base:
 //!
 //! - `engine`: `TokenizerKind::count`, bpe-openai with the engine's whole-token shortcut;

@@ -1,7 +1,7 @@
 //! Where attachment bytes come from. The engine never opens files itself: a front end hands it an
 //! [`AssetSource`] (the command line reads paths relative to the session file; the app reads its
 //! own store). Bytes are read only when a processor needs them: a text attachment being inlined,
-//! or the final provider request being encoded (SPEC 5.7).
+//! or the final provider request being encoded (RULES 5.7).
 
 use base64::Engine as _;
 

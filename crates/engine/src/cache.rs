@@ -1,5 +1,5 @@
 //! What builds keep for the builds after them, so that a live preview redoes only what an edit
-//! changed (SPEC 5.8): token counts by (tokenizer, content hash), and per session what was worked
+//! changed (RULES 5.8): token counts by (tokenizer, content hash), and per session what was worked
 //! out about each stored message: its token count and what the history regex rules made of it.
 //!
 //! Per-session entries hold the stored text they were made for, so its address cannot be reused
@@ -91,7 +91,7 @@ const NOTHING: RuleOutcome = RuleOutcome {
     too_long: 0,
 };
 
-/// What one set of history regex rules (SPEC 5.2) made of each of a session's stored messages
+/// What one set of history regex rules (RULES 5.2) made of each of a session's stored messages
 /// in its last build with them, by stored position.
 #[derive(Debug, Default)]
 pub struct HistoryRewrites(ByStoredText<Rewrite>);

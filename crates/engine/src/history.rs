@@ -1,4 +1,4 @@
-//! The history that processors see (SPEC 5, seed 002): messages in intermediate form with
+//! The history that processors see (RULES 5.3): messages in intermediate form with
 //! per-role indices, so that the n most recent messages of a role, a range of a role's messages
 //! and a role's count come without scanning the whole history.
 

@@ -1,5 +1,5 @@
 //! Promptloom's engine: the data model, recipe choice and assembly, macros, token counting and the
-//! processor pipeline. Pure Rust: no Tauri, no SQLite, no dialogs (STYLE.md).
+//! processor pipeline. Pure Rust: no Tauri, no SQLite, no dialogs.
 
 pub mod assets;
 pub mod cache;

@@ -1,5 +1,5 @@
-//! SPEC 4 macros: `{{name}}`, `{{name::arg::arg}}` and `{{name:a,b}}` in template and lorebook
-//! text.
+//! The macros of RULES 4: `{{name}}`, `{{name::arg::arg}}` and `{{name:a,b}}` in template and
+//! lorebook text.
 //!
 //! One left-to-right scan matches each `{{` with its `}}` on a stack, so the innermost macro
 //! closes first and its result becomes part of the enclosing macro's arguments

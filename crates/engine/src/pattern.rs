@@ -1,5 +1,5 @@
-//! Model-id patterns (`claude-*`, `gpt-4?`, `*`), shared by recipe choice (SPEC 3.1) and model
-//! profile lookup (SPEC 5.9). Compared case-insensitively.
+//! Model-id patterns (`claude-*`, `gpt-4?`, `*`), shared by recipe choice (RULES 3.1) and model
+//! profile lookup (RULES 5.9). Compared case-insensitively.
 
 /// How well a pattern matches a model id; greater is better.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

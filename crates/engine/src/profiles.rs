@@ -1,4 +1,4 @@
-//! Model profiles (SPEC 5.9): what a build needs to know about a model: its provider format,
+//! Model profiles (RULES 5.9): what a build needs to know about a model: its provider format,
 //! context window, reserved reply tokens, tokenizer, capabilities and default processor configs.
 
 use serde::{Deserialize, Serialize};
@@ -7,7 +7,7 @@ use crate::model::ProcessorConfig;
 use crate::pattern::best_match;
 use crate::tokens::{tokenizer_for_model, MessageOverhead, TokenizerChoice, TokenizerKind};
 
-/// The request format of a provider (SPEC 5.7).
+/// The request format of a provider (RULES 5.7).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "kebab-case")]
@@ -146,7 +146,7 @@ pub fn builtin_profiles() -> Vec<ModelProfile> {
         estimate,
         caps(true, false, true, false),
     );
-    // One top-level system text and alternating user/assistant turns (SPEC 5).
+    // One top-level system text and alternating user/assistant turns (RULES 5.9).
     anthropic.processors = enable(&[
         "convert-system-to-user",
         "merge-consecutive-roles",

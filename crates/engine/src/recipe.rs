@@ -1,4 +1,4 @@
-//! SPEC 3.1: which recipe applies to a model.
+//! RULES 3.1: which recipe applies to a model.
 
 use crate::model::{AgentPreset, ContextRecipe};
 use crate::pattern::best_match;

@@ -1,4 +1,4 @@
-//! SPEC 5.8: token counting. OpenAI families are counted exactly with their real vocabularies
+//! RULES 5.8: token counting. OpenAI families are counted exactly with their real vocabularies
 //! (bpe-openai, initialised once); every other model gets a labelled estimate. The counts a build
 //! makes are kept in the [`crate::cache::BuildCache`], so a live preview recounts only what changed.
 
@@ -221,7 +221,7 @@ pub fn tokenizer_for_model(model_id: &str) -> TokenizerChoice {
     }
 }
 
-/// Tokens a provider format adds around the content (SPEC 5.8).
+/// Tokens a provider format adds around the content (RULES 5.8).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]

@@ -1,4 +1,4 @@
-//! SPEC 3, one test (or a few) per rule, each named after the rule it pins.
+//! RULES 3, one test (or a few) per rule, each named after the rule it pins.
 
 mod common;
 

@@ -1,4 +1,4 @@
-//! SPEC 2: the data model on load. Bad documents are refused with an error that names the field
+//! RULES 2: the data model on load. Bad documents are refused with an error that names the field
 //! or the id; the simple form becomes the canonical one; anchors are discovered.
 
 mod common;

@@ -1,4 +1,4 @@
-//! The pipeline of SPEC 5 as issue 2 delivers it: the worked example as a golden build, the
+//! The pipeline of RULES 5 as issue 2 delivers it: the worked example as a golden build, the
 //! input safety net, the token limiter, the count cache, and settings merge.
 
 mod common;
@@ -35,9 +35,9 @@ fn worked_example() -> promptloom_engine::model::AgentPreset {
     )
 }
 
-/// SPEC 3's worked example, end to end: the order of the rules, and the whole result (tokens,
-/// provenance, logs) pinned in `tests/golden/worked_example.json`. Set `UPDATE_GOLDEN=1` to
-/// rewrite the file after an intended change, and review the diff.
+/// The worked example of RULES 3.8, end to end: the order of the rules, and the whole result
+/// (tokens, provenance, logs) pinned in `tests/golden/worked_example.json`. Set
+/// `UPDATE_GOLDEN=1` to rewrite the file after an intended change, and review the diff.
 #[test]
 fn worked_example_golden() {
     let session = session_of(&["u1", "a1", "u2", "a2", "u3"]);

@@ -1,4 +1,4 @@
-//! The processors of SPEC 5 inside whole builds: what they promise to the user.
+//! The processors of RULES 5 inside whole builds: what they promise to the user.
 
 mod common;
 

@@ -1,4 +1,4 @@
-//! SPEC 5.7: provider request bodies, checked against the shapes the providers document, for a
+//! RULES 5.7: provider request bodies, checked against the shapes the providers document, for a
 //! session with an image, audio, a PDF and a text file.
 
 mod common;

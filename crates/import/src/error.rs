@@ -1,5 +1,5 @@
-//! The importer's typed errors. Every message names the file and the problem (SPEC 7); `code()` is
-//! the stable code the UI and the CLI switch on.
+//! The importer's typed errors. Every message names the file and the problem (RULES 7.3);
+//! `code()` is the stable code the UI and the CLI switch on.
 
 use promptloom_engine::EngineError;
 use thiserror::Error;

@@ -1,4 +1,4 @@
-//! Native Promptloom documents (SPEC 2, 7): read through the engine's own parse functions and
+//! Native Promptloom documents (RULES 2, 7): read through the engine's own parse functions and
 //! written back exactly.
 
 use promptloom_engine::model::{self, AgentPreset, Session};

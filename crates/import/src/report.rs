@@ -1,4 +1,4 @@
-//! What an importer could not map, item by item (SPEC 7).
+//! What an importer could not map, item by item (RULES 7.3).
 
 use serde::{Deserialize, Serialize};
 

@@ -1,4 +1,4 @@
-//! SPEC 7: bad input is a typed error that names the file and the problem, never a panic.
+//! RULES 7.3: bad input is a typed error that names the file and the problem, never a panic.
 
 mod common;
 

@@ -1,5 +1,5 @@
-//! SPEC 7 export: native JSON round trip exact; SillyTavern preset export that keeps every field
-//! this model holds (ST -> ours -> ST).
+//! RULES 7.5, export: native JSON round trip exact; SillyTavern preset export that keeps every
+//! field this model holds (ST -> ours -> ST).
 
 mod common;
 

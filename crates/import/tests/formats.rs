@@ -1,4 +1,5 @@
-//! Each importer against small files built here, one test per mapping rule of SPEC 7.
+//! Each importer against small files built here, one test per mapping rule of RULES 7 and
+//! docs/IMPORT.md.
 
 mod common;
 

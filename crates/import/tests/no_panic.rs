@@ -1,4 +1,4 @@
-//! Property tests: no parser panics, whatever the bytes (SPEC 7, STYLE: no panic on file input).
+//! Property tests: no parser panics, whatever the bytes (RULES 7.3: bad input is an error, never a panic).
 
 mod common;
 

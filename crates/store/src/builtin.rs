@@ -1,4 +1,4 @@
-//! The built-in presets of `presets/`, installed on first start and restorable (SPEC 9).
+//! The built-in presets of `presets/`, installed on first start and restorable (RULES 9.1).
 
 use promptloom_engine::model::{parse_preset, parse_session};
 use rusqlite::params;

@@ -1,5 +1,5 @@
-//! Promptloom's persistence (SPEC 9): presets, sessions and their messages, model profiles, regex
-//! rules, processor settings and app settings in one SQLite database, one module per table.
+//! Promptloom's persistence (RULES 9.1): presets, sessions and their messages, model profiles,
+//! regex rules, processor settings and app settings in one SQLite database, one module per table.
 //!
 //! - WAL mode with `synchronous = FULL`: a save that returned is on disk, even across a power cut,
 //!   and a killed process never leaves a half-written save (SQLite's journal rolls it back).

@@ -1,4 +1,4 @@
-//! The `model_profiles` table: the user's own model profiles (SPEC 5.9).
+//! The `model_profiles` table: the user's own model profiles (RULES 5.9).
 
 use promptloom_engine::profiles::ModelProfile;
 use rusqlite::params;

@@ -1,4 +1,4 @@
-//! The `regex_rules` table: the library of regex rules shared by every preset (SPEC 5.2). An
+//! The `regex_rules` table: the library of regex rules shared by every preset (RULES 5.2). An
 //! invalid pattern is refused when saved, with the regex error.
 
 use promptloom_engine::model::RegexRule;

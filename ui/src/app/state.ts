@@ -36,7 +36,7 @@ export interface AppState {
   input: string;
   preview: Preview | null;
   previewError: string | null;
-  /** The second model the preview compares with, or null when it does not compare (SPEC 9). */
+  /** The second model the preview compares with, or null when it does not compare (RULES 9.4). */
   compareModel: string | null;
   /** The same build for `compareModel`, rebuilt after every edit right after `preview`. */
   comparePreview: Preview | null;

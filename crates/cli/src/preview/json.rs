@@ -1,10 +1,10 @@
-//! `--format json`: the one object of SPEC 8, a thin view of the engine's `BuildResult`.
+//! `--format json`: the one object of RULES 8.2, a thin view of the engine's `BuildResult`.
 
 use promptloom_engine::pipeline::{BuiltMessage, DroppedItem, LogEntry, TokenSummary};
 use promptloom_engine::BuildResult;
 use serde::Serialize;
 
-/// Exactly the seven keys of SPEC 8. Messages and token figures keep the engine's own shape
+/// Exactly the seven keys of RULES 8.2. Messages and token figures keep the engine's own shape
 /// (messages may carry `name` and `truncated`; `tokens` adds the tokenizer, window, reserve and
 /// the totals by source).
 #[derive(Serialize)]

@@ -1,4 +1,4 @@
-//! SPEC 2.2: anchor discovery for the UI's anchor pickers.
+//! RULES 2.2: anchor discovery for the UI's anchor pickers.
 
 use super::{AgentPreset, TemplateType};
 

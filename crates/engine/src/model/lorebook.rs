@@ -1,4 +1,4 @@
-//! SPEC 6: the lorebook (world info) and SPEC 5.2: regex rules, as stored in a preset.
+//! RULES 6: the lorebook (world info) and RULES 5.2: regex rules, as stored in a preset.
 
 use serde::{Deserialize, Serialize};
 
@@ -103,7 +103,7 @@ pub enum RegexScope {
     Both,
 }
 
-/// A find/replace rule applied to prompt content only (SPEC 5.2).
+/// A find/replace rule applied to prompt content only (RULES 5.2).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]

@@ -1,4 +1,4 @@
-//! The data model of SPEC 2: JSON, camelCase, `formatVersion: 1`.
+//! The data model of RULES 2: JSON, camelCase, `formatVersion: 1`.
 
 mod anchors;
 mod lorebook;
@@ -95,7 +95,7 @@ pub fn check_document(value: &serde_json::Value) -> Result<(), EngineError> {
     }
 }
 
-/// Reads a native preset: parse, convert the simple form (SPEC 2.1), validate.
+/// Reads a native preset: parse, convert the simple form (RULES 2.1), validate.
 pub fn parse_preset(text: &str) -> Result<AgentPreset, EngineError> {
     preset_from_value(parse_json_value(text)?)
 }

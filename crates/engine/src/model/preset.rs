@@ -1,4 +1,4 @@
-//! The agent preset (SPEC 2): templates, recipes, character, and the settings that ride along.
+//! The agent preset (RULES 2): templates, recipes, character, and the settings that ride along.
 
 use std::collections::BTreeMap;
 
@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::{Lorebook, RegexRule, Role, FORMAT_VERSION};
 
 /// Everything that defines one agent. The canonical form is templates + recipes; a preset that
-/// arrives with only `presetMessages` is converted on load (SPEC 2.1, [`super::simple`]).
+/// arrives with only `presetMessages` is converted on load (RULES 2.1, [`super::simple`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
@@ -40,7 +40,7 @@ pub(crate) fn default_format_version() -> u32 {
     FORMAT_VERSION
 }
 
-/// What a template is: an ordinary message, or a slot (SPEC 1).
+/// What a template is: an ordinary message, or a slot (RULES 1).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "snake_case")]
@@ -87,7 +87,7 @@ fn is_default_type(t: &TemplateType) -> bool {
     *t == TemplateType::Message
 }
 
-/// An ordered list of steps, chosen per model by `modelFilter` (SPEC 3.1).
+/// An ordered list of steps, chosen per model by `modelFilter` (RULES 3.1).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
@@ -105,7 +105,7 @@ pub struct ContextRecipe {
 pub struct RecipeStep {
     pub message_id: String,
     pub enabled: bool,
-    /// Absent = inherit the template's default; `{}` = list order (SPEC 3.2).
+    /// Absent = inherit the template's default; `{}` = list order (RULES 3.2).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub injection_strategy: Option<InjectionStrategy>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -140,7 +140,7 @@ impl AnchorPosition {
     }
 }
 
-/// Where a message goes (SPEC 2, 3.3). All fields absent = list order.
+/// Where a message goes (RULES 2, 3.3). All fields absent = list order.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
@@ -170,7 +170,7 @@ impl InjectionStrategy {
     }
 }
 
-/// Values for `{{char}}`, `{{description}}` and friends (SPEC 4).
+/// Values for `{{char}}`, `{{description}}` and friends (RULES 4).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
@@ -196,7 +196,7 @@ pub struct Character {
     pub tags: Option<Vec<String>>,
 }
 
-/// The seed's linear `ChatMessageNode`, accepted on input only (SPEC 2.1).
+/// One message of the simple linear form (`presetMessages`), accepted on input only (RULES 2.1).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
@@ -216,7 +216,7 @@ pub struct PresetMessage {
     pub injection_strategy: Option<InjectionStrategy>,
 }
 
-/// Agent-level settings of one processor (SPEC 5.9). For one processor id, the preset's config
+/// Agent-level settings of one processor (RULES 5.9). For one processor id, the preset's config
 /// replaces the model profile's whole.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]

@@ -1,4 +1,4 @@
-//! The chat session (SPEC 2): the stored history a build reads and never writes.
+//! The chat session (RULES 2): the stored history a build reads and never writes.
 
 use std::sync::Arc;
 
@@ -17,7 +17,7 @@ pub struct Session {
     pub title: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub user_profile: Option<UserProfile>,
-    /// `{{summary}}`: a stored summary of older turns (seed 001).
+    /// `{{summary}}`: a stored summary of older turns.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summary: Option<String>,
     #[serde(default)]

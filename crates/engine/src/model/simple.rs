@@ -1,4 +1,4 @@
-//! SPEC 2.1: the simple linear form (`presetMessages`) and the canonical form (templates +
+//! RULES 2.1: the simple linear form (`presetMessages`) and the canonical form (templates +
 //! recipes) are one model. A preset that arrives in the simple form is converted on load.
 
 use std::collections::HashSet;

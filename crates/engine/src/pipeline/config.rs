@@ -1,6 +1,6 @@
-//! Processor descriptors, config fields, and the settings merge of SPEC 5.9: the pipeline's
+//! Processor descriptors, config fields, and the settings merge of RULES 5.9: the pipeline's
 //! defaults, then the model profile's config, then the preset's; for one processor id the
-//! preset's config replaces the model's whole (seed 004, 4.3).
+//! preset's config replaces the model's whole.
 
 use std::collections::BTreeMap;
 

@@ -64,7 +64,7 @@ impl EphemeralKind {
     }
 }
 
-/// One-turn content for this build only (SPEC 5.5).
+/// One-turn content for this build only (RULES 5.5).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
@@ -197,7 +197,7 @@ impl<'a, 's> PipelineContext<'a, 's> {
         self.log(processor, LogLevel::Warning, message);
     }
 
-    /// Budget = context window − reserved reply tokens (SPEC 5.6).
+    /// Budget = context window − reserved reply tokens (RULES 5.6).
     pub fn budget(&self) -> u32 {
         self.profile
             .context_window

@@ -1,4 +1,4 @@
-//! Messages in the pipeline's intermediate form, and their provenance (SPEC 3.7).
+//! Messages in the pipeline's intermediate form, and their provenance (RULES 3.7).
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -16,13 +16,13 @@ pub enum SourceKind {
     Template,
     /// A stored session message.
     History,
-    /// The build option `input`: the text the user is about to send (the seed 001 safety net).
+    /// The build option `input`: the text the user is about to send (RULES 5.3).
     Input,
     /// The `user_profile` slot.
     Profile,
-    /// One-turn content (SPEC 5.5).
+    /// One-turn content (RULES 5.5).
     Ephemeral,
-    /// An activated lorebook entry (SPEC 6).
+    /// An activated lorebook entry (RULES 6).
     Lorebook,
     /// Added by a processor of its own (instruction pinning, alternation fillers, ...).
     Processor,
@@ -107,7 +107,7 @@ pub struct Source {
     /// The processor that added or last rewrote the message, where one did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub processor: Option<String>,
-    /// One-turn content of this kind was put into the message for this build only (SPEC 5.5).
+    /// One-turn content of this kind was put into the message for this build only (RULES 5.5).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ephemeral: Option<super::EphemeralKind>,
 }
@@ -169,7 +169,7 @@ impl Source {
 }
 
 /// A reference to an attachment of a stored message: the asset resolver turns it into the
-/// provider's form at the very end (SPEC 5.7), so nothing is encoded before that.
+/// provider's form at the very end (RULES 5.7), so nothing is encoded before that.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
@@ -195,7 +195,7 @@ impl AttachmentRef {
 ///
 /// A stored history message that nothing has changed is a reference to the session: its
 /// position and the stored message. Over a long session a build neither copies the text of each
-/// message nor touches its shared count, and the provenance follows from the position (SPEC 3.7).
+/// message nor touches its shared count, and the provenance follows from the position (RULES 3.7).
 /// The first change to anything but the role and the count gives the message parts of its own.
 #[derive(Debug, Clone)]
 pub struct PipelineMessage<'s> {

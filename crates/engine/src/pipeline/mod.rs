@@ -1,4 +1,4 @@
-//! The processor pipeline of SPEC 5 (seed 004): one ordered list of processors runs every build.
+//! The processor pipeline of RULES 5: one ordered list of processors runs every build.
 //! A processor declares what it is (a [`ProcessorDescriptor`]) and executes over a
 //! [`PipelineContext`]; the [`Pipeline`] orders them by priority, resolves each one's settings
 //! (defaults, then the model profile's, then the preset's) and runs the enabled ones.

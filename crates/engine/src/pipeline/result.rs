@@ -11,7 +11,7 @@ use super::message::Body;
 use super::{AttachmentRef, LogEntry, LogLevel, PipelineContext, Source, SourceKind};
 use crate::model::Role;
 
-/// One message of the build result, with its tokens and provenance (SPEC 3.7).
+/// One message of the build result, with its tokens and provenance (RULES 3.7).
 ///
 /// A history message that went in exactly as stored still refers to the session it was built
 /// from (see [`PipelineMessage`]); [`BuiltMessage::source`] reads its provenance, message id
@@ -118,7 +118,7 @@ impl specta::Type for BuiltMessage<'_> {
     }
 }
 
-/// One message of the build result, with its tokens and provenance (SPEC 3.7).
+/// One message of the build result, with its tokens and provenance (RULES 3.7).
 // How a `BuiltMessage` is written out, and its type in the UI's bindings.
 #[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]

@@ -1,6 +1,6 @@
 //! `ephemeral-injection` (priority 350): one-turn content (a note, a quote, anything) wrapped in
 //! its kind's markers and put before the text of the last user message, for this build only
-//! (SPEC 5.5, seed 003). It runs before the token limiter, so it counts against the budget; the
+//! (RULES 5.5). It runs before the token limiter, so it counts against the budget; the
 //! stored session is never touched (the engine only ever reads it).
 
 use crate::model::Role;
@@ -14,7 +14,7 @@ pub struct EphemeralInjection;
 
 const ID: &str = "ephemeral-injection";
 
-/// The seed's markers: a note ("current note") and a favourite ("current favourites").
+/// The default markers (RULES 5.5): a note ("current note") and a favourite ("current favourites").
 pub const DOCUMENT_START: &str = "—————当前笔记————";
 pub const DOCUMENT_END: &str = "—————当前笔记如上————";
 pub const QUOTE_START: &str = "—————当前收藏夹————";

@@ -1,4 +1,4 @@
-//! `history-operations` (priority 150, off by default): seed 002's operations on the history,
+//! `history-operations` (priority 150, off by default): the operations of RULES 5.3 on the history,
 //! run through its per-role indices. One operation per preset:
 //!
 //! - `truncate`: keep the first or last N, remove the first or last N, or keep a range

@@ -1,5 +1,5 @@
 //! `injection-assembler` (priority 300): recipe choice, instantiation, macros, and placement by
-//! the exact rules of SPEC 3.
+//! the exact rules of RULES 3.
 //!
 //! The output is built in one pass: the skeleton in step order, each slot expanded in place with
 //! its "before" and "after" anchor injections around it, the `chat_history` block carrying its
@@ -21,7 +21,7 @@ use crate::EngineError;
 pub struct InjectionAssembler;
 
 const ID: &str = "injection-assembler";
-/// The anchor of the history block (SPEC 2.2).
+/// The anchor of the history block (RULES 3.5).
 const CHAT_HISTORY: &str = "chat_history";
 /// Where an injection candidate without a strategy goes (a lorebook entry in list order), as
 /// SillyTavern places world info by default.

@@ -1,4 +1,4 @@
-//! `instruction-pinning` (priority 450, off by default; seed 001): a closing message restating
+//! `instruction-pinning` (priority 450, off by default; RULES 5.4): a closing message restating
 //! the newest user request, so that a long context does not bury what was asked.
 
 use crate::model::Role;

@@ -1,4 +1,4 @@
-//! `lorebook` (priority 280): keyword activation of the preset's lorebook entries (SPEC 6).
+//! `lorebook` (priority 280): keyword activation of the preset's lorebook entries (RULES 6).
 //!
 //! - Constant entries always activate. Keyed entries activate when a key occurs in the last
 //!   `scanDepth` history messages (the pending input counts as the newest). A key is plain text,

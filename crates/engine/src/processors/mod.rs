@@ -1,4 +1,4 @@
-//! The built-in processors of SPEC 5, one file each, named by id.
+//! The built-in processors of RULES 5.1, one file each, named by id.
 
 mod asset_resolver;
 mod convert_system_to_user;

@@ -1,10 +1,10 @@
-//! `regex-processor` (priority 200): the preset's regex rules (SPEC 5.2) on the prompt only. Rules
+//! `regex-processor` (priority 200): the preset's regex rules (RULES 5.2) on the prompt only. Rules
 //! of scope `history` or `both` rewrite the history here; rules of scope `templates` or `both` are
 //! handed to the injection assembler on the blackboard, which applies them to each template
 //! message after macros. The stored session is never changed: the engine only reads it.
 //!
-//! The default rules strip seed 003's legacy note and favourite blocks, which older clients saved
-//! into the history together with the user's text.
+//! The default rules strip the legacy note and favourite blocks (the markers of RULES 5.5), which
+//! older clients saved into the history together with the user's text.
 
 use std::sync::Arc;
 

@@ -1,5 +1,5 @@
 //! `session-loader` (priority 100): session messages become the history in intermediate form;
-//! attachments stay references. Also the seed 001 safety net: the build option `input` is
+//! attachments stay references. Also the pending input (RULES 5.3): the build option `input` is
 //! appended as the newest user message unless the session already ends with it.
 
 use crate::model::Role;

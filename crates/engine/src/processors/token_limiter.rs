@@ -1,11 +1,11 @@
-//! `token-limiter` (priority 400): the budget of SPEC 5.6.
+//! `token-limiter` (priority 400): the budget of RULES 5.6.
 //!
 //! Strategy `fixed-preset`: every non-history message is fixed (depth-injected ones stay in
 //! their places); history is dropped oldest first until the total fits; the newest user message
 //! is never dropped. History is counted from the newest backwards and only until the budget is
 //! spent, so a 100,000-message session costs the messages that fit, not the whole history.
 //!
-//! Strategy `proportional` (seed 001) first cuts each section to its share; see [`cut_sections`].
+//! Strategy `proportional` (RULES 5.6) first cuts each section to its share; see [`cut_sections`].
 
 use crate::model::Role;
 use crate::pipeline::{
@@ -188,7 +188,7 @@ impl Processor for TokenLimiter {
     }
 }
 
-/// The sections of the `proportional` strategy (seed 001).
+/// The sections of the `proportional` strategy (RULES 5.6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Section {
     System,

@@ -1,4 +1,4 @@
-//! SPEC 5.7: the final request per provider format, built from a finished build. Attachments are
+//! RULES 5.7: the final request per provider format, built from a finished build. Attachments are
 //! read and base64-encoded only here, at the very end.
 //!
 //! The body types follow the providers' public API references: OpenAI Chat Completions

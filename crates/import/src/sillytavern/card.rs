@@ -1,4 +1,4 @@
-//! Character cards V1, V2 and V3 (SPEC 7): the JSON document, and the two containers it travels
+//! Character cards V1, V2 and V3 (RULES 7.1): the JSON document, and the two containers it travels
 //! in: a PNG text chunk (`ccv3` wins over `chara`, base64 JSON) and a CHARX zip (`card.json`).
 
 use std::io::{Cursor, Read};

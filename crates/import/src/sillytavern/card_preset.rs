@@ -1,4 +1,4 @@
-//! A character card given where a preset is expected (SPEC 8): the card becomes a preset with a
+//! A character card given where a preset is expected (RULES 8.1): the card becomes a preset with a
 //! built-in recipe laid out the way SillyTavern builds a chat-completion prompt, and a card given
 //! beside a preset (`--character`) lays its character and lorebook over that preset.
 

@@ -1,4 +1,4 @@
-//! SillyTavern's formats (SPEC 7).
+//! SillyTavern's formats (RULES 7).
 
 pub mod card;
 pub mod card_export;

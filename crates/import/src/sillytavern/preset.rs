@@ -1,4 +1,4 @@
-//! SillyTavern chat-completion presets (`prompts` + `prompt_order`) -> an agent preset (SPEC 7).
+//! SillyTavern chat-completion presets (`prompts` + `prompt_order`) -> an agent preset (RULES 7.2).
 //!
 //! Each prompt becomes a template of its identifier. SillyTavern's markers become slots or
 //! templates: `chatHistory` the chat_history slot, `personaDescription` the user_profile slot,

@@ -1,5 +1,5 @@
 //! SillyTavern regex scripts (the Regex extension's export: one script, or a list) -> regex rules
-//! (SPEC 5.2).
+//! (RULES 5.2).
 //!
 //! `placement` 1 (user input) and 2 (AI output) become the rule's roles; the scope is the history,
 //! where those scripts act. Other placements (slash commands, world info, reasoning) have no

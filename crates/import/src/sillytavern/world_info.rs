@@ -1,5 +1,5 @@
 //! SillyTavern world info: the standalone file (`{"entries": {"0": {...}}}`) and the entry mapping
-//! shared with the `character_book` of character cards (SPEC 6, 7).
+//! shared with the `character_book` of character cards (RULES 6, 7.2).
 //!
 //! Positions (SillyTavern's `world_info_position`): 0 before and 1 after the character definitions
 //! become the anchors `worldInfoBefore` / `worldInfoAfter` (after them); 2/3, the top and bottom
@@ -232,7 +232,7 @@ pub(crate) fn clamp_i32(n: i64) -> i32 {
     i32::try_from(n).unwrap_or(if n < 0 { i32::MIN } else { i32::MAX })
 }
 
-/// SillyTavern's `injection_order` / entry order -> this model's placement order (SPEC 7).
+/// SillyTavern's `injection_order` / entry order -> this model's placement order (RULES 7.2).
 pub(crate) fn placement_order(st_order: i64) -> i32 {
     clamp_i32(200i64.saturating_sub(st_order))
 }

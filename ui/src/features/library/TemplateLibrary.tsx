@@ -24,7 +24,7 @@ import { IdField } from "../recipes/IdField";
 export const LIBRARY_PREFIX = "lib:";
 const TYPES: TemplateType[] = ["message", "placeholder", "chat_history", "user_profile"];
 
-/** The template library (seed 000 8.4): every template of the preset, searchable; cards are
+/** The template library (RULES 9.3): every template of the preset, searchable; cards are
  * drag sources for the recipe workbench. */
 export function TemplateLibrary() {
   const t = useT();

@@ -20,7 +20,8 @@ import {
 
 const LOGIC: SelectiveLogic[] = ["andAny", "andAll", "notAny", "notAll"];
 
-/** The preset's lorebook (SPEC 6): its settings, its entries, and what fires for this session. */
+/** The preset's lorebook (RULES 6, 9.6): its settings, its entries, and what fires for this
+ * session. */
 export function LorebookEditor() {
   const t = useT();
   const preset = useApp((s) => s.preset);

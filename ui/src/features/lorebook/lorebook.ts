@@ -1,10 +1,10 @@
-// The lorebook of a preset (SPEC 6) as the editor changes it: pure functions from preset to
+// The lorebook of a preset (RULES 6) as the editor changes it: pure functions from preset to
 // preset, recorded by the store like every other edit.
 import type { Preset } from "../../app/model";
 import type { ActivatedEntry, Lorebook, LorebookEntry } from "../../bindings";
 import { strategyFor, type InjectionMode, type StrategyValues } from "../recipes/recipe";
 
-/** SPEC 6's defaults, shown where a lorebook leaves a setting out. */
+/** The defaults of RULES 6.1, shown where a lorebook leaves a setting out. */
 export const DEFAULTS = {
   scanDepth: 2,
   tokenBudget: 25,

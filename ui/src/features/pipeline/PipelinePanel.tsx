@@ -56,7 +56,8 @@ function usePipeline(preset: Preset | null, model: string) {
   return { loaded, error };
 }
 
-/** The pipeline panel (SPEC 9): processors in run order, their switches, settings and origins. */
+/** The pipeline panel (RULES 9.5): processors in run order, their switches, settings and
+ * origins. */
 export function PipelinePanel() {
   const t = useT();
   const preset = useApp((s) => s.preset);

@@ -1,4 +1,4 @@
-// The preset's processor settings (SPEC 5.9) as the pipeline panel shows and changes them: pure
+// The preset's processor settings (RULES 5.9) as the pipeline panel shows and changes them: pure
 // functions from preset to preset, recorded by the store like every other edit.
 //
 // The merge, as the engine does it (crates/engine/src/pipeline/config.rs): the pipeline's

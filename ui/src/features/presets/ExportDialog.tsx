@@ -12,7 +12,7 @@ import {
   type ExportState,
 } from "./exporting";
 
-/** The format of an export, then where it went and what the format could not hold (SPEC 7). */
+/** The format of an export, then where it went and what the format could not hold (RULES 7.5). */
 export function ExportDialog() {
   const t = useT();
   const current = useExport();

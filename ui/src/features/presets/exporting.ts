@@ -1,6 +1,6 @@
-// Export (SPEC 7, 9): the open preset in one of four formats, or the open session as native JSON.
-// Rust asks where with the native save dialog (it proposes the file name) and writes the file;
-// the page never names a path. What the export dialog shows lives here, apart from the app's
+// Export (RULES 7.5, 9.7): the open preset in one of four formats, or the open session as native
+// JSON. Rust asks where with the native save dialog (it proposes the file name) and writes the
+// file; the page never names a path. What the export dialog shows lives here, apart from the app's
 // store: it is the state of one dialog, not of the documents.
 import { useSyncExternalStore } from "react";
 import type { AgentPreset, DialogText, ExportFormat, NotMapped } from "../../bindings";

@@ -51,7 +51,7 @@ export function CompareControls() {
   );
 }
 
-/** The builds of the two models side by side, aligned message by message (SPEC 9). */
+/** The builds of the two models side by side, aligned message by message (RULES 9.4). */
 export function ComparePane() {
   const t = useT();
   const left = useApp((s) => s.preview);

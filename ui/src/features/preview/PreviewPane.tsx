@@ -11,7 +11,7 @@ import { TokenBar } from "./TokenBar";
 import { sourceLabel } from "./source";
 import { CompareControls, ComparePane } from "./ComparePane";
 
-/** The live preview (SPEC 9): model and session pickers, then the exact context and its cost. */
+/** The live preview (RULES 9.4): model and session pickers, then the exact context and its cost. */
 export function PreviewPane() {
   const t = useT();
   const preview = useApp((s) => s.preview);

@@ -1,4 +1,4 @@
-// Comparing the builds of two models (SPEC 9): which messages the two contexts share, which
+// Comparing the builds of two models (RULES 9.4): which messages the two contexts share, which
 // changed, and which only one of them has. Pure functions, so that the alignment is tested alone.
 import type { BuiltMessage } from "../../bindings";
 

@@ -24,7 +24,7 @@ import { moveStep, stepViews } from "./recipe";
 import { insertStep } from "./workbench";
 
 /**
- * Advanced mode (SPEC 9; seed 000 8.4): the template library on the left, the recipe workbench on
+ * Advanced mode (RULES 9.3): the template library on the left, the recipe workbench on
  * the right. A library card dropped on the steps list becomes a step where it lands; steps reorder
  * among themselves. Pointer and keyboard (Space, arrows, Space) alike.
  */

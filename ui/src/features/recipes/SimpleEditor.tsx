@@ -18,7 +18,7 @@ import { MessageEditor } from "./MessageEditor";
 import { StepRow } from "./StepRow";
 import { addMessage, moveStep, recipeIndex, stepViews } from "./recipe";
 
-/** Simple mode (SPEC 9): the recipe that applies to the chosen model, as a sortable list. */
+/** Simple mode (RULES 9.2): the recipe that applies to the chosen model, as a sortable list. */
 export function SimpleEditor() {
   const t = useT();
   const preset = useApp((s) => s.preset);

@@ -5,7 +5,7 @@ import { useT } from "../../app/useT";
 import { clampDepth, modeOf, type InjectionMode, type StrategyValues } from "./recipe";
 
 /**
- * Where a message goes (SPEC 2, InjectionStrategy): in list order, at a depth in the chat history
+ * Where a message goes (RULES 2, InjectionStrategy): in list order, at a depth in the chat history
  * (0-99), or before or after an anchor of `available_anchors`. Used by recipe steps and lorebook
  * entries alike.
  */

@@ -25,7 +25,7 @@ export function workbenchRecipeIndex(preset: Preset, id: string | null): number 
   return preset.contextRecipes.length > 0 ? 0 : -1;
 }
 
-/** The recipe workbench (seed 000 8.4): a tab per recipe, its id, name and model filter, and its
+/** The recipe workbench (RULES 9.3): a tab per recipe, its id, name and model filter, and its
  * steps, which take templates dropped from the library. */
 export function Workbench() {
   const t = useT();

@@ -1,5 +1,5 @@
-// Simple mode's view of a preset (SPEC 2.1): the steps of the recipe that applies to the chosen
-// model, each with the template it names. Every edit here is a pure function from preset to
+// Simple mode's view of a preset (RULES 2.1, 9.2): the steps of the recipe that applies to the
+// chosen model, each with the template it names. Every edit here is a pure function from preset to
 // preset; the store records it for undo and autosave.
 import type { Preset } from "../../app/model";
 import type {

@@ -1,4 +1,4 @@
-// Advanced mode's edits (SPEC 2, 9; seed 000 8.4-8.5): templates in the library, recipes in the
+// Advanced mode's edits (RULES 2, 9.3): templates in the library, recipes in the
 // workbench, and each step's overrides. Like `recipe.ts`, every edit is a pure function from
 // preset to preset; the store records it for undo and autosave.
 import type { Preset } from "../../app/model";
