@@ -1,5 +1,5 @@
 //! The one error that crosses to the UI: `{ code, message }`, with a stable code the UI can switch
-//! on (STYLE.md). Every crate's typed error maps onto it here and nowhere else.
+//! on. Every crate's typed error maps onto it here and nowhere else.
 
 use promptloom_engine::EngineError;
 use promptloom_store::StoreError;

@@ -1,5 +1,5 @@
 //! The Promptloom desktop shell: app state, thin commands and the bindings the UI is typed by.
-//! No logic lives here; the engine builds, the store keeps (STYLE.md).
+//! No logic lives here; the engine builds, the store keeps.
 
 mod commands;
 mod dialogs;

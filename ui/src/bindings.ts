@@ -22,17 +22,21 @@ export const commands = {
 	duplicatePreset: (id: string, name: string) => typedError<AgentPreset, AppError>(__TAURI_INVOKE("duplicate_preset", { id, name })),
 	renamePreset: (id: string, name: string) => typedError<null, AppError>(__TAURI_INVOKE("rename_preset", { id, name })),
 	deletePreset: (id: string) => typedError<null, AppError>(__TAURI_INVOKE("delete_preset", { id })),
-	/**  Puts every built-in preset back as shipped (SPEC 9); returns their ids. */
+	/**  Puts every built-in preset back as shipped (RULES 9.1); returns their ids. */
 	restoreBuiltinPresets: () => typedError<string[], AppError>(__TAURI_INVOKE("restore_builtin_presets")),
 	listSessions: () => typedError<ListItem[], AppError>(__TAURI_INVOKE("list_sessions")),
 	getSession: (id: string) => typedError<Session, AppError>(__TAURI_INVOKE("get_session", { id })),
 	saveSession: (session: Session) => typedError<null, AppError>(__TAURI_INVOKE("save_session", { session })),
-	createSession: (title: string) => typedError<Session, AppError>(__TAURI_INVOKE("create_session", { title })),
+	/**
+	 *  A new chat titled `title`: for `preset`, when one is named, it opens with the character's
+	 *  greeting.
+	 */
+	createSession: (title: string, preset: string | null) => typedError<Session, AppError>(__TAURI_INVOKE("create_session", { title, preset })),
 	deleteSession: (id: string) => typedError<null, AppError>(__TAURI_INVOKE("delete_session", { id })),
 	/**  Builds the context `request` describes, as the preview shows it. */
 	preview: (request: PreviewRequest) => typedError<Preview, AppError>(__TAURI_INVOKE("preview", { request })),
 	/**
-	 *  The request body the model's provider would receive for `request` (SPEC 5.7), as pretty
+	 *  The request body the model's provider would receive for `request` (RULES 5.7), as pretty
 	 *  JSON. Asked for only when the user opens it: a long session's body is large.
 	 */
 	providerRequest: (request: PreviewRequest) => typedError<string, AppError>(__TAURI_INVOKE("provider_request", { request })),
@@ -50,10 +54,10 @@ export const commands = {
 	importFile: (file: number, into: string | null, lorebook: LorebookChoice) => typedError<ImportOutcome, AppError>(__TAURI_INVOKE("import_file", { file, into, lorebook })),
 	/**  The model ids the pickers offer, and the profiles the user added. */
 	knownModels: () => typedError<string[], AppError>(__TAURI_INVOKE("known_models")),
-	/**  The pipeline as it would run for `preset` and `model`, in the order it would run (SPEC 5, 5.9). */
+	/**  The pipeline as it would run for `preset` and `model`, in the order it would run (RULES 5.1, 5.9). */
 	pipeline: (preset: AgentPreset, model: string) => typedError<PipelineStage[], AppError>(__TAURI_INVOKE("pipeline", { preset, model })),
 	/**
-	 *  For each of `models`, the recipe of `preset` that would apply (SPEC 3.1), and every pattern
+	 *  For each of `models`, the recipe of `preset` that would apply (RULES 3.1), and every pattern
 	 *  of the preset's model filters that is not a valid model pattern. Async, so that it runs off the
 	 *  main thread.
 	 */
@@ -96,7 +100,7 @@ export type Activation = { kind: "constant" } |
 
 /**
  *  Everything that defines one agent. The canonical form is templates + recipes; a preset that
- *  arrives with only `presetMessages` is converted on load (SPEC 2.1, [`super::simple`]).
+ *  arrives with only `presetMessages` is converted on load (RULES 2.1, [`super::simple`]).
  */
 export type AgentPreset = {
 	formatVersion?: number,
@@ -134,7 +138,7 @@ export type AttachmentKind = "image" | "audio" | "video" | "document" | "text";
 
 /**
  *  A reference to an attachment of a stored message: the asset resolver turns it into the
- *  provider's form at the very end (SPEC 5.7), so nothing is encoded before that.
+ *  provider's form at the very end (RULES 5.7), so nothing is encoded before that.
  */
 export type AttachmentRef = {
 	message: number,
@@ -160,7 +164,7 @@ export type BuildResult = {
 	lorebook?: LorebookReport | null,
 };
 
-/**  One message of the build result, with its tokens and provenance (SPEC 3.7). */
+/**  One message of the build result, with its tokens and provenance (RULES 3.7). */
 export type BuiltMessage = {
 	role: Role,
 	name?: string | null,
@@ -178,7 +182,7 @@ export type BuiltMessage = {
 	merged?: Source[],
 };
 
-/**  Values for `{{char}}`, `{{description}}` and friends (SPEC 4). */
+/**  Values for `{{char}}`, `{{description}}` and friends (RULES 4). */
 export type Character = {
 	name: string,
 	description?: string | null,
@@ -223,7 +227,7 @@ export type ConfigField = {
 	description?: string,
 };
 
-/**  An ordered list of steps, chosen per model by `modelFilter` (SPEC 3.1). */
+/**  An ordered list of steps, chosen per model by `modelFilter` (RULES 3.1). */
 export type ContextRecipe = {
 	id: string,
 	name?: string | null,
@@ -266,8 +270,16 @@ export type DroppedItem = {
 
 export type EphemeralKind = "document" | "quote" | "custom";
 
-/**  The files a preset can be exported as. */
-export type ExportFormat = "native" | "sillyTavernPreset" | "sillyTavernCard" | "sillyTavernWorldInfo";
+/**  The files a preset can be written as: the one list both front doors use. */
+export type ExportFormat = 
+/**  Promptloom's own JSON, exact. */
+"native" | 
+/**  A SillyTavern chat-completion preset. */
+"sillyTavernPreset" | 
+/**  The preset's character and lorebook as a SillyTavern character card (V2 JSON). */
+"sillyTavernCard" | 
+/**  The preset's lorebook as a SillyTavern world info file. */
+"sillyTavernWorldInfo";
 
 /**  Where an export went and what its format could not hold. */
 export type Exported = {
@@ -309,7 +321,7 @@ export type ImportPreview = {
 	notMapped: NotMapped[],
 };
 
-/**  Where a message goes (SPEC 2, 3.3). All fields absent = list order. */
+/**  Where a message goes (RULES 2, 3.3). All fields absent = list order. */
 export type InjectionStrategy = {
 	depth?: number | null,
 	anchorTarget?: string | null,
@@ -427,7 +439,7 @@ export type Placement =
 /**  Before or after an anchor. */
 { mode: "anchor"; target: string; position: AnchorPosition };
 
-/**  The seed's linear `ChatMessageNode`, accepted on input only (SPEC 2.1). */
+/**  One message of the simple linear form (`presetMessages`), accepted on input only (RULES 2.1). */
 export type PresetMessage = {
 	id?: string | null,
 	name?: string | null,
@@ -441,7 +453,7 @@ export type PresetMessage = {
 /**  A build for the preview, with what the editor needs beside it. */
 export type Preview = {
 	result: BuildResult,
-	/**  The anchors a step can target (SPEC 2.2), for the anchor picker. */
+	/**  The anchors a step can target (RULES 2.2), for the anchor picker. */
 	anchors: string[],
 	/**  The tokenizer that counted, and whether it is the model's own. */
 	tokenizer: string,
@@ -457,7 +469,7 @@ export type Preview = {
 
 /**
  *  What the live preview asks for: the preset as it is being edited (not yet saved, perhaps), a
- *  stored session, the model and the build options of SPEC 8.
+ *  stored session, the model and the build options of RULES 8.1.
  */
 export type PreviewRequest = {
 	preset: AgentPreset,
@@ -469,7 +481,7 @@ export type PreviewRequest = {
 };
 
 /**
- *  Agent-level settings of one processor (SPEC 5.9). For one processor id, the preset's config
+ *  Agent-level settings of one processor (RULES 5.9). For one processor id, the preset's config
  *  replaces the model profile's whole.
  */
 export type ProcessorConfig = {
@@ -500,12 +512,12 @@ export type RecipeMatches = {
 export type RecipeStep = {
 	messageId: string,
 	enabled: boolean,
-	/**  Absent = inherit the template's default; `{}` = list order (SPEC 3.2). */
+	/**  Absent = inherit the template's default; `{}` = list order (RULES 3.2). */
 	injectionStrategy?: InjectionStrategy | null,
 	overrides?: StepOverrides | null,
 };
 
-/**  A find/replace rule applied to prompt content only (SPEC 5.2). */
+/**  A find/replace rule applied to prompt content only (RULES 5.2). */
 export type RegexRule = {
 	id: string,
 	name?: string | null,
@@ -545,7 +557,7 @@ export type Session = {
 	id: string,
 	title?: string | null,
 	userProfile?: UserProfile | null,
-	/**  `{{summary}}`: a stored summary of older turns (seed 001). */
+	/**  `{{summary}}`: a stored summary of older turns. */
 	summary?: string | null,
 	messages?: ChatMessage[],
 };
@@ -567,7 +579,7 @@ export type Source = {
 	entryId?: string | null,
 	/**  The processor that added or last rewrote the message, where one did. */
 	processor?: string | null,
-	/**  One-turn content of this kind was put into the message for this build only (SPEC 5.5). */
+	/**  One-turn content of this kind was put into the message for this build only (RULES 5.5). */
 	ephemeral?: EphemeralKind | null,
 };
 
@@ -577,13 +589,13 @@ export type SourceKind =
 "template" | 
 /**  A stored session message. */
 "history" | 
-/**  The build option `input`: the text the user is about to send (the seed 001 safety net). */
+/**  The build option `input`: the text the user is about to send (RULES 5.3). */
 "input" | 
 /**  The `user_profile` slot. */
 "profile" | 
-/**  One-turn content (SPEC 5.5). */
+/**  One-turn content (RULES 5.5). */
 "ephemeral" | 
-/**  An activated lorebook entry (SPEC 6). */
+/**  An activated lorebook entry (RULES 6). */
 "lorebook" | 
 /**  Added by a processor of its own (instruction pinning, alternation fillers, ...). */
 "processor";
@@ -606,7 +618,7 @@ export type StoredRun = {
 	tokens: number[],
 };
 
-/**  What a template is: an ordinary message, or a slot (SPEC 1). */
+/**  What a template is: an ordinary message, or a slot (RULES 1). */
 export type TemplateType = "message" | "chat_history" | "user_profile" | "placeholder";
 
 export type TokenSummary = {

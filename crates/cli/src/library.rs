@@ -2,10 +2,12 @@
 
 use std::path::{Path, PathBuf};
 
-use clap::{Args, ValueEnum};
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+use clap::Args;
 use promptloom_import::{import_file, ImportReport};
+use promptloom_library::export::{self, ExportFormat};
 use promptloom_library::files::write_atomically;
-use promptloom_library::{import_into, ImportTarget, LibraryError, LorebookMode, Place, RegexHome};
+use promptloom_library::{import_into, ImportTarget, LibraryError, LorebookMode, Place};
 use promptloom_store::{default_database_path, Store, StoreError};
 
 use crate::error::CliError;
@@ -18,8 +20,8 @@ pub struct ImportArgs {
     /// The database; default: the app's, in the platform's data folder.
     #[arg(long, value_name = "PATH")]
     pub db: Option<PathBuf>,
-    /// For world info and regex scripts: the preset to add them to (regex scripts without it
-    /// join the shared library).
+    /// For world info and regex scripts, which always go into a preset: the preset to add them
+    /// to.
     #[arg(long, value_name = "PRESET_ID")]
     pub into: Option<String>,
     /// World info into a preset that has a lorebook: add the entries to it instead of replacing
@@ -32,7 +34,7 @@ pub struct ImportArgs {
 pub struct ExportArgs {
     /// The id of a preset (or, for native export, a session).
     pub id: String,
-    #[arg(long, value_enum, default_value_t = ExportFormat::Native)]
+    #[arg(long, default_value = "native", value_parser = export_format())]
     pub to: ExportFormat,
     #[arg(long, value_name = "PATH")]
     pub db: Option<PathBuf>,
@@ -41,16 +43,36 @@ pub struct ExportArgs {
     pub out: Option<PathBuf>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ExportFormat {
-    /// Promptloom's own JSON.
-    Native,
-    /// A SillyTavern chat-completion preset.
-    Sillytavern,
-    /// The preset's character and lorebook as a SillyTavern character card (V2 JSON).
-    SillytavernCard,
-    /// The preset's lorebook as a SillyTavern world info file.
-    SillytavernWorldInfo,
+/// The command line's name for each export format, and its help.
+const EXPORT_FORMATS: [(&str, ExportFormat, &str); 4] = [
+    ("native", ExportFormat::Native, "Promptloom's own JSON"),
+    (
+        "sillytavern",
+        ExportFormat::SillyTavernPreset,
+        "A SillyTavern chat-completion preset",
+    ),
+    (
+        "sillytavern-card",
+        ExportFormat::SillyTavernCard,
+        "The preset's character and lorebook as a SillyTavern character card (V2 JSON)",
+    ),
+    (
+        "sillytavern-world-info",
+        ExportFormat::SillyTavernWorldInfo,
+        "The preset's lorebook as a SillyTavern world info file",
+    ),
+];
+
+fn export_format() -> impl TypedValueParser<Value = ExportFormat> {
+    PossibleValuesParser::new(
+        EXPORT_FORMATS.map(|(name, _, help)| PossibleValue::new(name).help(help)),
+    )
+    .map(|name| {
+        EXPORT_FORMATS
+            .iter()
+            .find(|(n, ..)| *n == name)
+            .map_or(ExportFormat::Native, |(_, format, _)| *format)
+    })
 }
 
 fn open(db: Option<&Path>) -> Result<Store, CliError> {
@@ -84,7 +106,6 @@ pub fn import(args: &ImportArgs) -> Result<String, CliError> {
         } else {
             LorebookMode::Replace
         },
-        regex_home: RegexHome::SharedLibrary,
     };
     let kind = reported.value.kind();
     let outcome = import_into(&store, reported.value, target).map_err(|e| match e {
@@ -93,6 +114,7 @@ pub fn import(args: &ImportArgs) -> Result<String, CliError> {
             format!("is {what}: say which preset it goes to with --into PRESET_ID"),
         ),
         LibraryError::Store(e) => store_error(&db, e),
+        e => CliError::bad_input(file, e),
     })?;
     let what = match &outcome.place {
         Place::Preset { id, name } => match kind {
@@ -101,7 +123,6 @@ pub fn import(args: &ImportArgs) -> Result<String, CliError> {
             _ => format!("preset \"{id}\" ({name})"),
         },
         Place::Session { id } => format!("session \"{id}\""),
-        Place::RegexLibrary { count } => format!("{count} regex rules into the shared library"),
     };
     let report = render_report(file, &db, &what, &reported.report, &outcome.notes);
     Ok(crate::terminal::escape(&report).into_owned())
@@ -137,48 +158,19 @@ fn render_report(
 pub fn export(args: &ExportArgs) -> Result<String, CliError> {
     let store = open(args.db.as_deref())?;
     let db = store.path().map(Path::to_path_buf).unwrap_or_default();
-    let preset = match store.get_preset(&args.id) {
-        Ok(p) => Some(p),
-        Err(StoreError::NotFound { .. }) => None,
-        Err(e) => return Err(store_error(&db, e)),
-    };
-    let (text, notes) = match (args.to, preset) {
-        (format, Some(p)) => {
-            let to = match format {
-                ExportFormat::Native => promptloom_import::ExportFormat::Native,
-                ExportFormat::Sillytavern => promptloom_import::ExportFormat::SillyTavernPreset,
-                ExportFormat::SillytavernCard => promptloom_import::ExportFormat::SillyTavernCard,
-                ExportFormat::SillytavernWorldInfo => {
-                    promptloom_import::ExportFormat::SillyTavernWorldInfo
-                }
-            };
-            let reported =
-                promptloom_import::export_preset_as(&p, to).map_err(|e| CliError::BadInput {
-                    file: args.id.clone(),
-                    problem: e.to_string(),
-                })?;
-            let notes = reported
-                .report
-                .items
-                .iter()
-                .map(|i| format!("{}: {}", i.item, i.message))
-                .collect();
-            (reported.value, notes)
-        }
-        (ExportFormat::Native, None) => match store.get_session(&args.id) {
-            Ok(s) => (promptloom_import::native::export_session(&s), Vec::new()),
-            Err(e) => return Err(store_error(&db, e)),
+    let exported = export::stored(&store, &args.id, args.to).map_err(|e| match e {
+        LibraryError::Store(e) => store_error(&db, e),
+        e => CliError::BadInput {
+            file: args.id.clone(),
+            problem: e.to_string(),
         },
-        (_, None) => {
-            return Err(store_error(
-                &db,
-                StoreError::NotFound {
-                    kind: "preset",
-                    id: args.id.clone(),
-                },
-            ))
-        }
-    };
+    })?;
+    let text = exported.text;
+    let notes: Vec<String> = exported
+        .not_mapped
+        .iter()
+        .map(|i| format!("{}: {}", i.item, i.message))
+        .collect();
     for note in &notes {
         eprintln!(
             "promptloom: note: not exported: {}",

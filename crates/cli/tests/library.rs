@@ -272,22 +272,34 @@ fn world_info_into_a_preset_with_a_lorebook_says_it_replaces_it_or_merges() {
 }
 
 #[test]
-fn a_shared_regex_rule_of_the_same_id_is_kept_and_the_new_one_renamed() {
+fn regex_scripts_go_into_a_preset_once_and_a_taken_id_is_renamed() {
     let scratch = Scratch::new("regex-ids");
+    let preset = repo().join("presets/general-assistant.json");
+    let db = scratch.db();
+    ok(&["import", preset.to_str().expect("utf-8"), "--db", &db]);
     let scripts = |replacement: &str| {
         serde_json::json!([{ "id": "swap", "scriptName": "Swap", "findRegex": "/cat/g",
                              "replaceString": replacement, "placement": [2] }])
     };
     let dog = write_json(&scratch, "dog.json", &scripts("dog"));
     let bird = write_json(&scratch, "bird.json", &scripts("bird"));
-    let db = scratch.db();
-    ok(&["import", &dog, "--db", &db]);
-    let out = ok(&["import", &dog, "--db", &db]);
+    // Without a preset: refused, naming the option, and nothing is written.
+    let refused = run(&["import", &dog, "--db", &db]);
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("--into PRESET_ID"), "{stderr}");
+    let into = ["--db", db.as_str(), "--into", "general-assistant"];
+    ok(&[&["import", dog.as_str()][..], &into[..]].concat());
+    let out = ok(&[&["import", dog.as_str()][..], &into[..]].concat());
     assert!(out.contains("is there already, the same; skipped"), "{out}");
-    let out = ok(&["import", &bird, "--db", &db]);
+    let out = ok(&[&["import", bird.as_str()][..], &into[..]].concat());
     assert!(out.contains("added as \"swap-2\""), "{out}");
     let store = promptloom_store::Store::open(Path::new(&db)).expect("opens");
-    let rules = store.regex_rules().expect("reads");
+    let rules = store
+        .get_preset("general-assistant")
+        .expect("reads")
+        .regex_rules
+        .unwrap_or_default();
     let replacements: Vec<&str> = rules.iter().map(|r| r.replacement.as_str()).collect();
     assert_eq!(replacements, ["dog", "bird"]);
 }

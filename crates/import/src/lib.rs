@@ -1,5 +1,5 @@
 //! Promptloom's importers: SillyTavern's presets, character cards (PNG, JSON, CHARX), world info,
-//! regex scripts and chats, and native documents -> the engine's model (SPEC 7). Every importer
+//! regex scripts and chats, and native documents -> the engine's model (RULES 7). Every importer
 //! returns its result with an [`ImportReport`] of what it could not map, item by item; bad input is
 //! an [`ImportError`] that names the file and the problem. Nothing here writes anywhere.
 
@@ -13,7 +13,7 @@ use std::io::Read;
 use std::path::Path;
 
 use promptloom_engine::model::{AgentPreset, Lorebook, RegexRule, Session};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 pub use error::{ImportError, Problem};
@@ -24,8 +24,10 @@ pub use sillytavern::card_export::export_world_info as export_sillytavern_world_
 pub use sillytavern::card_preset::{card_preset, overlay_character};
 pub use sillytavern::export::export_preset as export_sillytavern_preset;
 
-/// The files a preset can be written as.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The files a preset can be written as: the one list both front doors use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase")]
 pub enum ExportFormat {
     /// Promptloom's own JSON, exact.
     Native,
@@ -86,7 +88,7 @@ pub fn export_preset_as(
     })
 }
 
-/// Files larger than this are refused before they are read (SPEC 7).
+/// Files larger than this are refused before they are read (RULES 7.3).
 pub const MAX_FILE_SIZE: u64 = 50 * 1024 * 1024;
 
 /// What a file turned out to be.

@@ -5,9 +5,9 @@
 //! - world info goes into a preset and either replaces its lorebook, said in a note with how many
 //!   entries the old one had, or is merged into it: the new entries after the old ones, an id
 //!   already taken renamed to a free `<id>-N`, the book's settings kept;
-//! - regex scripts go into a preset (or, where the front door allows it, the shared library): a
-//!   rule identical to one already there is skipped, one whose id is taken by a different rule
-//!   gets a free `<id>-N`, each said in a note.
+//! - regex scripts go into a preset, in both front doors (no build reads rules kept anywhere
+//!   else): a rule identical to one already there is skipped, one whose id is taken by a
+//!   different rule gets a free `<id>-N`, each said in a note.
 
 use std::collections::HashSet;
 
@@ -25,38 +25,19 @@ pub enum LorebookMode {
     Merge,
 }
 
-/// Where regex scripts go when no preset is named.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RegexHome {
-    /// Into the shared library of regex rules.
-    SharedLibrary,
-    /// Nowhere: a preset must be named.
-    PresetOnly,
-}
-
 /// Where an import goes.
 #[derive(Debug, Clone, Copy)]
 pub struct ImportTarget<'a> {
     /// The preset that world info and regex scripts go into.
     pub into: Option<&'a str>,
     pub lorebook: LorebookMode,
-    pub regex_home: RegexHome,
 }
 
 /// What an import made or changed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Place {
-    Preset {
-        id: String,
-        name: String,
-    },
-    Session {
-        id: String,
-    },
-    /// `count` rules were added to the shared library.
-    RegexLibrary {
-        count: usize,
-    },
+    Preset { id: String, name: String },
+    Session { id: String },
 }
 
 /// What an import did.
@@ -97,32 +78,19 @@ pub fn import_into(
                 name: preset.name,
             }
         }
-        Imported::RegexRules { rules } => match (target.into, target.regex_home) {
-            (Some(id), _) => {
-                let mut preset = store.get_preset(id)?;
-                let kept = preset.regex_rules.get_or_insert_with(Vec::new);
-                notes.extend(add_rules(kept, rules));
-                store.save_preset(&preset)?;
-                Place::Preset {
-                    id: preset.id,
-                    name: preset.name,
-                }
+        Imported::RegexRules { rules } => {
+            let id = target.into.ok_or(LibraryError::NeedsPreset {
+                what: "a set of regex scripts",
+            })?;
+            let mut preset = store.get_preset(id)?;
+            let kept = preset.regex_rules.get_or_insert_with(Vec::new);
+            notes.extend(add_rules(kept, rules));
+            store.save_preset(&preset)?;
+            Place::Preset {
+                id: preset.id,
+                name: preset.name,
             }
-            (None, RegexHome::SharedLibrary) => {
-                let mut library = store.regex_rules()?;
-                let before = library.len();
-                notes.extend(add_rules(&mut library, rules));
-                store.save_regex_rules(&library)?;
-                Place::RegexLibrary {
-                    count: library.len() - before,
-                }
-            }
-            (None, RegexHome::PresetOnly) => {
-                return Err(LibraryError::NeedsPreset {
-                    what: "a set of regex scripts",
-                })
-            }
-        },
+        }
     };
     Ok(Outcome { place, notes })
 }

@@ -4,12 +4,18 @@
 //! - [`import`]: an imported file into the store, never over what is there: presets and sessions
 //!   under free ids, world info replacing or merged into a preset's lorebook (and saying which),
 //!   regex scripts without duplicate ids.
+//! - [`presets`]: a starter preset, a copy, the built-ins restored.
+//! - [`sessions`]: a new chat, opening with the character's greeting when there is one.
+//! - [`export`]: a preset in each format, a session, and the file name to propose.
 //! - [`files`]: writing a file so that a failed write never destroys the file it replaces.
 
+pub mod export;
 pub mod files;
 pub mod import;
+pub mod presets;
+pub mod sessions;
 
-pub use import::{import_into, ImportTarget, LorebookMode, Outcome, Place, RegexHome};
+pub use import::{import_into, ImportTarget, LorebookMode, Outcome, Place};
 
 /// What can go wrong in this layer: the store's errors, and an import that needs a preset to go
 /// into.
@@ -20,6 +26,12 @@ pub enum LibraryError {
     /// World info or regex scripts, without a preset to go into.
     #[error("{what} goes into a preset: say which one")]
     NeedsPreset { what: &'static str },
+    /// A preset with nothing to write in the format asked for.
+    #[error(transparent)]
+    Export(#[from] promptloom_import::ExportError),
+    /// A built-in preset that does not read (a build shipped broken).
+    #[error("built-in preset {file}: {problem}")]
+    BadBuiltin { file: String, problem: String },
 }
 
 impl LibraryError {
@@ -27,6 +39,27 @@ impl LibraryError {
         match self {
             LibraryError::Store(e) => e.code(),
             LibraryError::NeedsPreset { .. } => "needs_preset",
+            LibraryError::Export(_) => "nothing_to_export",
+            LibraryError::BadBuiltin { .. } => "invalid_document",
         }
+    }
+}
+
+/// A lower-case id from a name: letters and digits kept, the rest joined by dashes; `fallback`
+/// when nothing is left.
+pub fn slug(name: &str, fallback: &str) -> String {
+    let mut out = String::new();
+    for c in name.trim().chars().flat_map(char::to_lowercase) {
+        if c.is_alphanumeric() {
+            out.push(c);
+        } else if !out.ends_with('-') && !out.is_empty() {
+            out.push('-');
+        }
+    }
+    let out = out.trim_end_matches('-').to_string();
+    if out.is_empty() {
+        fallback.to_string()
+    } else {
+        out
     }
 }

@@ -2,7 +2,7 @@
 //! and a second import of the same file adds no duplicates.
 
 use promptloom_import::import_bytes;
-use promptloom_library::{import_into, ImportTarget, LorebookMode, Place, RegexHome};
+use promptloom_library::{import_into, ImportTarget, LorebookMode};
 use promptloom_store::Store;
 use serde_json::{json, Value};
 
@@ -36,11 +36,7 @@ fn scripts(replacement: &str) -> Value {
 }
 
 fn target(into: Option<&str>, lorebook: LorebookMode) -> ImportTarget<'_> {
-    ImportTarget {
-        into,
-        lorebook,
-        regex_home: RegexHome::PresetOnly,
-    }
+    ImportTarget { into, lorebook }
 }
 
 fn imported(name: &str, value: &Value) -> promptloom_import::Imported {
@@ -159,32 +155,6 @@ fn regex_scripts_imported_twice_add_no_duplicate_ids() {
             .any(|n| n.contains("taken by a different rule")),
         "{:?}",
         outcome.notes
-    );
-}
-
-#[test]
-fn the_shared_library_keeps_a_rule_of_the_same_id_and_says_so() {
-    let store = Store::open_in_memory().expect("opens");
-    let shared = ImportTarget {
-        into: None,
-        lorebook: LorebookMode::Replace,
-        regex_home: RegexHome::SharedLibrary,
-    };
-    let first = import_into(&store, imported("s.json", &scripts("dog")), shared).expect("imports");
-    assert_eq!(first.place, Place::RegexLibrary { count: 2 });
-    let second =
-        import_into(&store, imported("s.json", &scripts("bird")), shared).expect("imports");
-    assert_eq!(second.place, Place::RegexLibrary { count: 1 });
-    let library = store.regex_rules().expect("reads");
-    assert_eq!(library.len(), 3);
-    assert!(
-        library.iter().any(|r| r.replacement == "dog"),
-        "the first rule stays"
-    );
-    assert!(
-        second.notes.iter().any(|n| n.contains("taken")),
-        "{:?}",
-        second.notes
     );
 }
 

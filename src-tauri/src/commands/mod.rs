@@ -1,5 +1,6 @@
 //! The commands the UI calls. Each is thin: it runs off the main thread and hands the work to the
-//! store or the engine (STYLE.md). The UI reaches them only through the generated `bindings.ts`.
+//! application layer (`promptloom-library`), the store or the engine. The UI reaches them only
+//! through the generated `bindings.ts`.
 //! They are grouped by domain, one module each; what several share lives here.
 
 pub mod pipeline;
@@ -47,34 +48,4 @@ where
     })
     .await
     .map_err(|e| AppError::new("internal", format!("a background task failed: {e}")))?
-}
-
-/// A lower-case id from a name: letters and digits kept, the rest joined by dashes.
-pub fn slug(name: &str, fallback: &str) -> String {
-    let mut out = String::new();
-    for c in name.trim().chars().flat_map(char::to_lowercase) {
-        if c.is_alphanumeric() {
-            out.push(c);
-        } else if !out.ends_with('-') && !out.is_empty() {
-            out.push('-');
-        }
-    }
-    let out = out.trim_end_matches('-').to_string();
-    if out.is_empty() {
-        fallback.to_string()
-    } else {
-        out
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn slugs_keep_letters_and_digits() {
-        assert_eq!(slug("My Agent #2", "preset"), "my-agent-2");
-        assert_eq!(slug("  ", "preset"), "preset");
-        assert_eq!(slug("角色 卡", "preset"), "角色-卡");
-    }
 }

@@ -21,7 +21,7 @@ pub struct PipelineStage {
     pub model_config: Option<ProcessorConfig>,
 }
 
-/// The pipeline as it would run for `preset` and `model`, in the order it would run (SPEC 5, 5.9).
+/// The pipeline as it would run for `preset` and `model`, in the order it would run (RULES 5.1, 5.9).
 #[tauri::command]
 #[specta::specta]
 pub async fn pipeline(
@@ -77,7 +77,7 @@ pub struct RecipeMatches {
     pub problems: Vec<PatternProblem>,
 }
 
-/// For each of `models`, the recipe of `preset` that would apply (SPEC 3.1), and every pattern
+/// For each of `models`, the recipe of `preset` that would apply (RULES 3.1), and every pattern
 /// of the preset's model filters that is not a valid model pattern. Async, so that it runs off the
 /// main thread.
 #[tauri::command]

@@ -1,13 +1,12 @@
 //! Presets: the list, the editor's open and save, and creating, duplicating, renaming and
 //! deleting one, or restoring the built-in ones.
 
-use promptloom_engine::model::{
-    AgentPreset, ContextRecipe, MessageTemplate, RecipeStep, Role, TemplateType,
-};
+use promptloom_engine::model::AgentPreset;
+use promptloom_library::presets;
 use serde::Serialize;
 use tauri::AppHandle;
 
-use super::{blocking, slug, ListItem};
+use super::{blocking, ListItem};
 use crate::error::AppError;
 
 #[tauri::command]
@@ -75,14 +74,7 @@ fn wire_revision(revision: i64) -> u32 {
 #[tauri::command]
 #[specta::specta]
 pub async fn create_preset(app: AppHandle, name: String) -> Result<AgentPreset, AppError> {
-    blocking(app, move |s| {
-        let store = s.store()?;
-        let id = store.free_preset_id(&slug(&name, "preset"))?;
-        let preset = new_preset(id, name);
-        store.save_preset(&preset)?;
-        Ok(preset)
-    })
-    .await
+    blocking(app, move |s| Ok(presets::create(&*s.store()?, &name)?)).await
 }
 
 #[tauri::command]
@@ -93,9 +85,7 @@ pub async fn duplicate_preset(
     name: String,
 ) -> Result<AgentPreset, AppError> {
     blocking(app, move |s| {
-        let store = s.store()?;
-        let new_id = store.free_preset_id(&slug(&name, "preset"))?;
-        Ok(store.duplicate_preset(&id, &new_id, &name)?)
+        Ok(presets::duplicate(&*s.store()?, &id, &name)?)
     })
     .await
 }
@@ -118,80 +108,9 @@ pub async fn delete_preset(app: AppHandle, id: String) -> Result<(), AppError> {
     blocking(app, move |s| Ok(s.store()?.delete_preset(&id)?)).await
 }
 
-/// Puts every built-in preset back as shipped (SPEC 9); returns their ids.
+/// Puts every built-in preset back as shipped (RULES 9.1); returns their ids.
 #[tauri::command]
 #[specta::specta]
 pub async fn restore_builtin_presets(app: AppHandle) -> Result<Vec<String>, AppError> {
-    blocking(app, |s| {
-        let store = s.store()?;
-        let mut ids = Vec::new();
-        for (file, json) in promptloom_store::builtin_presets() {
-            let preset = promptloom_engine::model::parse_preset(json)
-                .map_err(|e| AppError::new("invalid_document", format!("{file}: {e}")))?;
-            store.restore_builtin_preset(promptloom_store::builtin_presets(), &preset.id)?;
-            ids.push(preset.id);
-        }
-        Ok(ids)
-    })
-    .await
-}
-
-/// The preset a user starts from: a system prompt, then the chat history, for every model.
-pub fn new_preset(id: String, name: String) -> AgentPreset {
-    AgentPreset {
-        format_version: 1,
-        id,
-        name,
-        description: None,
-        message_templates: vec![
-            MessageTemplate {
-                id: "system-prompt".into(),
-                name: Some("System prompt".into()),
-                role: Role::System,
-                kind: TemplateType::Message,
-                content: Some("You are {{char}}, a helpful assistant.".into()),
-                default_injection_strategy: None,
-            },
-            MessageTemplate {
-                id: "chat-history".into(),
-                name: Some("Chat history".into()),
-                role: Role::User,
-                kind: TemplateType::ChatHistory,
-                content: None,
-                default_injection_strategy: None,
-            },
-        ],
-        context_recipes: vec![ContextRecipe {
-            id: "default".into(),
-            name: Some("Every model".into()),
-            model_filter: vec!["*".into()],
-            steps: ["system-prompt", "chat-history"]
-                .iter()
-                .map(|id| RecipeStep {
-                    message_id: id.to_string(),
-                    enabled: true,
-                    injection_strategy: None,
-                    overrides: None,
-                })
-                .collect(),
-        }],
-        preset_messages: None,
-        character: None,
-        lorebook: None,
-        regex_rules: None,
-        processors: None,
-        variables: None,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_new_preset_passes_validation() {
-        let preset = new_preset("p".into(), "P".into());
-        let json = serde_json::to_string(&preset).expect("serializes");
-        promptloom_engine::model::parse_preset(&json).expect("valid");
-    }
+    blocking(app, |s| Ok(presets::restore_builtins(&*s.store()?)?)).await
 }

@@ -17,7 +17,7 @@ use crate::error::AppError;
 use crate::state::AppState;
 
 /// What the live preview asks for: the preset as it is being edited (not yet saved, perhaps), a
-/// stored session, the model and the build options of SPEC 8.
+/// stored session, the model and the build options of RULES 8.1.
 #[derive(Debug, Clone, Deserialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub struct PreviewRequest {
@@ -34,7 +34,7 @@ pub struct PreviewRequest {
 #[serde(rename_all = "camelCase")]
 pub struct Preview {
     pub result: BuildResult<'static>,
-    /// The anchors a step can target (SPEC 2.2), for the anchor picker.
+    /// The anchors a step can target (RULES 2.2), for the anchor picker.
     pub anchors: Vec<String>,
     /// The tokenizer that counted, and whether it is the model's own.
     pub tokenizer: String,
@@ -68,7 +68,7 @@ pub async fn preview(app: AppHandle, request: PreviewRequest) -> Result<Preview,
     .await
 }
 
-/// The request body the model's provider would receive for `request` (SPEC 5.7), as pretty
+/// The request body the model's provider would receive for `request` (RULES 5.7), as pretty
 /// JSON. Asked for only when the user opens it: a long session's body is large.
 #[tauri::command]
 #[specta::specta]

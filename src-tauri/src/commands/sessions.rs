@@ -3,8 +3,9 @@
 use promptloom_engine::model::Session;
 use tauri::AppHandle;
 
-use super::{blocking, slug, ListItem};
+use super::{blocking, ListItem};
 use crate::error::AppError;
+use promptloom_library::sessions;
 
 #[tauri::command]
 #[specta::specta]
@@ -35,22 +36,19 @@ pub async fn save_session(app: AppHandle, session: Session) -> Result<(), AppErr
     .await
 }
 
+/// A new chat titled `title`: for `preset`, when one is named, it opens with the character's
+/// greeting.
 #[tauri::command]
 #[specta::specta]
-pub async fn create_session(app: AppHandle, title: String) -> Result<Session, AppError> {
+pub async fn create_session(
+    app: AppHandle,
+    title: String,
+    preset: Option<String>,
+) -> Result<Session, AppError> {
     blocking(app, move |s| {
         let store = s.store()?;
-        let id = store.free_session_id(&slug(&title, "session"))?;
-        let session = Session {
-            format_version: 1,
-            id,
-            title: Some(title),
-            user_profile: None,
-            summary: None,
-            messages: Vec::new(),
-        };
-        store.save_session(&session)?;
-        Ok(session)
+        let preset = preset.map(|id| store.get_preset(&id)).transpose()?;
+        Ok(sessions::create(&store, &title, preset.as_ref())?)
     })
     .await
 }

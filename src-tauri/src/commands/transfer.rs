@@ -7,8 +7,9 @@ use std::path::PathBuf;
 
 use promptloom_engine::model::AgentPreset;
 use promptloom_import::Imported;
+use promptloom_library::export::{self, ExportFormat};
 use promptloom_library::files::write_atomically;
-use promptloom_library::{import_into, ImportTarget, LorebookMode, Place, RegexHome};
+use promptloom_library::{import_into, ImportTarget, LorebookMode, Place};
 use serde::{Deserialize, Serialize};
 use tauri::{AppHandle, Manager};
 
@@ -174,13 +175,11 @@ pub async fn import_file(
                 LorebookChoice::Replace => LorebookMode::Replace,
                 LorebookChoice::Merge => LorebookMode::Merge,
             },
-            regex_home: RegexHome::PresetOnly,
         };
         let outcome = import_into(&*s.store()?, reported.value, target)?;
         let (kind, id) = match outcome.place {
             Place::Preset { id, .. } => ("preset", id),
             Place::Session { id } => ("session", id),
-            Place::RegexLibrary { .. } => ("preset", into.unwrap_or_default()),
         };
         Ok(ImportOutcome {
             kind: kind.to_string(),
@@ -189,28 +188,6 @@ pub async fn import_file(
         })
     })
     .await
-}
-
-/// The files a preset can be exported as.
-#[derive(Debug, Clone, Copy, Deserialize, specta::Type)]
-#[serde(rename_all = "camelCase")]
-pub enum ExportFormat {
-    Native,
-    SillyTavernPreset,
-    SillyTavernCard,
-    SillyTavernWorldInfo,
-}
-
-impl ExportFormat {
-    /// What the save dialog proposes after the id: `<id>.st-preset.json` and the like.
-    fn suffix(self) -> &'static str {
-        match self {
-            ExportFormat::Native => ".json",
-            ExportFormat::SillyTavernPreset => ".st-preset.json",
-            ExportFormat::SillyTavernCard => ".card.json",
-            ExportFormat::SillyTavernWorldInfo => ".world-info.json",
-        }
-    }
 }
 
 /// Where an export went and what its format could not hold.
@@ -234,25 +211,17 @@ pub async fn export_preset(
     format: ExportFormat,
     text: DialogText,
 ) -> Result<Option<Exported>, AppError> {
-    use promptloom_import::ExportFormat as To;
     let handle = app.clone();
     blocking(app, move |_| {
-        let to = match format {
-            ExportFormat::Native => To::Native,
-            ExportFormat::SillyTavernPreset => To::SillyTavernPreset,
-            ExportFormat::SillyTavernCard => To::SillyTavernCard,
-            ExportFormat::SillyTavernWorldInfo => To::SillyTavernWorldInfo,
-        };
-        let reported = promptloom_import::export_preset_as(&preset, to)
-            .map_err(|e| AppError::new("nothing_to_export", e.to_string()))?;
-        let name = file_name(&preset.id, format);
+        let export = export::preset(&preset, format)?;
+        let name = export::file_name(&preset.id, format);
         let Some(path) = dialogs::save_file(&handle, &text.title, &text.filter, &name)? else {
             return Ok(None);
         };
-        write(&path, &reported.value)?;
+        write(&path, &export.text)?;
         Ok(Some(Exported {
             path: path.display().to_string(),
-            not_mapped: not_mapped(reported.report),
+            not_mapped: export.not_mapped.into_iter().map(NotMapped::from).collect(),
         }))
     })
     .await
@@ -269,12 +238,12 @@ pub async fn export_session(
 ) -> Result<Option<Exported>, AppError> {
     let handle = app.clone();
     blocking(app, move |s| {
-        let session = s.store()?.get_session(&id)?;
-        let name = file_name(&id, ExportFormat::Native);
+        let export = export::session(&s.store()?.get_session(&id)?);
+        let name = export::file_name(&id, ExportFormat::Native);
         let Some(path) = dialogs::save_file(&handle, &text.title, &text.filter, &name)? else {
             return Ok(None);
         };
-        write(&path, &promptloom_import::native::export_session(&session))?;
+        write(&path, &export.text)?;
         Ok(Some(Exported {
             path: path.display().to_string(),
             not_mapped: Vec::new(),
@@ -283,47 +252,7 @@ pub async fn export_session(
     .await
 }
 
-/// A file name from an id: characters no file system takes become dashes.
-fn file_name(id: &str, format: ExportFormat) -> String {
-    let mut safe = String::new();
-    for c in id.chars() {
-        if c.is_control() || c.is_whitespace() || r#"\/:*?"<>|"#.contains(c) {
-            if !safe.ends_with('-') {
-                safe.push('-');
-            }
-        } else {
-            safe.push(c);
-        }
-    }
-    if safe.trim_matches(['-', '.']).is_empty() {
-        safe = "export".into();
-    }
-    safe + format.suffix()
-}
-
 fn write(path: &std::path::Path, text: &str) -> Result<(), AppError> {
     write_atomically(path, text.as_bytes())
         .map_err(|e| AppError::new("io", format!("cannot write {}: {e}", path.display())))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn file_names_from_ids_are_safe_everywhere() {
-        assert_eq!(
-            file_name("my preset", ExportFormat::Native),
-            "my-preset.json"
-        );
-        assert_eq!(
-            file_name("../../etc/passwd", ExportFormat::SillyTavernCard),
-            "..-..-etc-passwd.card.json"
-        );
-        assert_eq!(file_name("..", ExportFormat::Native), "export.json");
-        assert_eq!(
-            file_name("角色", ExportFormat::SillyTavernWorldInfo),
-            "角色.world-info.json"
-        );
-    }
 }

@@ -236,3 +236,21 @@ describe("closing the window", () => {
     await waitFor(() => expect(destroyed(backend.calls)).toBe(true));
   });
 });
+
+describe("a new chat", () => {
+  beforeEach(() => resetForTests());
+
+  it("is made for the open preset once its pending edit is saved", async () => {
+    const backend = await renderApp();
+    await typeMain("Written just before the new chat.");
+    fireEvent.click(screen.getByRole("button", { name: "+ New session" }));
+    await waitFor(() => expect(backend.calls.some((c) => c.cmd === "create_session")).toBe(true));
+    const created = backend.calls.findIndex((c) => c.cmd === "create_session");
+    expect(backend.calls[created]!.args).toMatchObject({ title: "New session", preset: "helper" });
+    // The greeting is read from the stored preset: the edit went first.
+    const saved = backend.calls.findIndex((c) => c.cmd === "save_preset");
+    expect(saved).toBeGreaterThanOrEqual(0);
+    expect(saved).toBeLessThan(created);
+    expect(stored(backend)).toBe("Written just before the new chat.");
+  });
+});

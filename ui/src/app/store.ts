@@ -236,9 +236,11 @@ export async function openSession(id: string | null, preview = true) {
   if (preview) requestPreview();
 }
 
+/** A new chat for the open preset: it opens with the character's greeting, read from the saved preset. */
 export async function createSession(title: string) {
   await flushSession();
-  const session = await api.createSession(title);
+  await flushSave();
+  const session = await api.createSession(title, state.preset?.id ?? null);
   set({ sessions: await api.listSessions() });
   await openSession(session.id);
 }

@@ -145,6 +145,22 @@ export function fakeBackend() {
         presets.delete(args.id as string);
         revisions.delete(args.id as string);
         return null;
+      case "create_session": {
+        // As the application layer does: a free id from the title, the greeting of the preset's
+        // character as it is stored.
+        const title = args.title as string;
+        let id = title.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "-") || "session";
+        while (sessions.has(id)) id += "-2";
+        const greeting = args.preset ? presets.get(args.preset as string)?.character?.greeting : undefined;
+        const session = {
+          formatVersion: 1,
+          id,
+          title,
+          messages: greeting ? [{ id: "greeting", role: "assistant", content: greeting }] : [],
+        } as unknown as Chat;
+        sessions.set(id, session);
+        return session;
+      }
       case "get_session":
         return sessions.get(args.id as string);
       case "save_session":

@@ -1,5 +1,5 @@
 //! `promptloom preview`: one build for (preset, session, model, options), printed as JSON or as
-//! a listing for people (SPEC 8).
+//! a listing for people (RULES 8.1, 8.2).
 
 mod json;
 mod text;
@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, FixedOffset};
 use clap::{Args, ValueEnum};
 use promptloom_engine::cache::BuildCache;
-use promptloom_engine::model::{AgentPreset, ChatMessage, Role, Session};
+use promptloom_engine::model::AgentPreset;
 use promptloom_engine::pipeline::{Ephemeral, EphemeralKind, LogEntry, LogLevel};
 use promptloom_engine::profiles::ProviderFormat;
 use promptloom_engine::{build, BuildOptions, BuildRequest, BuildResult};
@@ -113,7 +113,7 @@ pub fn run(args: &PreviewArgs) -> Result<String, CliError> {
             note(path, loaded.notes);
             loaded.value
         }
-        None => new_chat(&preset),
+        None => promptloom_library::sessions::new_chat("preview", None, Some(&preset)),
     };
     let mut options = BuildOptions::at(
         args.now
@@ -201,28 +201,6 @@ pub fn run(args: &PreviewArgs) -> Result<String, CliError> {
         Format::Json => json::render(&result),
         _ => crate::terminal::escape(&text::render(&preview)).into_owned(),
     })
-}
-
-/// Without a session, the preview is of a new chat: empty, or opening with the character's
-/// greeting, as SillyTavern starts one.
-fn new_chat(preset: &AgentPreset) -> Session {
-    let mut session = Session::empty("preview");
-    if let Some(greeting) = preset
-        .character
-        .as_ref()
-        .and_then(|c| c.greeting.as_deref())
-        .filter(|g| !g.trim().is_empty())
-    {
-        session.messages.push(ChatMessage {
-            id: Some("greeting".into()),
-            role: Role::Assistant,
-            name: None,
-            content: greeting.into(),
-            attachments: Vec::new(),
-            created_at: None,
-        });
-    }
-    session
 }
 
 /// `COLUMNS` when the shell exports it, else 100: wide enough to read, narrow enough to scan.
