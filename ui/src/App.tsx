@@ -1,13 +1,14 @@
 import { useEffect, useState } from "react";
 import { LANGUAGES, type Language } from "./i18n";
 import { events } from "./bindings";
-import { inspectImport, redo, setEditorMode, setLanguage, setTheme, undo, useApp } from "./app/store";
+import { redo, setEditorMode, setLanguage, setTheme, undo, useApp } from "./app/store";
 import { listenInEffect } from "./app/tauriListen";
 import { SaveState } from "./app/SaveState";
 import { CrashNotice } from "./app/CrashNotice";
 import { ConflictDialog } from "./app/ConflictDialog";
 import { CloseGuard } from "./app/CloseGuard";
 import { ImportDialog } from "./features/presets/ImportDialog";
+import { inspectImport } from "./features/presets/importing";
 import { ExportDialog } from "./features/presets/ExportDialog";
 import { useT } from "./app/useT";
 import { PresetSidebar } from "./features/presets/PresetSidebar";

@@ -1,9 +1,10 @@
 // The live preview: one build at a time for the preset as edited, the newest request after it,
-// then the compared model's build. Also the start-up guard against a preset whose preview
-// brings the app down.
-import type { PreviewRequest } from "../bindings";
+// then the compared model's build; the edit-to-paint timings the end-to-end test reads. Also the
+// start-up guard against a preset whose preview brings the app down.
+import type { Preview, PreviewRequest } from "../bindings";
+import type { Chat } from "./model";
 import { api, errorMessage } from "./api";
-import { markPainted, withStoredHistory } from "./previewParts";
+import { withStoredHistory } from "../features/preview/storedHistory";
 import { SETTINGS, set, state } from "./state";
 
 /**
@@ -61,6 +62,25 @@ export function previewRequest(): PreviewRequest | null {
   };
 }
 
+/**
+ * Builds `request` and puts back the stored history it left out from `session`, the session the
+ * request was made with. Null when the user opened another session meanwhile: the answer is not
+ * that session's, and the caller builds again.
+ */
+async function build(request: PreviewRequest, session: Chat | null): Promise<Preview | null> {
+  let answer: Preview;
+  try {
+    answer = await api.preview(request);
+  } catch (e) {
+    if (switched(request)) return null;
+    throw e;
+  }
+  return switched(request) ? null : withStoredHistory(answer, session);
+}
+
+/** Whether the session open now is not the one `request` names. */
+const switched = (request: PreviewRequest) => (state.session?.id ?? null) !== request.sessionId;
+
 let previewRunning = false;
 let previewAgain = false;
 /** When the newest edit happened, for the keystroke-to-preview measurement. */
@@ -82,14 +102,21 @@ async function runPreview() {
     previewAgain = false;
     const stamp = editStamp;
     editStamp = null;
+    const session = state.session;
     const request = previewRequest();
     if (!request) break;
     try {
       const sent = performance.now();
-      const preview = withStoredHistory(await api.preview(request), state.session);
+      const preview = await build(request, session);
       const received = performance.now();
-      set({ preview, previewError: null, recipeId: preview.result.recipe ?? null });
-      if (stamp !== null) markPainted(stamp, sent, received, preview.buildMs ?? 0);
+      if (preview) {
+        set({ preview, previewError: null, recipeId: preview.result.recipe ?? null });
+        if (stamp !== null) markPainted(stamp, sent, received, preview.buildMs ?? 0);
+      } else {
+        // Built for the session left meanwhile: the one open now is built next.
+        previewAgain = true;
+        editStamp ??= stamp;
+      }
     } catch (e) {
       set({ previewError: errorMessage(e) });
     }
@@ -122,14 +149,50 @@ async function runCompare() {
   do {
     compareAgain = false;
     const model = state.compareModel;
+    const session = state.session;
     const request = previewRequest();
     if (model === null || !request) break;
     try {
-      const preview = withStoredHistory(await api.preview({ ...request, model }), state.session);
-      if (state.compareModel === model) set({ comparePreview: preview, compareError: null });
+      const preview = await build({ ...request, model }, session);
+      if (!preview) compareAgain = true;
+      else if (state.compareModel === model) set({ comparePreview: preview, compareError: null });
     } catch (e) {
       if (state.compareModel === model) set({ compareError: errorMessage(e) });
     }
   } while (compareAgain);
   compareRunning = false;
 }
+
+// ---- timings --------------------------------------------------------------------------------
+
+/** One edit-to-painted-preview time and its parts, in milliseconds (docs/PERFORMANCE.md). */
+export interface PreviewTiming {
+  total: number;
+  /** Waiting for the build before it (one build runs at a time). */
+  queued: number;
+  /** The command's round trip, the build included. */
+  roundTrip: number;
+  build: number;
+  /** From the result's arrival to the frame after it was painted. */
+  render: number;
+}
+
+/** Read by the end-to-end test; the newest 1,000. */
+const samples: PreviewTiming[] = [];
+function markPainted(stamp: number, sent: number, received: number, build: number) {
+  // The frame callback runs before the paint; the task after it, once the frame is out.
+  requestAnimationFrame(() =>
+    setTimeout(() => {
+      const now = performance.now();
+      samples.push({
+        total: now - stamp,
+        queued: sent - stamp,
+        roundTrip: received - sent,
+        build,
+        render: now - received,
+      });
+      if (samples.length > 1000) samples.shift();
+    }, 0),
+  );
+}
+(globalThis as { __promptloomPreviewTimes?: PreviewTiming[] }).__promptloomPreviewTimes = samples;

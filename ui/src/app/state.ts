@@ -1,7 +1,7 @@
 // The app's state and its one writer, `set`, for the store's modules (store.ts, saving.ts,
 // previewing.ts). Components read it with `useApp` and change it only through the store's actions.
 import { useSyncExternalStore } from "react";
-import type { ChosenFile, ImportPreview, ListItem, Preview } from "../bindings";
+import type { ListItem, Preview } from "../bindings";
 import type { Chat, Preset } from "./model";
 import type { Language } from "../i18n";
 import type { SaveStatus } from "./saver";
@@ -11,16 +11,6 @@ export type EditorMode = "simple" | "advanced";
 export type Snapshot =
   | { kind: "preset"; value: Preset }
   | { kind: "session"; value: Chat };
-
-/** A file chosen for import, then what it would bring in, then what the import did. */
-export interface PendingImport {
-  file: ChosenFile;
-  preview: ImportPreview | null;
-  error: string | null;
-  importing: boolean;
-  /** Once imported: what the import did beyond the mapping; the dialog shows it until OK. */
-  notes: string[] | null;
-}
 
 export interface AppState {
   ready: boolean;
@@ -57,7 +47,6 @@ export interface AppState {
   editorMode: EditorMode;
   /** The recipe open in the advanced workbench. */
   workbenchRecipe: string | null;
-  pendingImport: PendingImport | null;
 }
 
 export const initial: AppState = {
@@ -87,7 +76,6 @@ export const initial: AppState = {
   language: "en",
   editorMode: "simple",
   workbenchRecipe: null,
-  pendingImport: null,
 };
 
 /** Read live: importers see every change. */

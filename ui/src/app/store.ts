@@ -2,7 +2,8 @@
 // preview, and the undo history. Components read it with `useApp` and change it only through the
 // actions below, so autosave, undo and the live preview follow every edit. Its state is in
 // state.ts, autosave in saving.ts, the preview in previewing.ts; components import all from here.
-import type { ChosenFile, DialogText, LorebookChoice, OpenedPreset } from "../bindings";
+// The import and export dialogs keep what they show apart (dialogState.ts, features/presets/).
+import type { OpenedPreset } from "../bindings";
 import { asChat, asPreset, type Chat, type Preset } from "./model";
 import type { Language } from "../i18n";
 import { api, errorMessage } from "./api";
@@ -13,24 +14,24 @@ import {
   SETTINGS,
   state,
   type EditorMode,
-  type PendingImport,
   type Snapshot,
   type Theme,
 } from "./state";
+import { closeDialogs } from "./dialogState";
 import { guardOpening, requestPreview, resetPreviewing } from "./previewing";
 import { flushSave, flushSession, presetSaver, resetSaving, sessionSaver } from "./saving";
 
 export { getState, subscribe, useApp } from "./state";
-export type { AppState, EditorMode, PendingImport, Theme } from "./state";
+export type { AppState, EditorMode, Theme } from "./state";
 export { previewRequest, requestPreview, setCompareModel, setInput, setModel } from "./previewing";
 export { flushSave, flushSession, keepMine, retrySaves, saveBeforeClose } from "./saving";
-export { withStoredHistory } from "./previewParts";
 
 /** For tests: back to the state before `start`. */
 export function resetForTests() {
   resetSaving();
   resetState();
   resetPreviewing();
+  closeDialogs();
   lastCoalesce = null;
 }
 
@@ -225,6 +226,10 @@ export function selectStep(index: number | null) {
 
 // ---- sessions -------------------------------------------------------------------------------
 
+export async function refreshSessions() {
+  set({ sessions: await api.listSessions() });
+}
+
 export async function openSession(id: string | null, preview = true) {
   await flushSession();
   if (id === null) {
@@ -241,7 +246,7 @@ export async function createSession(title: string) {
   await flushSession();
   await flushSave();
   const session = await api.createSession(title, state.preset?.id ?? null);
-  set({ sessions: await api.listSessions() });
+  await refreshSessions();
   await openSession(session.id);
 }
 
@@ -320,64 +325,6 @@ export function redo() {
   const now = current(snapshot.kind);
   set({ redo: state.redo.slice(0, -1), undo: now ? [...state.undo, now] : state.undo });
   apply(snapshot);
-}
-
-// ---- import ---------------------------------------------------------------------------------
-
-/** The native open dialog, then what the chosen file holds. */
-export async function chooseImport(text: DialogText) {
-  const file = await api.chooseImportFile(text);
-  if (file) await inspectImport(file);
-}
-
-/** Reads chosen `file` for import and shows what it holds; nothing is saved until `confirmImport`. */
-export async function inspectImport(file: ChosenFile) {
-  set({ pendingImport: { file, preview: null, error: null, importing: false, notes: null } });
-  try {
-    patchImport(file.id, { preview: await api.inspectImport(file.id) });
-  } catch (e) {
-    patchImport(file.id, { error: errorMessage(e) });
-  }
-}
-
-/** Changes the pending import of file `id`; another file may have been dropped meanwhile. */
-function patchImport(id: number, patch: Partial<PendingImport>) {
-  const pending = state.pendingImport;
-  if (pending?.file.id === id) set({ pendingImport: { ...pending, ...patch } });
-}
-
-export function cancelImport() {
-  set({ pendingImport: null });
-}
-
-/**
- * Saves the pending import (into preset `into` for world info and regex scripts; `lorebook` says
- * what world info does to a lorebook there) and opens what it made. When the import did more
- * than the mapping, the dialog stays to say what.
- */
-export async function confirmImport(into: string | null, lorebook: LorebookChoice = "replace") {
-  const pending = state.pendingImport;
-  if (!pending || pending.importing || pending.notes) return;
-  const id = pending.file.id;
-  patchImport(id, { importing: true, error: null });
-  try {
-    await flushSave();
-    await flushSession();
-    const outcome = await api.importFile(id, into, lorebook);
-    // Imported: from here on the dialog cannot import it again.
-    patchImport(id, { notes: outcome.notes });
-    if (outcome.kind === "session") {
-      set({ sessions: await api.listSessions() });
-      await openSession(outcome.id);
-    } else {
-      await refreshPresets();
-      await openPreset(outcome.id);
-    }
-    if (outcome.notes.length > 0) patchImport(id, { importing: false });
-    else if (state.pendingImport?.file.id === id) set({ pendingImport: null });
-  } catch (e) {
-    patchImport(id, { importing: false, error: errorMessage(e) });
-  }
 }
 
 // ---- settings -------------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 // A stand-in for the Rust commands in component tests: a small in-memory store and a preview
 // that lists the enabled steps with their placement, so tests can see edits reach the backend.
 // Tests steer it: what the native dialogs answer, commands that fail the next N times, another
-// program saving a preset, a file dropped on the window, the window asked to close.
+// program saving a preset, a file dropped on the window, the window asked to close, answers held
+// back until the test lets them through, history left out of the preview as the engine does.
 import { mockIPC, mockWindows } from "@tauri-apps/api/mocks";
 import { emit } from "@tauri-apps/api/event";
 import type { AgentPreset, AppError, ChosenFile, ExportFormat, ImportOutcome, ImportPreview, LorebookChoice } from "../bindings";
@@ -86,6 +87,13 @@ export function fakeBackend() {
     save: undefined,
   };
   const failing = new Map<string, { count: number; error: AppError }>();
+  /** Commands whose answers wait, while `when` holds for the call, until the test releases them. */
+  const held = new Map<string, { when: (args: Record<string, unknown>) => boolean; gate: Promise<void> }>();
+  /**
+   * `elideHistory`: the preview leaves the session's messages out and sends runs in their place
+   * (`Preview::elided`), as the backend does for history sent exactly as stored.
+   */
+  const options = { elideHistory: false };
 
   const choose = (file: FakeFile): ChosenFile => {
     const id = files.size + 1;
@@ -99,15 +107,21 @@ export function fakeBackend() {
     (cmd, payload) => {
       const args = (payload ?? {}) as Record<string, unknown>;
       calls.push({ cmd, args });
-      const failure = failing.get(cmd);
-      if (failure && failure.count > 0) {
-        failure.count -= 1;
-        throw failure.error;
-      }
-      return answer(cmd, args);
+      const hold = held.get(cmd);
+      if (hold?.when(args)) return hold.gate.then(() => respond(cmd, args));
+      return respond(cmd, args);
     },
     { shouldMockEvents: true },
   );
+
+  function respond(cmd: string, args: Record<string, unknown>): unknown {
+    const failure = failing.get(cmd);
+    if (failure && failure.count > 0) {
+      failure.count -= 1;
+      throw failure.error;
+    }
+    return answer(cmd, args);
+  }
 
   function answer(cmd: string, args: Record<string, unknown>): unknown {
     switch (cmd) {
@@ -216,7 +230,9 @@ export function fakeBackend() {
       case "preview": {
         const request = args.request as { preset: AgentPreset; model: string; sessionId: string | null };
         const session = request.sessionId ? sessions.get(request.sessionId) : undefined;
-        return fakePreview(request, session?.messages.map((m) => m.content) ?? []);
+        const history = session?.messages.map((m) => m.content) ?? [];
+        const preview = fakePreview(request, history);
+        return options.elideHistory ? elide(preview, history.length) : preview;
       }
       case "recipe_matches":
         return fakeRecipeMatches(args.preset as AgentPreset, args.models as string[]);
@@ -246,6 +262,20 @@ export function fakeBackend() {
     storeElsewhere(preset: Preset) {
       presets.set(preset.id, preset);
       revisions.set(preset.id, (revisions.get(preset.id) ?? 0) + 1);
+    },
+    options,
+    /**
+     * The answers to `cmd` (those to calls `when` picks) wait until the returned release is
+     * called; from then on it answers at once again.
+     */
+    hold(cmd: string, when: (args: Record<string, unknown>) => boolean = () => true): () => void {
+      let release = () => {};
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      held.set(cmd, { when, gate });
+      return () => {
+        held.delete(cmd);
+        release();
+      };
     },
     /** `file` dropped on the window: registered like a chosen one, announced by the event. */
     async drop(file: FakeFile): Promise<ChosenFile> {
@@ -367,6 +397,19 @@ function fakeBuild({ preset, model }: { preset: AgentPreset; model: string }, hi
     exact: true,
     buildMs: 0.5,
     elided: [],
+  };
+}
+
+/** The chat history step's message gives way to a run of the session's `count` messages, left
+ * out as the backend leaves out history sent exactly as stored. */
+function elide(preview: ReturnType<typeof fakePreview>, count: number) {
+  const messages = preview.result.messages;
+  const at = messages.findIndex((m) => (m.source as { templateId?: string }).templateId === "chat");
+  if (at < 0) return preview;
+  return {
+    ...preview,
+    result: { ...preview.result, messages: messages.filter((_, i) => i !== at) },
+    elided: [{ at, historyIndex: 0, tokens: Array.from({ length: count }, () => 3) }],
   };
 }
 

@@ -6,9 +6,10 @@ import { useT } from "../../app/useT";
 import { RoleIcon } from "../../app/RoleIcon";
 import { RoleSelect } from "../../app/RoleSelect";
 import { ConfirmDialog } from "../../app/ConfirmDialog";
-import { MacroTextarea } from "../recipes/MessageEditor";
-import { StrategyEditor } from "../recipes/StrategyEditor";
-import { strategyFor } from "../recipes/recipe";
+import { MacroTextarea } from "../../components/MacroTextarea";
+import { StrategyEditor } from "../../components/StrategyEditor";
+import { IdField } from "../../components/IdField";
+import { strategyFor } from "../../components/strategy";
 import {
   anchoredTo,
   changeTemplate,
@@ -17,11 +18,10 @@ import {
   insertStep,
   renameTemplate,
   templateUsage,
-} from "../recipes/workbench";
+} from "../recipes/workbenchEdits";
 import { workbenchRecipeIndex } from "../recipes/Workbench";
-import { IdField } from "../recipes/IdField";
+import { libraryCardId } from "../recipes/dragIds";
 
-export const LIBRARY_PREFIX = "lib:";
 const TYPES: TemplateType[] = ["message", "placeholder", "chat_history", "user_profile"];
 
 /** The template library (RULES 9.3): every template of the preset, searchable; cards are
@@ -114,7 +114,7 @@ function TemplateCard({
 }) {
   const t = useT();
   const { attributes, listeners, setNodeRef, isDragging } = useDraggable({
-    id: `${LIBRARY_PREFIX}${template.id}`,
+    id: libraryCardId(template.id),
   });
   const type = template.type ?? "message";
   const recipeName = useApp((s) => {

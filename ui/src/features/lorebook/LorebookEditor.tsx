@@ -3,10 +3,10 @@ import type { LorebookEntry, SelectiveLogic } from "../../bindings";
 import { RoleSelect } from "../../app/RoleSelect";
 import { editPreset, editPresetFor, useApp } from "../../app/store";
 import { useT } from "../../app/useT";
-import { MacroTextarea } from "../recipes/MessageEditor";
-import { StrategyEditor } from "../recipes/StrategyEditor";
-import { modeOf } from "../recipes/recipe";
-import { TagInput } from "./TagInput";
+import { MacroTextarea } from "../../components/MacroTextarea";
+import { StrategyEditor } from "../../components/StrategyEditor";
+import { modeOf } from "../../components/strategy";
+import { TagInput } from "../../components/TagInput";
 import { WhatFires } from "./WhatFires";
 import {
   DEFAULTS,

@@ -2,7 +2,7 @@
 // preset, recorded by the store like every other edit.
 import type { Preset } from "../../app/model";
 import type { ActivatedEntry, Lorebook, LorebookEntry } from "../../bindings";
-import { strategyFor, type InjectionMode, type StrategyValues } from "../recipes/recipe";
+import { strategyFor, type InjectionMode, type StrategyValues } from "../../components/strategy";
 
 /** The defaults of RULES 6.1, shown where a lorebook leaves a setting out. */
 export const DEFAULTS = {

@@ -1,17 +1,18 @@
 import { useEffect, useState } from "react";
 import type { LorebookChoice } from "../../bindings";
-import { cancelImport, confirmImport, useApp, type PendingImport } from "../../app/store";
+import { useApp } from "../../app/store";
 import { useT } from "../../app/useT";
 import { LorebookChoiceField, useLorebookSize } from "./LorebookChoice";
+import { cancelImport, confirmImport, useImport, type ImportState } from "./importing";
 
 /** What a file would bring in, and what could not be mapped, before anything is saved. */
 export function ImportDialog() {
-  const pending = useApp((s) => s.pendingImport);
+  const pending = useImport();
   // Another file starts with the dialog's choices as they first are.
   return pending ? <ImportFile key={pending.file.id} pending={pending} /> : null;
 }
 
-function ImportFile({ pending }: { pending: PendingImport }) {
+function ImportFile({ pending }: { pending: ImportState }) {
   const t = useT();
   const { importing, notes } = pending;
   // Escape closes the dialog, except while the import is under way.
@@ -32,7 +33,7 @@ function ImportFile({ pending }: { pending: PendingImport }) {
 }
 
 /** What the file holds, the preset it goes into, and the Import button. */
-function Report({ pending }: { pending: PendingImport }) {
+function Report({ pending }: { pending: ImportState }) {
   const t = useT();
   const presets = useApp((s) => s.presets);
   const current = useApp((s) => s.preset?.id ?? null);

@@ -1,6 +1,5 @@
 import { useState } from "react";
 import {
-  chooseImport,
   createPreset,
   deletePreset,
   duplicatePreset,
@@ -13,6 +12,7 @@ import { useT } from "../../app/useT";
 import { useRunner } from "../../app/useRunner";
 import { ConfirmDialog } from "../../app/ConfirmDialog";
 import { startPresetExport } from "./exporting";
+import { chooseImport } from "./importing";
 
 /** The presets list: search, open, new, duplicate, rename, delete with confirmation. */
 export function PresetSidebar() {

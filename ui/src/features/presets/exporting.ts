@@ -1,10 +1,11 @@
 // Export (RULES 7.5, 9.7): the open preset in one of four formats, or the open session as native
 // JSON. Rust asks where with the native save dialog (it proposes the file name) and writes the
 // file; the page never names a path. What the export dialog shows lives here, apart from the app's
-// store: it is the state of one dialog, not of the documents.
-import { useSyncExternalStore } from "react";
+// store: it is the state of one dialog, not of the documents (`app/dialogState.ts`, as for the
+// import dialog in `importing.ts`).
 import type { AgentPreset, DialogText, ExportFormat, NotMapped } from "../../bindings";
 import { api, errorMessage } from "../../app/api";
+import { dialogState, useDialog } from "../../app/dialogState";
 import { flushSession, getState } from "../../app/store";
 
 export const EXPORT_FORMATS: readonly ExportFormat[] = [
@@ -24,25 +25,15 @@ export interface ExportState {
   error: string | null;
 }
 
-let state: ExportState | null = null;
-const listeners = new Set<() => void>();
-
-function set(next: ExportState | null) {
-  state = next;
-  listeners.forEach((l) => l());
-}
-
-function subscribe(listener: () => void) {
-  listeners.add(listener);
-  return () => void listeners.delete(listener);
-}
+const dialog = dialogState<ExportState>();
+const set = dialog.set;
 
 export function useExport(): ExportState | null {
-  return useSyncExternalStore(subscribe, () => state);
+  return useDialog(dialog);
 }
 
 export function getExportState(): ExportState | null {
-  return state;
+  return dialog.get();
 }
 
 /** Why `preset` has nothing to write in `format`, or null when it has. */
@@ -67,11 +58,13 @@ export function startPresetExport() {
 }
 
 export function chooseFormat(format: ExportFormat) {
+  const state = dialog.get();
   if (state && state.phase === "choosing") set({ ...state, format });
 }
 
 /** From a failed preset export back to the choice of format. */
 export function backToFormats() {
+  const state = dialog.get();
   if (state && state.phase === "failed" && state.target.kind === "preset") {
     const preset = getState().preset;
     const format = preset && unavailable(preset, state.format) ? "native" : state.format;
@@ -88,7 +81,7 @@ export function closeExport() {
  * says. A cancelled save dialog goes back to the choice of format; a failure is shown.
  */
 export async function saveAndExport(text: DialogText) {
-  const current = state;
+  const current = dialog.get();
   const preset = getState().preset;
   if (!current || current.phase !== "choosing" || current.target.kind !== "preset" || !preset) return;
   const asking: ExportState = { ...current, phase: "exporting" };
@@ -96,11 +89,11 @@ export async function saveAndExport(text: DialogText) {
   try {
     const exported = await api.exportPreset(preset, current.format, text);
     // Closed meanwhile: nothing to show.
-    if (state !== asking) return;
+    if (dialog.get() !== asking) return;
     if (exported === null) set(current);
     else set({ ...current, phase: "done", path: exported.path, notMapped: exported.notMapped });
   } catch (e) {
-    if (state === asking) set({ ...current, phase: "failed", error: errorMessage(e) });
+    if (dialog.get() === asking) set({ ...current, phase: "failed", error: errorMessage(e) });
   }
 }
 

@@ -18,10 +18,11 @@ import { sortableKeyboardCoordinates } from "@dnd-kit/sortable";
 import { editPreset, getState, useApp } from "../../app/store";
 import { useT } from "../../app/useT";
 import { RoleIcon } from "../../app/RoleIcon";
-import { TemplateLibrary, LIBRARY_PREFIX } from "../library/TemplateLibrary";
-import { Workbench, STEP_PREFIX, STEPS_END, workbenchRecipeIndex } from "./Workbench";
+import { TemplateLibrary } from "../library/TemplateLibrary";
+import { Workbench, workbenchRecipeIndex } from "./Workbench";
 import { moveStep, stepViews } from "./recipe";
-import { insertStep } from "./workbench";
+import { insertStep } from "./workbenchEdits";
+import { STEPS_END, dragLabel as label, libraryTemplate, stepId } from "./dragIds";
 
 /**
  * Advanced mode (RULES 9.3): the template library on the left, the recipe workbench on
@@ -47,23 +48,22 @@ export function AdvancedEditor() {
     const at = workbenchRecipeIndex(current, getState().workbenchRecipe);
     const recipe = current.contextRecipes[at];
     if (!recipe) return;
-    const keys = stepViews(current, recipe).map((v) => `${STEP_PREFIX}${v.key}`);
+    const keys = stepViews(current, recipe).map((v) => stepId(v.key));
     const target = over.id === STEPS_END ? keys.length : keys.indexOf(String(over.id));
     if (target < 0) return;
-    const activeId = String(active.id);
-    if (activeId.startsWith(LIBRARY_PREFIX)) {
-      const templateId = activeId.slice(LIBRARY_PREFIX.length);
+    const templateId = libraryTemplate(active.id);
+    if (templateId !== null) {
       editPreset((p) => insertStep(p, at, templateId, target));
     } else {
-      const from = keys.indexOf(activeId);
+      const from = keys.indexOf(String(active.id));
       const to = Math.min(target, keys.length - 1);
       if (from >= 0 && from !== to) editPreset((p) => moveStep(p, at, from, to));
     }
   };
 
-  const draggedTemplate = dragging?.startsWith(LIBRARY_PREFIX)
-    ? preset.messageTemplates.find((m) => m.id === dragging.slice(LIBRARY_PREFIX.length))
-    : undefined;
+  const draggedId = libraryTemplate(dragging);
+  const draggedTemplate =
+    draggedId !== null ? preset.messageTemplates.find((m) => m.id === draggedId) : undefined;
 
   return (
     <DndContext
@@ -74,12 +74,12 @@ export function AdvancedEditor() {
       onDragCancel={() => setDragging(null)}
       accessibility={{
         announcements: {
-          onDragStart: ({ active }) => t("advanced.announce.pick", { id: label(String(active.id)) }),
+          onDragStart: ({ active }) => t("advanced.announce.pick", { id: label(active.id) }),
           onDragOver: ({ active, over }) =>
-            over ? t("advanced.announce.over", { id: label(String(active.id)), over: label(String(over.id)) }) : "",
+            over ? t("advanced.announce.over", { id: label(active.id), over: label(over.id) }) : "",
           onDragEnd: ({ active, over }) =>
-            over ? t("advanced.announce.drop", { id: label(String(active.id)), over: label(String(over.id)) }) : "",
-          onDragCancel: ({ active }) => t("advanced.announce.cancel", { id: label(String(active.id)) }),
+            over ? t("advanced.announce.drop", { id: label(active.id), over: label(over.id) }) : "",
+          onDragCancel: ({ active }) => t("advanced.announce.cancel", { id: label(active.id) }),
         },
       }}
     >
@@ -104,7 +104,7 @@ export function AdvancedEditor() {
  * dropped at all.
  */
 const collision: CollisionDetection = (args) => {
-  if (!String(args.active.id).startsWith(LIBRARY_PREFIX)) return closestCenter(args);
+  if (libraryTemplate(args.active.id) === null) return closestCenter(args);
   return args.pointerCoordinates ? pointerWithin(args) : rectIntersection(args);
 };
 
@@ -114,7 +114,7 @@ const collision: CollisionDetection = (args) => {
  */
 const libraryAwareCoordinates: KeyboardCoordinateGetter = (event, args) => {
   const { active, collisionRect, droppableRects, droppableContainers, over } = args.context;
-  if (!active || !String(active.id).startsWith(LIBRARY_PREFIX)) {
+  if (!active || libraryTemplate(active.id) === null) {
     return sortableKeyboardCoordinates(event, args);
   }
   const step = { ArrowDown: 1, ArrowRight: 1, ArrowUp: -1, ArrowLeft: -1 }[event.code];
@@ -135,8 +135,3 @@ const libraryAwareCoordinates: KeyboardCoordinateGetter = (event, args) => {
     y: next.rect.top + (next.rect.height - collisionRect.height) / 2,
   };
 };
-
-function label(id: string): string {
-  if (id === STEPS_END) return "⤓";
-  return id.replace(LIBRARY_PREFIX, "").replace(STEP_PREFIX, "");
-}

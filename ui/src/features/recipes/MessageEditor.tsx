@@ -1,11 +1,10 @@
-import { useRef } from "react";
 import { RoleSelect } from "../../app/RoleSelect";
 import { editPreset, selectStep } from "../../app/store";
-import { StrategyEditor } from "./StrategyEditor";
+import { StrategyEditor } from "../../components/StrategyEditor";
+import { MacroTextarea } from "../../components/MacroTextarea";
 import { useT } from "../../app/useT";
 import {
   isSlot,
-  macroParts,
   removeStep,
   setStepStrategy,
   updateTemplate,
@@ -18,7 +17,6 @@ export function MessageEditor({ view, recipeAt }: { view: StepView; recipeAt: nu
   const { template, step, strategy } = view;
   const slot = isSlot(template);
   const templateId = step.messageId;
-
 
   return (
     <div className="message-editor" data-testid="message-editor" aria-label={t("editor.title")}>
@@ -70,48 +68,6 @@ export function MessageEditor({ view, recipeAt }: { view: StepView; recipeAt: nu
         onChange={(next, values) =>
           editPreset((p) => setStepStrategy(p, recipeAt, view.index, next, values))
         }
-      />
-    </div>
-  );
-}
-
-/** A textarea over a mirror that colours `{{macros}}`; the two scroll together. */
-export function MacroTextarea({
-  value,
-  onChange,
-  testId = "editor-content",
-  label,
-}: {
-  value: string;
-  onChange: (v: string) => void;
-  testId?: string;
-  /** The accessible name, when no visible label wraps the field. */
-  label?: string;
-}) {
-  const mirror = useRef<HTMLDivElement>(null);
-  return (
-    <div className="macro-area">
-      <div className="macro-mirror" ref={mirror} aria-hidden="true">
-        {macroParts(value).map((part, i) =>
-          part.macro ? (
-            <mark key={i} className="macro">
-              {part.text}
-            </mark>
-          ) : (
-            <span key={i}>{part.text}</span>
-          ),
-        )}
-        {"\n"}
-      </div>
-      <textarea
-        value={value}
-        spellCheck={false}
-        data-testid={testId}
-        aria-label={label}
-        onChange={(e) => onChange(e.target.value)}
-        onScroll={(e) => {
-          if (mirror.current) mirror.current.scrollTop = e.currentTarget.scrollTop;
-        }}
       />
     </div>
   );

@@ -17,6 +17,7 @@ import { useT } from "../../app/useT";
 import { MessageEditor } from "./MessageEditor";
 import { StepRow } from "./StepRow";
 import { addMessage, moveStep, recipeIndex, stepViews } from "./recipe";
+import { simpleStepId } from "./dragIds";
 
 /** Simple mode (RULES 9.2): the recipe that applies to the chosen model, as a sortable list. */
 export function SimpleEditor() {
@@ -39,8 +40,8 @@ export function SimpleEditor() {
 
   const onDragEnd = (e: DragEndEvent) => {
     if (!e.over || e.active.id === e.over.id) return;
-    const from = views.findIndex((v) => v.key === e.active.id);
-    const to = views.findIndex((v) => v.key === e.over?.id);
+    const from = views.findIndex((v) => simpleStepId(v.key) === e.active.id);
+    const to = views.findIndex((v) => simpleStepId(v.key) === e.over?.id);
     if (from < 0 || to < 0) return;
     editPreset((p) => moveStep(p, at, from, to));
     if (selected === from) selectStep(to);
@@ -70,7 +71,7 @@ export function SimpleEditor() {
         </button>
       </header>
       <DndContext sensors={sensors} collisionDetection={closestCenter} onDragEnd={onDragEnd}>
-        <SortableContext items={views.map((v) => v.key)} strategy={verticalListSortingStrategy}>
+        <SortableContext items={views.map((v) => simpleStepId(v.key))} strategy={verticalListSortingStrategy}>
           <ol className="steps" data-testid="steps">
             {views.map((v) => (
               <StepRow

@@ -5,6 +5,7 @@ import { useT } from "../../app/useT";
 import { RoleIcon } from "../../app/RoleIcon";
 import { StepControls } from "./StepControls";
 import { isSlot, setStepEnabled, type StepView } from "./recipe";
+import { simpleStepId } from "./dragIds";
 
 /** One step of the recipe: handle, enable switch, role, name, summary and strategy tags. */
 export function StepRow({
@@ -18,7 +19,7 @@ export function StepRow({
 }) {
   const t = useT();
   const { attributes, listeners, setNodeRef, setActivatorNodeRef, transform, transition, isDragging } =
-    useSortable({ id: view.key });
+    useSortable({ id: simpleStepId(view.key) });
   const { template, step, strategy, mode } = view;
   const slot = isSlot(template);
   const name = template?.name || step.messageId;

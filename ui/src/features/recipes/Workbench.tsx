@@ -7,14 +7,12 @@ import { api, errorMessage } from "../../app/api";
 import { editPreset, editPresetFor, getState, openWorkbenchRecipe, useApp } from "../../app/store";
 import { useT } from "../../app/useT";
 import { ConfirmDialog } from "../../app/ConfirmDialog";
-import { TagInput } from "../lorebook/TagInput";
+import { TagInput } from "../../components/TagInput";
+import { IdField } from "../../components/IdField";
 import { WorkbenchStep } from "./WorkbenchStep";
 import { stepViews } from "./recipe";
-import { addRecipe, changeRecipe, deleteRecipe, duplicateRecipe } from "./workbench";
-import { IdField } from "./IdField";
-
-export const STEP_PREFIX = "step:";
-export const STEPS_END = "steps-end";
+import { addRecipe, changeRecipe, deleteRecipe, duplicateRecipe } from "./workbenchEdits";
+import { STEPS_END, stepId } from "./dragIds";
 
 /** The recipe open in the workbench: the one chosen, else the one the model gets, else the first. */
 export function workbenchRecipeIndex(preset: Preset, id: string | null): number {
@@ -137,7 +135,7 @@ function RecipePanel({ preset, recipe, at }: { preset: Preset; recipe: ContextRe
       </div>
       <ModelFilter key={recipe.id} preset={preset} recipe={recipe} at={at} />
       <h4 className="steps-title">{t("workbench.steps", { count: recipe.steps.length })}</h4>
-      <SortableContext items={views.map((v) => `${STEP_PREFIX}${v.key}`)} strategy={verticalListSortingStrategy}>
+      <SortableContext items={views.map((v) => stepId(v.key))} strategy={verticalListSortingStrategy}>
         <ol className="steps workbench-steps" data-testid="workbench-steps">
           {views.map((v) => (
             <WorkbenchStep

@@ -4,12 +4,13 @@ import { editPreset } from "../../app/store";
 import { useT } from "../../app/useT";
 import { RoleIcon } from "../../app/RoleIcon";
 import { RoleSelect } from "../../app/RoleSelect";
-import { StrategyEditor } from "./StrategyEditor";
+import { StrategyEditor } from "../../components/StrategyEditor";
+import { MacroTextarea } from "../../components/MacroTextarea";
+import { modeOf } from "../../components/strategy";
 import { StepControls } from "./StepControls";
-import { MacroTextarea } from "./MessageEditor";
-import { isSlot, modeOf, setStepEnabled, setStepStrategy, type StepView } from "./recipe";
-import { overriddenFields, removeRecipeStep, resetStepStrategy, setStepOverride } from "./workbench";
-import { STEP_PREFIX } from "./Workbench";
+import { isSlot, setStepEnabled, setStepStrategy, type StepView } from "./recipe";
+import { overriddenFields, removeRecipeStep, resetStepStrategy, setStepOverride } from "./workbenchEdits";
+import { stepId } from "./dragIds";
 import type { InjectionStrategy } from "../../bindings";
 
 /** One step in the workbench: handle, enable switch, the template it names, its strategy (grey
@@ -28,7 +29,7 @@ export function WorkbenchStep({
 }) {
   const t = useT();
   const { attributes, listeners, setNodeRef, setActivatorNodeRef, transform, transition, isDragging } =
-    useSortable({ id: `${STEP_PREFIX}${view.key}` });
+    useSortable({ id: stepId(view.key) });
   const { step, template, strategy } = view;
   const overridden = overriddenFields(step);
   const slot = isSlot(template);

@@ -2,13 +2,12 @@ import { describe, expect, it } from "vitest";
 import type { Preset } from "../../app/model";
 import {
   addMessage,
-  clampDepth,
-  macroParts,
   moveStep,
   removeStep,
   setStepStrategy,
   stepViews,
 } from "./recipe";
+import { clampDepth } from "../../components/strategy";
 
 function preset(): Preset {
   return {
@@ -83,16 +82,5 @@ describe("simple mode's recipe edits", () => {
     p.contextRecipes.push({ id: "other", modelFilter: ["gpt-*"], steps: [{ messageId: "main", enabled: true }] });
     const removed = removeStep(p, 0, 0);
     expect(removed.messageTemplates.some((t) => t.id === "main")).toBe(true);
-  });
-
-  it("finds macros for highlighting", () => {
-    expect(macroParts("Hi {{user}}, I am {{char}}.")).toEqual([
-      { text: "Hi ", macro: false },
-      { text: "{{user}}", macro: true },
-      { text: ", I am ", macro: false },
-      { text: "{{char}}", macro: true },
-      { text: ".", macro: false },
-    ]);
-    expect(macroParts("")).toEqual([]);
   });
 });

@@ -9,13 +9,7 @@ import type {
   RecipeStep,
   Role,
 } from "../../bindings";
-
-export type InjectionMode = "list" | "depth" | "anchor";
-export type StrategyValues = {
-  depth?: number;
-  anchorTarget?: string;
-  anchorPosition?: "before" | "after";
-};
+import { modeOf, strategyFor, type InjectionMode, type StrategyValues } from "../../components/strategy";
 
 export interface StepView {
   index: number;
@@ -32,12 +26,6 @@ export function recipeIndex(preset: Preset, recipeId: string | null): number {
   const i = preset.contextRecipes.findIndex((r) => r.id === recipeId);
   if (i >= 0) return i;
   return preset.contextRecipes.length > 0 ? 0 : -1;
-}
-
-export function modeOf(strategy: InjectionStrategy | null | undefined): InjectionMode {
-  if (strategy?.anchorTarget) return "anchor";
-  if (strategy?.depth !== undefined && strategy?.depth !== null) return "depth";
-  return "list";
 }
 
 export function stepViews(preset: Preset, recipe: ContextRecipe): StepView[] {
@@ -112,29 +100,6 @@ export function setStepStrategy(
   }));
 }
 
-/** The strategy `mode` and `values` describe, keeping an `order`; none for list order. */
-export function strategyFor(
-  mode: InjectionMode,
-  values: StrategyValues,
-  order?: number | null,
-): InjectionStrategy | undefined {
-  const keep = order !== undefined && order !== null ? { order } : {};
-  if (mode === "depth") return { depth: clampDepth(values.depth ?? 0), ...keep };
-  if (mode === "anchor") {
-    return {
-      anchorTarget: values.anchorTarget ?? "chat_history",
-      anchorPosition: values.anchorPosition ?? "after",
-      ...keep,
-    };
-  }
-  return undefined;
-}
-
-export function clampDepth(depth: number): number {
-  if (!Number.isFinite(depth)) return 0;
-  return Math.min(99, Math.max(0, Math.round(depth)));
-}
-
 export function updateTemplate(
   preset: Preset,
   templateId: string,
@@ -190,19 +155,4 @@ export function removeStep(preset: Preset, recipeAt: number, at: number): Preset
 
 export function isSlot(template: MessageTemplate | undefined): boolean {
   return !!template?.type && template.type !== "message";
-}
-
-/** Splits content into text and `{{macro}}` parts, for highlighting. */
-export function macroParts(content: string): { text: string; macro: boolean }[] {
-  const parts: { text: string; macro: boolean }[] = [];
-  const re = /\{\{[^{}]*\}\}/g;
-  let last = 0;
-  for (const m of content.matchAll(re)) {
-    const at = m.index ?? 0;
-    if (at > last) parts.push({ text: content.slice(last, at), macro: false });
-    parts.push({ text: m[0], macro: true });
-    last = at + m[0].length;
-  }
-  if (last < content.length) parts.push({ text: content.slice(last), macro: false });
-  return parts;
 }

@@ -18,14 +18,6 @@ export function freeId(taken: Iterable<string>, base: string): string {
   for (let n = 2; ; n++) if (!used.has(`${base}-${n}`)) return `${base}-${n}`;
 }
 
-/** Why `id` cannot name a template or recipe, or null. `current` is the id it replaces. */
-export function idProblem(id: string, taken: string[], current?: string): "empty" | "spaces" | "taken" | null {
-  if (id.trim() === "") return "empty";
-  if (/[\s#]/.test(id)) return "spaces";
-  if (id !== current && taken.includes(id)) return "taken";
-  return null;
-}
-
 // ---- templates ------------------------------------------------------------------------------
 
 /** A new template at the end of the library; returns the preset and its id. */

@@ -1,6 +1,13 @@
 import { useState } from "react";
-import { useT } from "../../app/useT";
-import { idProblem } from "./workbench";
+import { useT } from "../app/useT";
+
+/** Why `id` cannot name a template or recipe, or null. `current` is the id it replaces. */
+export function idProblem(id: string, taken: string[], current?: string): "empty" | "spaces" | "taken" | null {
+  if (id.trim() === "") return "empty";
+  if (/[\s#]/.test(id)) return "spaces";
+  if (id !== current && taken.includes(id)) return "taken";
+  return null;
+}
 
 /** An id edited as a draft: committed on Enter or blur when it is free and well formed, put
  * back otherwise; what is wrong with it shows while it is typed. */

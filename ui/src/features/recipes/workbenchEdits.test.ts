@@ -9,14 +9,14 @@ import {
   deleteTemplate,
   duplicateRecipe,
   freeId,
-  idProblem,
   insertStep,
   overriddenFields,
   renameTemplate,
   resetStepStrategy,
   setStepOverride,
   templateUsage,
-} from "./workbench";
+} from "./workbenchEdits";
+import { idProblem } from "../../components/IdField";
 import { setStepStrategy } from "./recipe";
 
 function withAnchor(): Preset {

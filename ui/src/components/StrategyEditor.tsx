@@ -1,13 +1,13 @@
 import { useId } from "react";
-import type { InjectionStrategy } from "../../bindings";
-import { useApp } from "../../app/store";
-import { useT } from "../../app/useT";
-import { clampDepth, modeOf, type InjectionMode, type StrategyValues } from "./recipe";
+import type { InjectionStrategy } from "../bindings";
+import { useApp } from "../app/store";
+import { useT } from "../app/useT";
+import { clampDepth, modeOf, type InjectionMode, type StrategyValues } from "./strategy";
 
 /**
  * Where a message goes (RULES 2, InjectionStrategy): in list order, at a depth in the chat history
  * (0-99), or before or after an anchor of `available_anchors`. Used by recipe steps and lorebook
- * entries alike.
+ * entries and template defaults alike.
  */
 export function StrategyEditor({
   strategy,

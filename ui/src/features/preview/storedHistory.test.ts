@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import type { BuiltMessage, Preview, Source } from "../bindings";
-import { withStoredHistory } from "./store";
-import { asChat } from "./model";
+import type { BuiltMessage, Preview, Source } from "../../bindings";
+import { withStoredHistory } from "./storedHistory";
+import { asChat } from "../../app/model";
 
 describe("the preview's stored history", () => {
-  it("is rebuilt from the session the UI holds, in its places, around what the backend sent in full", () => {
+  it("is rebuilt from the session it was requested for, in its places, around what the backend sent in full", () => {
     const session = asChat({
       formatVersion: 1,
       id: "s",
