@@ -504,6 +504,7 @@ export type ProcessorDescriptor = {
 	configFields: ConfigField[],
 };
 
+/**  What the model filter editor shows: the recipe each model gets, and the unusable patterns. */
 export type RecipeMatches = {
 	models: ModelMatch[],
 	problems: PatternProblem[],

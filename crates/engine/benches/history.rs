@@ -3,9 +3,8 @@
 //! same run: a filter over the whole history.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use promptloom_engine::history::History;
 use promptloom_engine::model::Role;
-use promptloom_engine::pipeline::{PipelineMessage, Source};
+use promptloom_engine::pipeline::{History, PipelineMessage, Source};
 use std::hint::black_box;
 
 fn history(n: usize) -> History<'static> {

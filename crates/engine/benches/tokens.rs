@@ -53,7 +53,7 @@ const CODE: &[&str] = &[
     include_str!("../src/processors/injection_assembler.rs"),
     include_str!("../src/processors/token_limiter.rs"),
     include_str!("../src/tokens.rs"),
-    include_str!("../src/history.rs"),
+    include_str!("../src/pipeline/history.rs"),
 ];
 
 /// Repeats `parts` until the text is at least `CORPUS_BYTES` long.

@@ -2,9 +2,9 @@
 //! processor pipeline. Pure Rust: no Tauri, no SQLite, no dialogs.
 
 pub mod assets;
+mod build;
 pub mod cache;
 mod error;
-pub mod history;
 pub mod limits;
 pub mod lorebook_scan;
 pub mod macros;
@@ -18,5 +18,6 @@ pub mod recipe;
 pub mod regex_rule;
 pub mod tokens;
 
+pub use build::{build, builtin_processors};
 pub use error::EngineError;
-pub use pipeline::{build, BuildOptions, BuildRequest, BuildResult, Pipeline};
+pub use pipeline::{BuildOptions, BuildRequest, BuildResult, Pipeline};

@@ -570,3 +570,73 @@ fn a_user_profile_replaces_the_builtin_one_for_its_models() {
     assert_eq!(r.tokens.budget, 50);
     assert!(!r.dropped.is_empty());
 }
+
+#[test]
+fn the_pipeline_panel_stages_are_the_run_order_with_settings_and_the_profile_config() {
+    use promptloom_engine::profiles::profile_for_model;
+    let pipeline = Pipeline::builtin();
+    let mut p = worked_example();
+    p.processors = Some(vec![ProcessorConfig {
+        id: "token-limiter".into(),
+        enabled: Some(false),
+        priority: Some(5),
+        settings: Default::default(),
+    }]);
+    let claude = profile_for_model("claude-3-5-sonnet", &[]);
+    let stages = pipeline.stages(&p, "claude-3-5-sonnet", &[]);
+    let resolved = pipeline.resolve(&p, &claude);
+    assert_eq!(stages.len(), pipeline.descriptors().len());
+    assert_eq!(
+        stages
+            .iter()
+            .map(|s| s.resolved.clone())
+            .collect::<Vec<_>>(),
+        resolved,
+        "each stage runs with what a build resolves, in the order it runs"
+    );
+    assert_eq!(
+        stages[0].resolved.id, "token-limiter",
+        "a preset's priority moves it"
+    );
+    for stage in &stages {
+        assert_eq!(stage.descriptor.id, stage.resolved.id);
+        assert_eq!(
+            stage.model_config,
+            claude
+                .processors
+                .iter()
+                .find(|c| c.id == stage.resolved.id)
+                .cloned(),
+            "{}: the profile's own config, which a reset goes back to",
+            stage.resolved.id
+        );
+    }
+    let convert = stages
+        .iter()
+        .find(|s| s.resolved.id == "convert-system-to-user")
+        .expect("stage");
+    assert!(convert.model_config.is_some() && convert.resolved.enabled);
+
+    // A user profile for the model is the one the stages are resolved with.
+    let mut mine = profile_for_model("gpt-4o", &[]);
+    mine.id = "mine".into();
+    mine.patterns = vec!["claude-3-5-sonnet".into()];
+    let stages = pipeline.stages(&p, "claude-3-5-sonnet", std::slice::from_ref(&mine));
+    assert!(stages.iter().all(|s| s.model_config.is_none()));
+    assert_eq!(
+        stages
+            .iter()
+            .map(|s| s.resolved.clone())
+            .collect::<Vec<_>>(),
+        pipeline.resolve(&p, &mine)
+    );
+    // The wire shape the UI's bindings show.
+    let json = serde_json::to_value(&stages[0]).expect("serialises");
+    let keys: Vec<&str> = json
+        .as_object()
+        .expect("object")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(keys, ["descriptor", "modelConfig", "resolved"]);
+}

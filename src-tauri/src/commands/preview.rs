@@ -7,7 +7,6 @@ use std::time::Instant;
 use promptloom_engine::assets::InlineAssets;
 use promptloom_engine::model::{available_anchors, AgentPreset, Session};
 use promptloom_engine::pipeline::BuildResult;
-use promptloom_engine::profiles::ModelProfile;
 use promptloom_engine::{build, BuildOptions, BuildRequest};
 use serde::{Deserialize, Serialize};
 use tauri::AppHandle;
@@ -52,14 +51,13 @@ pub struct Preview {
 pub async fn preview(app: AppHandle, request: PreviewRequest) -> Result<Preview, AppError> {
     blocking(app, move |s| {
         let started = Instant::now();
-        with_build(s, &request, |mut result, _, profile| {
-            let choice = profile.tokenizer_choice();
+        with_build(s, &request, |mut result, _| {
             let elided = take_stored_history(&mut result);
             Ok(Preview {
                 elided,
                 anchors: available_anchors(&request.preset),
-                tokenizer: choice.kind.as_str().to_string(),
-                exact: choice.exact,
+                tokenizer: result.tokenizer.kind.as_str().to_string(),
+                exact: result.tokenizer.exact,
                 build_ms: started.elapsed().as_secs_f64() * 1000.0,
                 result: result.into_owned(),
             })
@@ -74,9 +72,9 @@ pub async fn preview(app: AppHandle, request: PreviewRequest) -> Result<Preview,
 #[specta::specta]
 pub async fn provider_request(app: AppHandle, request: PreviewRequest) -> Result<String, AppError> {
     blocking(app, move |s| {
-        with_build(s, &request, |result, session, profile| {
+        with_build(s, &request, |result, session| {
             let body = promptloom_engine::providers::request_body(
-                profile.provider_format,
+                result.provider_format(),
                 &result,
                 session,
                 &InlineAssets,
@@ -134,11 +132,12 @@ fn take_stored_history(result: &mut BuildResult<'_>) -> Vec<StoredRun> {
 }
 
 /// One build for the preview over the stored session (or none) with the user's model profiles,
-/// handed to `f` with the session it refers to and the model profile that applied.
+/// handed to `f` with the session it refers to (the result carries the model profile that
+/// applied).
 fn with_build<T>(
     s: &AppState,
     request: &PreviewRequest,
-    f: impl FnOnce(BuildResult<'_>, &Session, &ModelProfile) -> Result<T, AppError>,
+    f: impl FnOnce(BuildResult<'_>, &Session) -> Result<T, AppError>,
 ) -> Result<T, AppError> {
     let session = match &request.session_id {
         Some(id) => s.session(id)?,
@@ -156,7 +155,7 @@ fn with_build<T>(
     options.input = request.input.clone().filter(|i| !i.trim().is_empty());
     options.context_window = request.context_window;
     options.reserve = request.reserve;
-    let build_request = BuildRequest {
+    let result = build(&BuildRequest {
         preset: &request.preset,
         session: &session,
         model: &request.model,
@@ -164,9 +163,8 @@ fn with_build<T>(
         cache: &s.cache,
         profiles: &profiles,
         assets: &InlineAssets,
-    };
-    let result = build(&build_request)?;
-    f(result, &session, &build_request.profile())
+    })?;
+    f(result, &session)
 }
 
 #[cfg(test)]

@@ -87,8 +87,7 @@ fn parse_timestamp(s: &str) -> Result<DateTime<FixedOffset>, String> {
 pub struct Preview<'a> {
     pub preset: &'a AgentPreset,
     pub model: &'a str,
-    pub profile_name: String,
-    pub tokenizer: String,
+    /// What the build made; it also names the model profile and tokenizer it used.
     pub result: &'a BuildResult<'a>,
     /// Columns of the terminal, for wrapping long lines in the text listing.
     pub width: usize,
@@ -183,17 +182,9 @@ pub fn run(args: &PreviewArgs) -> Result<String, CliError> {
         text.push('\n');
         return Ok(text);
     }
-    let profile = request.profile();
-    let choice = profile.tokenizer_choice();
     let preview = Preview {
         preset: &preset,
         model: &args.model,
-        profile_name: profile.name.clone().unwrap_or_else(|| profile.id.clone()),
-        tokenizer: format!(
-            "{} ({})",
-            choice.kind.as_str(),
-            if choice.exact { "exact" } else { "estimate" }
-        ),
         result: &result,
         width: terminal_width(),
     };

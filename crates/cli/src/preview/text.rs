@@ -32,12 +32,24 @@ pub fn render(p: &Preview<'_>) -> String {
         None => field(&mut out, "Recipe", "(none)"),
     }
     field(&mut out, "Model", p.model);
+    // The profile and tokenizer the build used, as it reports them.
+    let profile = &r.model_profile;
+    let profile_name = profile.name.as_deref().unwrap_or(&profile.id);
     field(
         &mut out,
         "Profile",
-        &format!("{}  ({})", p.profile_name, r.profile),
+        &format!("{profile_name}  ({})", r.profile),
     );
-    field(&mut out, "Tokenizer", &p.tokenizer);
+    let exactness = if r.tokenizer.exact {
+        "exact"
+    } else {
+        "estimate"
+    };
+    field(
+        &mut out,
+        "Tokenizer",
+        &format!("{} ({exactness})", r.tokenizer.kind.as_str()),
+    );
     out.push('\n');
 
     // Messages.

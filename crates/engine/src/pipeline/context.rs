@@ -6,9 +6,8 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, FixedOffset};
 use serde::{Deserialize, Serialize};
 
-use super::{BuildRequest, DroppedItem, PipelineMessage, Source, SourceKind};
+use super::{BuildRequest, DroppedItem, History, PipelineMessage, Source, SourceKind};
 use crate::cache::{BuildCache, HistoryCounts};
-use crate::history::History;
 use crate::model::{AgentPreset, InjectionStrategy, Role, Session};
 use crate::profiles::ModelProfile;
 use crate::tokens::TokenizerChoice;
@@ -113,7 +112,7 @@ pub struct Blackboard {
     /// injection assembler to each template message after macros.
     pub template_rules: Vec<crate::regex_rule::CompiledRule>,
     /// What the lorebook activated and cut, for the build result.
-    pub lorebook: Option<crate::processors::LorebookReport>,
+    pub lorebook: Option<super::LorebookReport>,
     /// Bytes the regex rules have added to this build's texts so far (history, then templates),
     /// against `limits::REGEX_BUILD_GROWTH`.
     pub regex_growth: usize,
@@ -154,7 +153,8 @@ pub struct PipelineContext<'a, 's> {
 }
 
 impl<'a, 's> PipelineContext<'a, 's> {
-    pub(crate) fn new(request: &BuildRequest<'a, 's>, profile: &ModelProfile) -> Self {
+    /// A context for `request`, run with `profile` (the request's, with its overrides).
+    pub(crate) fn new(request: &BuildRequest<'a, 's>, profile: ModelProfile) -> Self {
         let tokenizer = profile.tokenizer_choice();
         PipelineContext {
             history_counts: request
@@ -166,7 +166,7 @@ impl<'a, 's> PipelineContext<'a, 's> {
             model: request.model,
             options: request.options,
             tokenizer,
-            profile: profile.clone(),
+            profile,
             cache: request.cache,
             assets: request.assets,
             history: History::new(),

@@ -2,21 +2,30 @@
 //! A processor declares what it is (a [`ProcessorDescriptor`]) and executes over a
 //! [`PipelineContext`]; the [`Pipeline`] orders them by priority, resolves each one's settings
 //! (defaults, then the model profile's, then the preset's) and runs the enabled ones.
+//!
+//! This is the framework only: it knows the [`Processor`] trait and none of its implementations.
+//! The built-in processors are registered from above, by the engine's `build` module.
 
 mod config;
 mod context;
+mod history;
+mod lorebook_report;
 mod message;
 mod result;
 
 pub use config::*;
 pub use context::*;
+pub use history::History;
+pub use lorebook_report::*;
 pub use message::*;
 pub use result::*;
 
+use serde::Serialize;
+
 use crate::assets::AssetSource;
 use crate::cache::BuildCache;
-use crate::model::{AgentPreset, Session};
-use crate::profiles::ModelProfile;
+use crate::model::{AgentPreset, ProcessorConfig, Session};
+use crate::profiles::{profile_for_model, ModelProfile};
 use crate::EngineError;
 
 /// One step of the pipeline. Implementations are stateless: everything a build needs is in the
@@ -36,27 +45,12 @@ pub struct Pipeline {
     processors: Vec<(ProcessorDescriptor, Box<dyn Processor>)>,
 }
 
-impl Default for Pipeline {
-    fn default() -> Self {
-        Self::builtin()
-    }
-}
-
 impl Pipeline {
     /// An empty pipeline, for tests and embedders that pick their own processors.
     pub fn empty() -> Self {
         Pipeline {
             processors: Vec::new(),
         }
-    }
-
-    /// Every built-in processor.
-    pub fn builtin() -> Self {
-        let mut pipeline = Pipeline::empty();
-        for p in crate::processors::builtin() {
-            pipeline.register(p);
-        }
-        pipeline
     }
 
     /// Adds a processor (plugins use priority 900). A second processor with an id already
@@ -79,29 +73,54 @@ impl Pipeline {
     pub fn resolve(&self, preset: &AgentPreset, profile: &ModelProfile) -> Vec<ResolvedConfig> {
         self.resolve_with(preset, profile)
             .into_iter()
-            .map(|(config, _)| config)
+            .map(|(config, _, _)| config)
             .collect()
     }
 
+    /// The stages of the pipeline panel (RULES 9.5) for `preset` and `model`: each processor in
+    /// the order it would run, with the settings it would run with (each with its origin,
+    /// RULES 5.9) and the model profile's own config for it. The profile is the one a build of
+    /// `model` gets: the best of `user_profiles`, else the best built-in one.
+    pub fn stages(
+        &self,
+        preset: &AgentPreset,
+        model: &str,
+        user_profiles: &[ModelProfile],
+    ) -> Vec<PipelineStage> {
+        let profile = profile_for_model(model, user_profiles);
+        self.resolve_with(preset, &profile)
+            .into_iter()
+            .map(|(resolved, descriptor, _)| PipelineStage {
+                descriptor: descriptor.clone(),
+                model_config: profile
+                    .processors
+                    .iter()
+                    .find(|c| c.id == resolved.id)
+                    .cloned(),
+                resolved,
+            })
+            .collect()
+    }
+
+    /// Every processor with its resolved settings, in the order they would run (RULES 5.1, 5.9).
     fn resolve_with(
         &self,
         preset: &AgentPreset,
         profile: &ModelProfile,
-    ) -> Vec<(ResolvedConfig, &dyn Processor)> {
+    ) -> Vec<(ResolvedConfig, &ProcessorDescriptor, &dyn Processor)> {
         let mut resolved: Vec<_> = self
             .processors
             .iter()
-            .map(|(d, p)| (ResolvedConfig::merge(d, profile, preset), p.as_ref()))
+            .map(|(d, p)| (ResolvedConfig::merge(d, profile, preset), d, p.as_ref()))
             .collect();
         // Stable: equal priorities keep registration order.
-        resolved.sort_by_key(|(c, _)| c.priority);
+        resolved.sort_by_key(|(c, _, _)| c.priority);
         resolved
     }
 
     /// Runs one build.
     pub fn run<'s>(&self, request: &BuildRequest<'_, 's>) -> Result<BuildResult<'s>, EngineError> {
-        let profile = request.profile();
-        let mut ctx = PipelineContext::new(request, &profile);
+        let mut ctx = PipelineContext::new(request, request.profile());
         for config in request.preset.processors.iter().flatten() {
             if !self.processors.iter().any(|(d, _)| d.id == config.id) {
                 ctx.warn(
@@ -110,7 +129,7 @@ impl Pipeline {
                 );
             }
         }
-        for (config, processor) in self.resolve_with(request.preset, &profile) {
+        for (config, _, processor) in self.resolve_with(request.preset, &ctx.profile) {
             for note in &config.notes {
                 ctx.warn(&config.id, note.clone());
             }
@@ -140,7 +159,7 @@ pub struct BuildRequest<'a, 's> {
 impl BuildRequest<'_, '_> {
     /// The model profile that applies, with the build's overrides of window and reserve.
     pub fn profile(&self) -> ModelProfile {
-        let mut profile = crate::profiles::profile_for_model(self.model, self.profiles);
+        let mut profile = profile_for_model(self.model, self.profiles);
         if let Some(window) = self.options.context_window {
             profile.context_window = window;
         }
@@ -151,7 +170,14 @@ impl BuildRequest<'_, '_> {
     }
 }
 
-/// Runs the built-in pipeline once.
-pub fn build<'s>(request: &BuildRequest<'_, 's>) -> Result<BuildResult<'s>, EngineError> {
-    Pipeline::builtin().run(request)
+/// One processor in the pipeline panel: what it is, the settings it runs with for a preset and
+/// model (each with its origin), and the model profile's own config, which is what the preset's
+/// config replaces and what a reset goes back to.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase")]
+pub struct PipelineStage {
+    pub descriptor: ProcessorDescriptor,
+    pub resolved: ResolvedConfig,
+    pub model_config: Option<ProcessorConfig>,
 }

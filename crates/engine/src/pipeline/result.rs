@@ -10,6 +10,8 @@ use serde::{Deserialize, Serialize};
 use super::message::Body;
 use super::{AttachmentRef, LogEntry, LogLevel, PipelineContext, Source, SourceKind};
 use crate::model::Role;
+use crate::profiles::{ModelProfile, ProviderFormat};
+use crate::tokens::TokenizerChoice;
 
 /// One message of the build result, with its tokens and provenance (RULES 3.7).
 ///
@@ -217,10 +219,25 @@ pub struct BuildResult<'s> {
     pub variables: BTreeMap<String, String>,
     /// What the lorebook activated (and why) and what its budget cut; absent without one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lorebook: Option<crate::processors::LorebookReport>,
+    pub lorebook: Option<super::LorebookReport>,
+    /// The model profile that applied (its id is `profile`), with the build's overrides of
+    /// context window and reply reserve (RULES 5.9): its name, provider format and
+    /// capabilities, so that no caller looks the profile up again.
+    #[serde(skip)]
+    pub model_profile: ModelProfile,
+    /// The tokenizer that counted, and whether it is the model's own (RULES 5.8); `tokens`
+    /// carries its label.
+    #[serde(skip)]
+    pub tokenizer: TokenizerChoice,
 }
 
 impl BuildResult<'_> {
+    /// The provider format of the model profile that applied (RULES 5.7): the request body a
+    /// provider takes for this build.
+    pub fn provider_format(&self) -> ProviderFormat {
+        self.model_profile.provider_format
+    }
+
     /// The same result with every message's parts its own, so that it no longer borrows the
     /// session it was built from.
     pub fn into_owned(self) -> BuildResult<'static> {
@@ -239,6 +256,8 @@ impl BuildResult<'_> {
             logs: self.logs,
             variables: self.variables,
             lorebook: self.lorebook,
+            model_profile: self.model_profile,
+            tokenizer: self.tokenizer,
         }
     }
 }
@@ -316,69 +335,8 @@ impl<'s> PipelineContext<'_, 's> {
             logs: self.logs,
             variables: self.variables,
             lorebook: self.blackboard.lorebook.take(),
+            model_profile: self.profile,
+            tokenizer: self.tokenizer,
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use std::sync::Arc;
-
-    use chrono::DateTime;
-
-    use crate::cache::BuildCache;
-    use crate::model::{parse_preset, parse_session, Session};
-    use crate::pipeline::{BuildOptions, BuildRequest};
-
-    const PRESET: &str = r#"{"formatVersion": 1, "id": "p", "name": "P",
-        "messageTemplates": [
-            {"id": "sys", "role": "system", "content": "You are {{char}}."},
-            {"id": "hist", "role": "system", "type": "chat_history"}],
-        "contextRecipes": [{"id": "r", "modelFilter": ["*"], "steps": [
-            {"messageId": "sys", "enabled": true}, {"messageId": "hist", "enabled": true}]}]}"#;
-
-    const SESSION: &str = r#"{"formatVersion": 1, "id": "s", "messages": [
-        {"role": "user", "content": "Hello there."},
-        {"role": "assistant", "content": "Hi! How can I help?"},
-        {"role": "user", "content": "Tell me about the mill."}]}"#;
-
-    #[test]
-    fn a_rebuild_counts_history_from_the_kept_counts_and_recounts_only_changed_text() {
-        let preset = parse_preset(PRESET).unwrap();
-        let mut session = parse_session(SESSION).unwrap();
-        let options =
-            BuildOptions::at(DateTime::parse_from_rfc3339("2026-01-01T00:00:00Z").unwrap());
-        let tokens = BuildCache::new();
-        let build = |session: &Session| {
-            crate::build(&BuildRequest {
-                assets: &crate::assets::InlineAssets,
-                preset: &preset,
-                session,
-                model: "gpt-4o",
-                options: &options,
-                cache: &tokens,
-                profiles: &[],
-            })
-            .unwrap()
-            .into_owned()
-        };
-        let first = build(&session);
-        assert_eq!(
-            tokens.stats(),
-            (0, 4),
-            "one template and three history texts counted"
-        );
-        let second = build(&session);
-        assert_eq!(second.messages, first.messages);
-        assert_eq!(tokens.stats(), (4, 4), "nothing counted again");
-
-        // New text in the same place is counted, never read from the kept counts.
-        session.messages[1].content = Arc::from("Hi! How can I help you today, traveller?");
-        let third = build(&session);
-        assert_eq!(tokens.stats(), (7, 5));
-        let expected =
-            crate::tokens::TokenizerKind::O200kBase.count(&session.messages[1].content) as u32 + 3;
-        assert_eq!(third.messages[2].tokens, expected);
-        assert_ne!(third.messages[2].tokens, first.messages[2].tokens);
     }
 }

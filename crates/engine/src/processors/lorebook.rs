@@ -17,14 +17,14 @@
 //!   their strategies exactly like recipe steps. What activated, why, and what the budget cut is
 //!   the build result's `lorebook` report.
 
-use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
 use crate::lorebook_scan::BookScan;
 use crate::model::LorebookEntry;
 use crate::pipeline::{
-    DropAction, DroppedItem, InjectionCandidate, PipelineContext, Placement, Processor,
-    ProcessorDescriptor, ResolvedConfig, Source, SourceKind,
+    ActivatedEntry, Activation, CutEntry, DropAction, DroppedItem, InjectionCandidate,
+    LorebookReport, PipelineContext, Placement, Processor, ProcessorDescriptor, ResolvedConfig,
+    Source, SourceKind,
 };
 use crate::EngineError;
 
@@ -34,60 +34,6 @@ const ID: &str = "lorebook";
 
 /// How many rounds of recursion into activated content.
 pub const MAX_RECURSION: usize = 3;
-
-/// Why an entry activated.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[serde(tag = "kind", rename_all = "camelCase")]
-pub enum Activation {
-    Constant,
-    /// `key` occurred in history message `history_index` (absent for the pending input).
-    #[serde(rename_all = "camelCase")]
-    Key {
-        key: String,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        history_index: Option<u32>,
-    },
-    /// `key` occurred in the content of activated entry `from_entry`.
-    #[serde(rename_all = "camelCase")]
-    Recursion {
-        key: String,
-        from_entry: String,
-    },
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[serde(rename_all = "camelCase")]
-pub struct ActivatedEntry {
-    pub entry_id: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    pub reason: Activation,
-    pub tokens: u32,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[serde(rename_all = "camelCase")]
-pub struct CutEntry {
-    pub entry_id: String,
-    pub tokens: u32,
-    pub reason: String,
-}
-
-/// What the lorebook did in one build, for the preview.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[serde(rename_all = "camelCase")]
-pub struct LorebookReport {
-    /// Entries sent, in the order they were budgeted (highest `order` first).
-    pub activated: Vec<ActivatedEntry>,
-    /// Entries that activated but did not fit the budget.
-    pub cut: Vec<CutEntry>,
-    /// The lorebook's share of the context, in tokens.
-    pub budget: u32,
-}
 
 impl Processor for Lorebook {
     fn descriptor(&self) -> ProcessorDescriptor {
@@ -257,22 +203,6 @@ fn source(entry: &LorebookEntry) -> Source {
     Source {
         entry_id: Some(entry.id.clone()),
         ..Source::new(SourceKind::Lorebook, Placement::List)
-    }
-}
-
-impl std::fmt::Display for Activation {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Activation::Constant => write!(f, "constant"),
-            Activation::Key {
-                key,
-                history_index: Some(i),
-            } => write!(f, "key \"{key}\" in history #{i}"),
-            Activation::Key { key, .. } => write!(f, "key \"{key}\" in the input"),
-            Activation::Recursion { key, from_entry } => {
-                write!(f, "key \"{key}\" in the content of entry \"{from_entry}\"")
-            }
-        }
     }
 }
 

@@ -1,4 +1,5 @@
-//! The built-in processors of RULES 5.1, one file each, named by id.
+//! The built-in processors of RULES 5.1, one file each, named by id. Each implements
+//! `pipeline::Processor`; the engine's `build` module lists them and registers them.
 
 mod asset_resolver;
 mod convert_system_to_user;
@@ -25,32 +26,10 @@ pub use ephemeral_injection::EphemeralInjection;
 pub use history_operations::HistoryOperations;
 pub use injection_assembler::InjectionAssembler;
 pub use instruction_pinning::InstructionPinning;
-pub use lorebook::{ActivatedEntry, Activation, CutEntry, Lorebook, LorebookReport};
+pub use lorebook::Lorebook;
 pub use merge_consecutive_roles::MergeConsecutiveRoles;
 pub use merge_system_to_head::MergeSystemToHead;
 pub use regex_processor::{default_rules, RegexProcessor};
 pub use session_loader::SessionLoader;
 pub use token_limiter::TokenLimiter;
 pub use transcription_processor::TranscriptionProcessor;
-
-use crate::pipeline::Processor;
-
-/// Every built-in processor, in registration order.
-pub fn builtin() -> Vec<Box<dyn Processor>> {
-    vec![
-        Box::new(SessionLoader),
-        Box::new(HistoryOperations),
-        Box::new(RegexProcessor),
-        Box::new(TranscriptionProcessor),
-        Box::new(Lorebook),
-        Box::new(InjectionAssembler),
-        Box::new(EphemeralInjection),
-        Box::new(TokenLimiter),
-        Box::new(InstructionPinning),
-        Box::new(MergeSystemToHead),
-        Box::new(ConvertSystemToUser),
-        Box::new(MergeConsecutiveRoles),
-        Box::new(EnsureAlternation),
-        Box::new(AssetResolver),
-    ]
-}

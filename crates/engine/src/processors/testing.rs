@@ -4,10 +4,9 @@ use chrono::DateTime;
 use serde_json::Value;
 
 use crate::cache::BuildCache;
-use crate::history::History;
 use crate::model::{AgentPreset, ProcessorConfig, Role, Session};
 use crate::pipeline::{
-    BuildOptions, BuildRequest, BuildResult, PipelineContext, PipelineMessage, Placement,
+    BuildOptions, BuildRequest, BuildResult, History, PipelineContext, PipelineMessage, Placement,
     Processor, ResolvedConfig, Source, SourceKind,
 };
 
@@ -58,8 +57,8 @@ pub fn with_context<R>(
         assets: &crate::assets::InlineAssets,
     };
     let profile = request.profile();
-    let ctx = PipelineContext::new(&request, &profile);
     let config = ResolvedConfig::merge(&descriptor, &profile, &preset);
+    let ctx = PipelineContext::new(&request, profile);
     assert!(
         config.notes.is_empty(),
         "settings refused: {:?}",

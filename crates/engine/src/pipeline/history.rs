@@ -4,8 +4,8 @@
 
 use std::ops::Range;
 
+use super::PipelineMessage;
 use crate::model::Role;
-use crate::pipeline::PipelineMessage;
 
 #[derive(Debug, Clone, Default)]
 pub struct History<'s> {

@@ -1,0 +1,307 @@
+//! Evaluation of one macro (RULES 4.2) whose arguments are already expanded, within the caps of
+//! RULES 4.4: what each name becomes, the warnings for what stays as written, and the bytes
+//! charged against the expansion's and the build's caps.
+
+use std::collections::HashSet;
+
+use chrono::{Datelike, Timelike};
+
+use super::random::Dice;
+use super::scan::{char_floor, split_macro};
+use super::variables::add_values;
+use super::{has_macros, MacroEnv, MacroState, MAX_EVALUATIONS, MAX_VALUE_DEPTH};
+use crate::limits::{MACRO_BUILD_BYTES, MACRO_EXPANSION_BYTES, MACRO_VARIABLE_NAME_BYTES};
+
+/// Distinct warnings one `expand` call reports at most.
+const MAX_WARNINGS: usize = 50;
+
+const MONTHS: [&str; 12] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
+const WEEKDAYS: [&str; 7] = [
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+    "Thursday",
+    "Friday",
+    "Saturday",
+    "Sunday",
+];
+
+pub(super) enum Output {
+    Text(String),
+    /// The macro stays as written (with the macros in its arguments expanded).
+    Kept,
+    Trim,
+}
+
+pub(super) enum Problem {
+    Unknown,
+    NoArguments,
+    NeedsArguments,
+    BadDice,
+    NoVariableName,
+    LongVariableName,
+    /// A cap was reached; the warning is already given.
+    Stopped,
+}
+
+pub(super) enum Value {
+    Plain(String),
+    /// A value that may itself hold macros (a description with `{{user}}`).
+    Expandable(String),
+    Trim,
+}
+
+pub(super) struct Expander<'x, 'a> {
+    pub(super) env: &'x MacroEnv<'a>,
+    pub(super) state: &'x mut MacroState,
+    pub(super) position: &'x str,
+    pub(super) warnings: Vec<String>,
+    pub(super) warned: HashSet<String>,
+    pub(super) evaluations: usize,
+    /// Bytes this expansion's macros have produced (output and stored values).
+    pub(super) produced: usize,
+    /// Set when a cap was reached: every later macro of this expansion stays as written.
+    pub(super) stopped: bool,
+}
+
+impl<'x, 'a> Expander<'x, 'a> {
+    pub(super) fn new(env: &'x MacroEnv<'a>, state: &'x mut MacroState, position: &'x str) -> Self {
+        Expander {
+            env,
+            state,
+            position,
+            warnings: Vec::new(),
+            warned: HashSet::new(),
+            evaluations: 0,
+            produced: 0,
+            stopped: false,
+        }
+    }
+}
+
+impl Expander<'_, '_> {
+    pub(super) fn warn(&mut self, warning: impl FnOnce() -> String) {
+        if self.warnings.len() >= MAX_WARNINGS {
+            return;
+        }
+        let warning = warning();
+        if self.warned.insert(warning.clone()) {
+            self.warnings.push(warning);
+        }
+    }
+
+    /// Counts `bytes` of macro output (or of a stored value) against this expansion's and this
+    /// build's caps; false, with a warning, when they would cross one.
+    pub(super) fn charge(&mut self, bytes: usize) -> bool {
+        if self.produced + bytes > MACRO_EXPANSION_BYTES {
+            self.stopped = true;
+            self.warn(|| {
+                format!(
+                    "macros produced more than {} here; the rest are left as written",
+                    in_words(MACRO_EXPANSION_BYTES)
+                )
+            });
+            return false;
+        }
+        if self.state.produced + bytes > MACRO_BUILD_BYTES {
+            self.stopped = true;
+            // Said once per build, where it happened; later expansions stay as written.
+            if !std::mem::replace(&mut self.state.exhausted, true) {
+                self.warn(|| {
+                    format!(
+                        "the macros of this build produced more than {}; from here on every macro is left as written",
+                        in_words(MACRO_BUILD_BYTES)
+                    )
+                });
+            }
+            return false;
+        }
+        self.produced += bytes;
+        self.state.produced += bytes;
+        true
+    }
+
+    /// Evaluates one macro whose arguments are already expanded (`body`); `raw` is its source.
+    pub(super) fn evaluate(&mut self, body: &str, raw: &str, depth: usize) -> Output {
+        if self.stopped || self.state.exhausted {
+            return Output::Kept;
+        }
+        if self.evaluations >= MAX_EVALUATIONS {
+            self.warn(|| {
+                format!("more than {MAX_EVALUATIONS} macros; the rest are left as written")
+            });
+            return Output::Kept;
+        }
+        self.evaluations += 1;
+        let text = match self.value(body) {
+            Ok(Value::Plain(s)) => s,
+            Ok(Value::Expandable(s)) => self.expand_value(s, depth),
+            Ok(Value::Trim) => return Output::Trim,
+            Err(Problem::Stopped) => return Output::Kept,
+            Err(problem) => {
+                self.warn(|| {
+                    let raw = shorten(raw);
+                    match problem {
+                        Problem::Unknown => format!("unknown macro {raw}"),
+                        Problem::NoArguments => format!("macro {raw} takes no arguments"),
+                        Problem::NeedsArguments => format!("macro {raw} needs arguments"),
+                        Problem::BadDice => {
+                            format!("macro {raw}: expected dice like 2d6, d20 or 20")
+                        }
+                        Problem::NoVariableName => format!("macro {raw} needs a variable name"),
+                        Problem::LongVariableName => format!(
+                            "macro {raw}: a variable name is at most {MACRO_VARIABLE_NAME_BYTES} bytes"
+                        ),
+                        Problem::Stopped => String::new(),
+                    }
+                });
+                return Output::Kept;
+            }
+        };
+        if self.charge(text.len()) {
+            Output::Text(text)
+        } else {
+            Output::Kept
+        }
+    }
+
+    fn expand_value(&mut self, value: String, depth: usize) -> String {
+        if !has_macros(&value) {
+            return value;
+        }
+        if depth >= MAX_VALUE_DEPTH {
+            self.warn(|| {
+                format!("macro values nest more than {MAX_VALUE_DEPTH} levels deep; the rest are left as written")
+            });
+            return value;
+        }
+        self.scan(&value, depth + 1)
+    }
+
+    fn value(&mut self, body: &str) -> Result<Value, Problem> {
+        let (name, args) = split_macro(body).ok_or(Problem::Unknown)?;
+        let name = name.trim().to_ascii_lowercase();
+        let env = self.env;
+        let t = &env.timestamp;
+        let plain = |s: &str| Ok(Value::Plain(s.to_string()));
+        let expandable = |s: &str| Ok(Value::Expandable(s.to_string()));
+        match (name.as_str(), args) {
+            ("user", None) => plain(env.user),
+            ("char", None) => plain(env.char_name),
+            ("description", None) => expandable(env.description),
+            ("personality", None) => expandable(env.personality),
+            ("scenario", None) => expandable(env.scenario),
+            ("persona", None) => expandable(env.persona),
+            ("mesexamples", None) => expandable(env.mes_examples),
+            ("summary", None) => expandable(env.summary),
+            ("model", None) => plain(env.model),
+            ("lastmessage", None) => plain(env.last_message),
+            ("lastusermessage", None) => plain(env.last_user_message),
+            ("lastcharmessage", None) => plain(env.last_char_message),
+            ("time", None) => {
+                let (pm, hour) = t.hour12();
+                let half = if pm { "PM" } else { "AM" };
+                Ok(Value::Plain(format!("{hour}:{:02} {half}", t.minute())))
+            }
+            ("date", None) => {
+                let month = MONTHS.get(t.month0() as usize).copied().unwrap_or_default();
+                Ok(Value::Plain(format!("{month} {}, {}", t.day(), t.year())))
+            }
+            ("weekday", None) => {
+                let index = t.weekday().num_days_from_monday() as usize;
+                plain(WEEKDAYS.get(index).copied().unwrap_or_default())
+            }
+            ("isodate", None) => Ok(Value::Plain(format!(
+                "{:04}-{:02}-{:02}",
+                t.year(),
+                t.month(),
+                t.day()
+            ))),
+            ("isotime", None) => Ok(Value::Plain(format!("{:02}:{:02}", t.hour(), t.minute()))),
+            ("newline", None) => plain("\n"),
+            ("trim", None) => Ok(Value::Trim),
+            (
+                "user" | "char" | "description" | "personality" | "scenario" | "persona"
+                | "mesexamples" | "summary" | "model" | "lastmessage" | "lastusermessage"
+                | "lastcharmessage" | "time" | "date" | "weekday" | "isodate" | "isotime"
+                | "newline" | "trim",
+                Some(_),
+            ) => Err(Problem::NoArguments),
+
+            ("random" | "pick" | "roll" | "getvar" | "setvar" | "addvar", None) => {
+                Err(Problem::NeedsArguments)
+            }
+            ("random", Some(args)) => {
+                let choices = args.choices();
+                let index = self.state.random.below(choices.len() as u64) as usize;
+                Ok(Value::Plain(
+                    choices.into_iter().nth(index).unwrap_or_default(),
+                ))
+            }
+            ("pick", Some(args)) => {
+                let choices = args.choices();
+                let index = self.pick_seed().below(choices.len() as u64) as usize;
+                Ok(Value::Plain(
+                    choices.into_iter().nth(index).unwrap_or_default(),
+                ))
+            }
+            ("roll", Some(args)) => {
+                let dice = Dice::parse(args.text.trim()).ok_or(Problem::BadDice)?;
+                Ok(Value::Plain(dice.roll(&mut self.state.random).to_string()))
+            }
+            ("getvar", Some(args)) => {
+                if args.text.len() > MACRO_VARIABLE_NAME_BYTES + 64 {
+                    return Err(Problem::LongVariableName);
+                }
+                let name = args.text.trim();
+                let value = self.state.variables.get(name).cloned().unwrap_or_default();
+                Ok(Value::Expandable(value))
+            }
+            ("setvar", Some(args)) => {
+                let (name, value) = args.variable()?;
+                self.store(name, value.to_string())?;
+                plain("")
+            }
+            ("addvar", Some(args)) => {
+                let (name, delta) = args.variable()?;
+                let current = self
+                    .state
+                    .variables
+                    .get(name)
+                    .map(String::as_str)
+                    .unwrap_or("");
+                let sum = add_values(current, delta);
+                self.store(name, sum)?;
+                plain("")
+            }
+            _ => Err(Problem::Unknown),
+        }
+    }
+}
+
+/// A macro's source as a warning shows it: long ones are cut.
+pub(super) fn shorten(raw: &str) -> String {
+    const SHOWN: usize = 80;
+    if raw.len() <= SHOWN {
+        return raw.to_string();
+    }
+    format!("{}…", &raw[..char_floor(raw, SHOWN)])
+}
+
+/// A cap in words: "2 MiB".
+pub(super) fn in_words(bytes: usize) -> String {
+    format!("{} MiB", bytes >> 20)
+}

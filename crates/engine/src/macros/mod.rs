@@ -1,0 +1,144 @@
+//! The macros of RULES 4: `{{name}}`, `{{name::arg::arg}}` and `{{name:a,b}}` in template and
+//! lorebook text.
+//!
+//! One left-to-right scan matches each `{{` with its `}}` on a stack, so the innermost macro
+//! closes first and its result becomes part of the enclosing macro's arguments
+//! (`{{setvar::x::{{user}}}}`). Text that is not a macro is copied in runs. Unbalanced braces
+//! stay as written; an unknown macro stays as written (any macros in its arguments expanded) and
+//! adds a warning that shows its source.
+//!
+//! Formats and semantics chosen here:
+//! - `{{time}}` "3:04 PM" (12-hour clock, no leading zero), `{{date}}` "November 22, 2026",
+//!   `{{weekday}}` "Sunday", `{{isodate}}` "2026-11-22", `{{isotime}}` "15:04" (24-hour). All
+//!   read the build's timestamp in its own offset, never the clock.
+//! - `{{trim}}` removes itself and all white space on both sides of it (up to the nearest
+//!   non-space character, within the same macro argument).
+//! - `{{random}}` and `{{roll}}` draw from one SplitMix64 stream per build, seeded from the
+//!   session id and the message count. `{{pick}}` seeds each use from the session, the position
+//!   and how many picks that position has had, so editing other text does not change it.
+//! - `{{random:a, b}}` splits on commas (`\,` is a literal comma) and trims each choice;
+//!   `{{random::a::b}}` keeps choices as written.
+//! - `{{roll}}` takes `NdM`, `dM` or `M`, with an optional `+K` or `-K`.
+//! - `{{getvar::x}}` of an unset variable is empty. `{{addvar::x::n}}` adds numerically when the
+//!   value (an unset or empty one counts as 0) and `n` are both numbers, else appends `n`.
+//! - Character fields, the persona, the summary and variables are expanded again when they hold
+//!   macros (a description with `{{user}}`), at most [`MAX_VALUE_DEPTH`] levels deep; chat
+//!   messages (`{{lastMessage}}`, ...) are not, as macros do not apply to history.
+//!
+//! Bounds (docs/ARCHITECTURE.md, "Limits"): one expansion evaluates at most [`MAX_EVALUATIONS`]
+//! macros and produces at most [`MACRO_EXPANSION_BYTES`]; a variable holds at most
+//! [`MACRO_VARIABLE_BYTES`]; one build's macros produce at most [`MACRO_BUILD_BYTES`] (output
+//! and stored values together). Past a cap the macro that would cross it and every later one stay
+//! as written, and a warning says which cap. A macro that is left as written costs no more than
+//! its name: names, dice and variable names are only looked for in the first few bytes, so text
+//! nested in many unknown macros is not read again at every level.
+//!
+//! The module's files: `scan.rs` parses (the left-to-right scan, a macro's name and arguments),
+//! `evaluate.rs` evaluates one macro within the caps, `variables.rs` holds `{{setvar}}` and
+//! `{{addvar}}`, `random.rs` the seeded generator, `{{pick}}` and the dice.
+//!
+//! [`MACRO_EXPANSION_BYTES`]: crate::limits::MACRO_EXPANSION_BYTES
+//! [`MACRO_VARIABLE_BYTES`]: crate::limits::MACRO_VARIABLE_BYTES
+//! [`MACRO_BUILD_BYTES`]: crate::limits::MACRO_BUILD_BYTES
+
+mod evaluate;
+mod random;
+mod scan;
+#[cfg(test)]
+mod tests;
+mod variables;
+
+use std::collections::{BTreeMap, HashMap};
+
+use chrono::{DateTime, FixedOffset};
+use xxhash_rust::xxh3::xxh3_64_with_seed;
+
+use evaluate::Expander;
+use random::{SplitMix64, RANDOM_STREAM};
+
+/// How many times a macro value holding macros is expanded again; a value that names itself
+/// stops here.
+pub const MAX_VALUE_DEPTH: usize = 4;
+/// Macros one `expand` call evaluates at most; later ones stay as written.
+pub const MAX_EVALUATIONS: usize = 10_000;
+
+pub struct MacroEnv<'a> {
+    pub user: &'a str,
+    pub char_name: &'a str,
+    pub description: &'a str,
+    pub personality: &'a str,
+    pub scenario: &'a str,
+    pub persona: &'a str,
+    pub mes_examples: &'a str,
+    pub summary: &'a str,
+    pub model: &'a str,
+    pub last_message: &'a str,
+    pub last_user_message: &'a str,
+    pub last_char_message: &'a str,
+    pub timestamp: DateTime<FixedOffset>,
+    pub session_id: &'a str,
+    pub message_count: usize,
+}
+
+/// What macros carry from one `expand` call to the next within a build: the variables and the
+/// random stream.
+pub struct MacroState {
+    variables: BTreeMap<String, String>,
+    seed: u64,
+    random: SplitMix64,
+    /// How many `pick`s each position has had in this build.
+    picks: HashMap<String, u64>,
+    /// Bytes this build's macros have produced so far: their output and the values they stored.
+    produced: usize,
+    /// Set when `produced` reached [`MACRO_BUILD_BYTES`]: every later macro stays as written.
+    exhausted: bool,
+}
+
+impl MacroState {
+    pub fn new(env: &MacroEnv<'_>, variables: BTreeMap<String, String>) -> Self {
+        let seed = xxh3_64_with_seed(env.session_id.as_bytes(), env.message_count as u64);
+        MacroState {
+            variables,
+            seed,
+            random: SplitMix64(seed ^ RANDOM_STREAM),
+            picks: HashMap::new(),
+            produced: 0,
+            exhausted: false,
+        }
+    }
+
+    pub fn variables(&self) -> &BTreeMap<String, String> {
+        &self.variables
+    }
+
+    /// Bytes this build's macros have produced so far (output and stored values).
+    pub fn produced(&self) -> usize {
+        self.produced
+    }
+}
+
+pub struct Expansion {
+    pub text: String,
+    pub warnings: Vec<String>,
+}
+
+pub fn has_macros(text: &str) -> bool {
+    text.contains("{{")
+}
+
+/// Expands the macros in `text`. `position` names where the text comes from (a template and
+/// step, a lorebook entry); it keeps `{{pick}}` stable there.
+pub fn expand(text: &str, env: &MacroEnv<'_>, state: &mut MacroState, position: &str) -> Expansion {
+    if !has_macros(text) {
+        return Expansion {
+            text: text.to_string(),
+            warnings: Vec::new(),
+        };
+    }
+    let mut expander = Expander::new(env, state, position);
+    let text = expander.scan(text, 0);
+    Expansion {
+        text,
+        warnings: expander.warnings,
+    }
+}

@@ -1,0 +1,597 @@
+//! The macros' tests: each rule of RULES 4 and its caps, and properties over macro soup.
+
+use std::collections::HashSet;
+
+use proptest::prelude::*;
+
+use super::variables::add_values;
+use super::*;
+use crate::limits::{
+    MACRO_BUILD_BYTES, MACRO_EXPANSION_BYTES, MACRO_NAME_BYTES, MACRO_VARIABLE_BYTES,
+    MACRO_VARIABLE_NAME_BYTES,
+};
+
+fn env() -> MacroEnv<'static> {
+    MacroEnv {
+        user: "Alice",
+        char_name: "Bob",
+        description: "{{char}} is a wizard who knows {{user}}.",
+        personality: "dry",
+        scenario: "a tower",
+        persona: "a traveller",
+        mes_examples: "<START>",
+        summary: "they met",
+        model: "gpt-4o",
+        last_message: "bye {{user}}",
+        last_user_message: "hi",
+        last_char_message: "bye {{user}}",
+        timestamp: DateTime::parse_from_rfc3339("2026-11-22T15:04:05+01:00").unwrap(),
+        session_id: "session-1",
+        message_count: 4,
+    }
+}
+
+fn run_in(env: &MacroEnv<'_>, text: &str) -> Expansion {
+    let mut state = MacroState::new(env, BTreeMap::new());
+    expand(text, env, &mut state, "test")
+}
+
+fn run(text: &str) -> Expansion {
+    run_in(&env(), text)
+}
+
+fn text(text: &str) -> String {
+    let out = run(text);
+    assert!(out.warnings.is_empty(), "{text}: {:?}", out.warnings);
+    out.text
+}
+
+#[test]
+fn value_macros_read_the_environment() {
+    assert_eq!(
+        text("{{user}}|{{char}}|{{personality}}|{{scenario}}|{{persona}}|{{mesExamples}}|{{summary}}|{{model}}"),
+        "Alice|Bob|dry|a tower|a traveller|<START>|they met|gpt-4o"
+    );
+    assert_eq!(text("{{lastUserMessage}}"), "hi");
+}
+
+#[test]
+fn character_fields_expand_their_own_macros() {
+    assert_eq!(text("{{description}}"), "Bob is a wizard who knows Alice.");
+}
+
+#[test]
+fn chat_messages_are_not_expanded_again() {
+    assert_eq!(
+        text("{{lastMessage}}/{{lastCharMessage}}"),
+        "bye {{user}}/bye {{user}}"
+    );
+}
+
+#[test]
+fn a_value_that_names_itself_stops_with_a_warning() {
+    let env = MacroEnv {
+        description: "x{{description}}{{description}}",
+        ..env()
+    };
+    let out = run_in(&env, "{{description}}");
+    assert!(out.text.starts_with("xxxx"));
+    assert!(out.text.contains("{{description}}"));
+    assert_eq!(out.warnings.len(), 1, "{:?}", out.warnings);
+}
+
+#[test]
+fn time_macros_read_the_build_timestamp() {
+    assert_eq!(
+        text("{{time}}|{{date}}|{{weekday}}|{{isodate}}|{{isotime}}"),
+        "3:04 PM|November 22, 2026|Sunday|2026-11-22|15:04"
+    );
+    let env = MacroEnv {
+        timestamp: DateTime::parse_from_rfc3339("2027-01-04T00:07:00-05:00").unwrap(),
+        ..env()
+    };
+    assert_eq!(
+        run_in(
+            &env,
+            "{{time}}|{{date}}|{{weekday}}|{{isodate}}|{{isotime}}"
+        )
+        .text,
+        "12:07 AM|January 4, 2027|Monday|2027-01-04|00:07"
+    );
+}
+
+#[test]
+fn newline_is_a_line_break() {
+    assert_eq!(text("a{{newline}}b{{NEWLINE}}"), "a\nb\n");
+}
+
+#[test]
+fn trim_removes_itself_and_the_space_around_it() {
+    assert_eq!(text("a\n\n  {{trim}}\n\n  b"), "ab");
+    assert_eq!(text("{{trim}}\n\nstart"), "start");
+    assert_eq!(text("end \n{{trim}}"), "end");
+    assert_eq!(text("a\n{{trim}}{{newline}} {{user}}"), "aAlice");
+    // Within an argument it trims the argument only.
+    assert_eq!(
+        text("{{setvar::x::  a {{trim}} b}}[{{getvar::x}}]"),
+        "[  ab]"
+    );
+}
+
+#[test]
+fn comments_are_removed_and_not_evaluated() {
+    assert_eq!(text("a{{// note: keep it short, {{user}} }}b"), "ab");
+    assert_eq!(text("a{{ // spaced }}b"), "ab");
+    let env = env();
+    let mut state = MacroState::new(&env, BTreeMap::new());
+    let out = expand("{{//{{setvar::x::1}}}}{{getvar::x}}", &env, &mut state, "p");
+    assert_eq!(out.text, "");
+    assert!(state.variables().is_empty());
+    // An unclosed comment stays as written.
+    assert_eq!(run("a {{// {{user}}").text, "a {{// {{user}}");
+}
+
+#[test]
+fn random_chooses_among_its_arguments() {
+    for t in [
+        "{{random::a::b::c}}",
+        "{{random:a,b,c}}",
+        "{{random: a , b,c }}",
+        "{{RANDOM::a::b::c}}",
+    ] {
+        let out = text(t);
+        assert!(["a", "b", "c"].contains(&out.as_str()), "{t} gave {out:?}");
+    }
+    assert_eq!(text("{{random::only}}"), "only");
+    assert_eq!(text("{{random:a\\,b}}"), "a,b");
+    assert_eq!(text("{{random::  kept  }}"), "  kept  ");
+    let out = run("{{random}}");
+    assert_eq!(out.text, "{{random}}");
+    assert_eq!(out.warnings.len(), 1);
+}
+
+#[test]
+fn random_choices_are_deterministic_per_session() {
+    let t = "{{random::a::b::c::d}}{{random::a::b::c::d}}{{roll::d100}}";
+    assert_eq!(run(t).text, run(t).text);
+    let ids: Vec<String> = (0..64).map(|i| format!("session-{i}")).collect();
+    let outcomes: HashSet<String> = ids
+        .iter()
+        .map(|id| {
+            run_in(
+                &MacroEnv {
+                    session_id: id,
+                    ..env()
+                },
+                t,
+            )
+            .text
+        })
+        .collect();
+    assert!(outcomes.len() > 8, "{outcomes:?}");
+    let counts: HashSet<String> = (0..64)
+        .map(|n| {
+            run_in(
+                &MacroEnv {
+                    message_count: n,
+                    ..env()
+                },
+                t,
+            )
+            .text
+        })
+        .collect();
+    assert!(counts.len() > 8, "{counts:?}");
+}
+
+#[test]
+fn random_draws_continue_across_calls_in_one_build() {
+    let env = env();
+    let mut state = MacroState::new(&env, BTreeMap::new());
+    let draws: HashSet<String> = (0..32)
+        .map(|_| expand("{{roll::1d1000000}}", &env, &mut state, "p").text)
+        .collect();
+    assert!(draws.len() > 1);
+}
+
+#[test]
+fn pick_is_stable_per_session_and_position() {
+    let base = env();
+    let pick = "{{pick::a::b::c::d::e::f}}";
+    let picked = |text: &str, position: &str| {
+        let mut state = MacroState::new(&base, BTreeMap::new());
+        expand(text, &base, &mut state, position).text
+    };
+    let alone = picked(pick, "template:x#1");
+    // Edits around it, even ones that draw random numbers, do not change it.
+    let edited = picked(
+        &format!("{{{{random::1::2}}}} intro {{{{roll::3d6}}}}{pick}"),
+        "template:x#1",
+    );
+    assert!(edited.ends_with(&alone), "{edited} vs {alone}");
+    // The second pick in a position is its own choice, stable too.
+    assert_eq!(
+        picked(&format!("{pick}{pick}"), "p"),
+        picked(&format!("{pick}|{pick}"), "p").replace('|', "")
+    );
+    let positions: HashSet<String> = (0..32)
+        .map(|i| picked(pick, &format!("template:x#{i}")))
+        .collect();
+    assert!(positions.len() > 1);
+    let sessions: HashSet<String> = (0..32)
+        .map(|i| {
+            let id = format!("s{i}");
+            run_in(
+                &MacroEnv {
+                    session_id: &id,
+                    ..env()
+                },
+                pick,
+            )
+            .text
+        })
+        .collect();
+    assert!(sessions.len() > 1);
+    assert!(["a", "b", "c"].contains(&text("{{pick:a, b, c}}").as_str()));
+}
+
+#[test]
+fn roll_throws_dice() {
+    for i in 0..50 {
+        let id = format!("s{i}");
+        let env = MacroEnv {
+            session_id: &id,
+            ..env()
+        };
+        let two = run_in(&env, "{{roll::2d6}}").text.parse::<i64>().unwrap();
+        assert!((2..=12).contains(&two));
+        for t in ["{{roll:d20}}", "{{roll:20}}", "{{roll::1D20}}"] {
+            let n = run_in(&env, t).text.parse::<i64>().unwrap();
+            assert!((1..=20).contains(&n), "{t} gave {n}");
+        }
+    }
+    assert_eq!(text("{{roll::1d1+2}}"), "3");
+    assert_eq!(text("{{roll::3d1-5}}"), "-2");
+    for bad in [
+        "{{roll::0d6}}",
+        "{{roll::d0}}",
+        "{{roll::2d}}",
+        "{{roll::abc}}",
+        "{{roll::99999d6}}",
+    ] {
+        let out = run(bad);
+        assert_eq!(out.text, bad);
+        assert_eq!(out.warnings.len(), 1, "{bad}");
+    }
+}
+
+#[test]
+fn variables_get_set_and_add() {
+    assert_eq!(text("{{setvar::x::hello}}{{getvar::x}}"), "hello");
+    assert_eq!(text("[{{getvar::missing}}]"), "[]");
+    assert_eq!(text("{{setvar::n::2}}{{addvar::n::3}}{{getvar::n}}"), "5");
+    assert_eq!(text("{{addvar::n::-4}}{{getvar::n}}"), "-4");
+    assert_eq!(
+        text("{{setvar::n::1.5}}{{addvar::n::2}}{{getvar::n}}"),
+        "3.5"
+    );
+    assert_eq!(
+        text("{{setvar::s::ab}}{{addvar::s::cd}}{{getvar::s}}"),
+        "abcd"
+    );
+    assert_eq!(text("{{setvar::s::1}}{{addvar::s::x}}{{getvar::s}}"), "1x");
+    assert_eq!(
+        text("{{setvar::s::inf}}{{addvar::s::1}}{{getvar::s}}"),
+        "inf1"
+    );
+    assert_eq!(text("{{setvar::u::a::b}}{{getvar::u}}"), "a::b");
+    assert_eq!(
+        add_values(&i64::MAX.to_string(), "1"),
+        (i64::MAX as f64 + 1.0).to_string()
+    );
+}
+
+#[test]
+fn variables_carry_across_calls_and_start_from_the_preset() {
+    let env = env();
+    let initial = BTreeMap::from([
+        ("mood".to_string(), "calm".to_string()),
+        ("n".to_string(), "1".to_string()),
+    ]);
+    let mut state = MacroState::new(&env, initial);
+    assert_eq!(
+        expand("{{getvar::mood}}", &env, &mut state, "a").text,
+        "calm"
+    );
+    assert_eq!(
+        expand(
+            "{{setvar::mood::{{user}} is tense}}{{addvar::n::1}}",
+            &env,
+            &mut state,
+            "b"
+        )
+        .text,
+        ""
+    );
+    assert_eq!(
+        expand("{{getvar::mood}}/{{getvar::n}}", &env, &mut state, "c").text,
+        "Alice is tense/2"
+    );
+    assert_eq!(state.variables()["mood"], "Alice is tense");
+}
+
+#[test]
+fn a_variable_holding_macros_expands_them() {
+    let env = env();
+    let initial = BTreeMap::from([("greeting".to_string(), "hello {{user}}".to_string())]);
+    let mut state = MacroState::new(&env, initial);
+    assert_eq!(
+        expand("{{getvar::greeting}}", &env, &mut state, "a").text,
+        "hello Alice"
+    );
+}
+
+#[test]
+fn names_are_case_insensitive_and_arguments_are_not() {
+    assert_eq!(
+        text("{{USER}} {{Char}} {{MesExamples}} {{IsoDate}}"),
+        "Alice Bob <START> 2026-11-22"
+    );
+    assert_eq!(
+        text("{{SetVar::X::Up}}{{GetVar::X}}[{{getvar::x}}]"),
+        "Up[]"
+    );
+    assert_eq!(text("{{Random::Aa}}"), "Aa");
+}
+
+#[test]
+fn an_unknown_macro_stays_as_written_with_a_warning() {
+    let out = run("a {{foo}} b {{Foo::{{user}}}} {{user::x}}");
+    // Macros in its arguments are expanded; the warning shows the source.
+    assert_eq!(out.text, "a {{foo}} b {{Foo::Alice}} {{user::x}}");
+    assert_eq!(out.warnings.len(), 3, "{:?}", out.warnings);
+    assert!(out.warnings[0].contains("{{foo}}"));
+    assert!(out.warnings[1].contains("{{Foo::{{user}}}}"));
+    // The same unknown macro twice is reported once.
+    assert_eq!(run("{{foo}}{{foo}}").warnings.len(), 1);
+}
+
+#[test]
+fn macros_in_arguments_expand_first() {
+    assert_eq!(text("{{setvar::x::{{user}}}}{{getvar::x}}"), "Alice");
+    assert_eq!(text("{{random::{{char}}}}"), "Bob");
+    let out = text("{{random::{{char}}::{{char}}}}");
+    assert_eq!(out, "Bob");
+    assert_eq!(
+        text(
+            "{{setvar::who::char}}{{setvar::name::{{getvar::{{getvar::who}}x}}}}[{{getvar::name}}]"
+        ),
+        "[]"
+    );
+    assert_eq!(
+        text("{{setvar::charx::deep}}{{setvar::who::char}}{{getvar::{{getvar::who}}x}}"),
+        "deep"
+    );
+}
+
+#[test]
+fn unbalanced_braces_stay_as_written() {
+    assert_eq!(text("{{user"), "{{user");
+    assert_eq!(text("user}}"), "user}}");
+    assert_eq!(text("}}{{"), "}}{{");
+    assert_eq!(text("{{ hello {{user}}"), "{{ hello Alice");
+    assert_eq!(text("{{{user}}}"), "{Alice}");
+    assert_eq!(text("{{{{user}}}}"), "{{Alice}}");
+    assert_eq!(text("{user} {{user}"), "{user} {{user}");
+    assert_eq!(text("{{user}}}}"), "Alice}}");
+}
+
+#[test]
+fn text_without_macros_is_returned_as_is() {
+    let out = run("plain {text} with } and { but no macro");
+    assert_eq!(out.text, "plain {text} with } and { but no macro");
+    assert!(out.warnings.is_empty());
+}
+
+#[test]
+fn many_macros_stop_at_the_limit() {
+    let text = "{{user}}".repeat(MAX_EVALUATIONS + 5);
+    let out = run(&text);
+    assert!(out.text.starts_with("AliceAlice"));
+    assert!(out.text.ends_with(&"{{user}}".repeat(5)));
+    assert_eq!(out.warnings.len(), 1);
+}
+
+#[test]
+fn deep_nesting_does_not_overflow() {
+    let deep = format!("{}{}", "{{random::".repeat(5_000), "}}".repeat(5_000));
+    assert_eq!(text(&deep), "");
+    // Past the evaluation limit the outer ones stay as written, in linear time.
+    let deeper = format!("{}{}", "{{foo::".repeat(100_000), "}}".repeat(100_000));
+    assert_eq!(run(&deeper).text, deeper);
+    let open = "{{x".repeat(100_000);
+    assert_eq!(run(&open).text, open);
+}
+
+#[test]
+fn a_variable_doubled_over_and_over_stops_at_its_cap() {
+    // 1.3 KB that would double a variable into gigabytes.
+    let bomb = format!(
+        "{{{{setvar::x::ABCDEFGH}}}}{}{{{{getvar::x}}}}",
+        "{{addvar::x::{{getvar::x}}}}".repeat(34)
+    );
+    let env = env();
+    let mut state = MacroState::new(&env, BTreeMap::new());
+    let out = expand(&bomb, &env, &mut state, "p");
+    assert!(state.variables()["x"].len() <= MACRO_VARIABLE_BYTES);
+    assert!(out.text.len() <= bomb.len() + MACRO_EXPANSION_BYTES);
+    assert!(state.produced() <= MACRO_EXPANSION_BYTES);
+    assert_eq!(out.warnings.len(), 1, "{:?}", out.warnings);
+    assert!(out.warnings[0].contains("MiB"), "{}", out.warnings[0]);
+    // What came before the cap was expanded; the macro that crossed it is left as written.
+    assert!(out.text.contains("{{addvar::x::"), "kept as written");
+}
+
+#[test]
+fn a_large_field_fanned_out_stops_at_the_expansion_cap() {
+    let description = "d".repeat(100_000);
+    let env = MacroEnv {
+        description: &description,
+        ..env()
+    };
+    let text = "{{description}}".repeat(5_000);
+    let out = run_in(&env, &text);
+    assert!(out.text.len() <= text.len() + MACRO_EXPANSION_BYTES);
+    assert!(out.text.starts_with(&description));
+    assert!(out.text.ends_with("{{description}}"));
+    assert_eq!(out.warnings.len(), 1, "{:?}", out.warnings);
+    assert!(out.warnings[0].contains("2 MiB"), "{}", out.warnings[0]);
+}
+
+#[test]
+fn the_macros_of_one_build_stop_at_the_build_cap_and_say_so_once() {
+    let description = "d".repeat(1 << 20);
+    let env = MacroEnv {
+        description: &description,
+        ..env()
+    };
+    let mut state = MacroState::new(&env, BTreeMap::new());
+    let mut warnings = Vec::new();
+    let mut total = 0;
+    for i in 0..40 {
+        let out = expand("{{description}}", &env, &mut state, &format!("t{i}"));
+        total += out.text.len();
+        warnings.extend(out.warnings);
+    }
+    assert!(state.produced() <= MACRO_BUILD_BYTES);
+    assert!(total <= MACRO_BUILD_BYTES + 40 * "{{description}}".len());
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].contains("16 MiB"), "{}", warnings[0]);
+    // Later expansions leave their macros as written.
+    assert_eq!(
+        expand("{{user}}", &env, &mut state, "late").text,
+        "{{user}}"
+    );
+}
+
+#[test]
+fn long_names_are_no_macros_and_cost_no_rereading() {
+    // Without a colon in its first bytes a body is no macro name; 200,000 nested ones would
+    // take minutes if every level read the text inside it again.
+    let deep = format!("{}{}", "{{abc".repeat(200_000), "}}".repeat(200_000));
+    assert_eq!(run(&deep).text, deep);
+    let long = format!("{{{{{}}}}}", "x".repeat(MACRO_NAME_BYTES + 1));
+    let out = run(&long);
+    assert_eq!(out.text, long);
+    assert!(out.warnings[0].starts_with("unknown macro"));
+    // Variable names and dice are looked for in the first bytes only.
+    let name = "n".repeat(MACRO_VARIABLE_NAME_BYTES + 1);
+    let out = run(&format!("{{{{setvar::{name}::v}}}}"));
+    assert!(
+        out.warnings[0].contains("at most 256 bytes"),
+        "{:?}",
+        out.warnings
+    );
+    let dice = format!("{{{{roll::{}d6}}}}", "1".repeat(40));
+    assert_eq!(run(&dice).warnings.len(), 1);
+    let nested_dice = format!("{}{}", "{{roll::".repeat(100_000), "}}".repeat(100_000));
+    assert_eq!(run(&nested_dice).text, nested_dice);
+}
+
+fn macro_soup() -> impl Strategy<Value = String> {
+    let piece = prop_oneof![
+        Just("{{"),
+        Just("}}"),
+        Just("{"),
+        Just("}"),
+        Just(":"),
+        Just("::"),
+        Just(","),
+        Just("\\"),
+        Just(" "),
+        Just("\n"),
+        Just("//"),
+        Just("user"),
+        Just("trim"),
+        Just("random"),
+        Just("pick"),
+        Just("roll"),
+        Just("2d6"),
+        Just("d"),
+        Just("+"),
+        Just("setvar"),
+        Just("getvar"),
+        Just("addvar"),
+        Just("description"),
+        Just("x"),
+        Just("1"),
+        Just("é"),
+        Just("日本"),
+    ];
+    proptest::collection::vec(piece, 0..48).prop_map(|pieces| pieces.concat())
+}
+
+/// Soup that can grow: variables fed back into themselves and large fields.
+fn macro_soup_with_growth() -> impl Strategy<Value = String> {
+    let piece = prop_oneof![
+        Just("{{setvar::x::abcdefgh}}"),
+        Just("{{addvar::x::{{getvar::x}}}}"),
+        Just("{{addvar::y::{{getvar::x}}{{getvar::x}}}}"),
+        Just("{{setvar::x::{{getvar::y}}{{description}}}}"),
+        Just("{{getvar::x}}"),
+        Just("{{getvar::y}}"),
+        Just("{{description}}"),
+        Just("{{persona}}"),
+        Just("{{random::{{description}}::{{getvar::x}}}}"),
+        Just("{{pick::{{getvar::y}}::a}}"),
+        Just("{{trim}}"),
+        Just("text "),
+    ];
+    proptest::collection::vec(piece, 0..40).prop_map(|pieces| pieces.concat())
+}
+
+proptest! {
+    #[test]
+    fn any_text_expands_without_panic(text in any::<String>()) {
+        let out = run(&text);
+        if !text.contains("{{") {
+            prop_assert_eq!(out.text, text);
+            prop_assert!(out.warnings.is_empty());
+        }
+    }
+
+    #[test]
+    fn macro_soup_expands_without_panic_and_deterministically(text in macro_soup()) {
+        let first = run(&text);
+        let second = run(&text);
+        prop_assert_eq!(&first.text, &second.text);
+        prop_assert_eq!(first.warnings, second.warnings);
+        if !text.contains("{{") {
+            prop_assert_eq!(first.text, text);
+        }
+    }
+}
+
+proptest! {
+    // Each case runs up to 24 expansions over values of 300 KB: a few dozen cases cover the
+    // combinations without making the test suite slow.
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    #[test]
+    fn no_macro_soup_exceeds_the_byte_caps(
+        text in macro_soup_with_growth(),
+        repeat in 1usize..4,
+    ) {
+        let big = "b".repeat(300_000);
+        let env = MacroEnv { description: &big, persona: &big, ..env() };
+        let mut state = MacroState::new(&env, BTreeMap::new());
+        for i in 0..repeat * 8 {
+            let out = expand(&text, &env, &mut state, &format!("p{i}"));
+            prop_assert!(out.text.len() <= text.len() + MACRO_EXPANSION_BYTES);
+            for value in state.variables().values() {
+                prop_assert!(value.len() <= MACRO_VARIABLE_BYTES);
+            }
+        }
+        prop_assert!(state.produced() <= MACRO_BUILD_BYTES);
+    }
+}

@@ -1,0 +1,95 @@
+//! Variables (RULES 4.2, 4.3): `{{setvar}}` and `{{addvar}}` store values within the variable's
+//! cap; `{{addvar}}` adds numbers and appends anything else.
+
+use super::evaluate::{in_words, shorten, Expander, Problem};
+use super::scan::{char_floor, Args};
+use crate::limits::{MACRO_VARIABLE_BYTES, MACRO_VARIABLE_NAME_BYTES};
+
+impl Expander<'_, '_> {
+    /// Stores `value` in variable `name`, within the variable's and the expansions' caps.
+    pub(super) fn store(&mut self, name: &str, value: String) -> Result<(), Problem> {
+        if value.len() > MACRO_VARIABLE_BYTES {
+            self.stopped = true;
+            self.warn(|| {
+                format!(
+                    "variable \"{}\" would hold more than {}; it keeps its value and the rest are left as written",
+                    shorten(name),
+                    in_words(MACRO_VARIABLE_BYTES)
+                )
+            });
+            return Err(Problem::Stopped);
+        }
+        if !self.charge(value.len()) {
+            return Err(Problem::Stopped);
+        }
+        self.state.variables.insert(name.to_string(), value);
+        Ok(())
+    }
+}
+
+impl<'b> Args<'b> {
+    /// `name::value` for `setvar` and `addvar`; the value may itself contain `::`. The name is
+    /// looked for only in the first bytes, where a name can be.
+    pub(super) fn variable(self) -> Result<(&'b str, &'b str), Problem> {
+        let head = &self.text[..char_floor(self.text, MACRO_VARIABLE_NAME_BYTES + 64)];
+        let (name, value) = match head.find("::") {
+            Some(at) => (&self.text[..at], &self.text[at + 2..]),
+            None if head.len() < self.text.len() => return Err(Problem::LongVariableName),
+            None => (self.text, ""),
+        };
+        let name = name.trim();
+        if name.is_empty() {
+            return Err(Problem::NoVariableName);
+        }
+        if name.len() > MACRO_VARIABLE_NAME_BYTES {
+            return Err(Problem::LongVariableName);
+        }
+        Ok((name, value))
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Number {
+    Int(i64),
+    Float(f64),
+}
+
+fn parse_number(text: &str) -> Option<Number> {
+    let text = text.trim();
+    if let Ok(n) = text.parse::<i64>() {
+        return Some(Number::Int(n));
+    }
+    // Rust also reads "inf" and "NaN"; a variable holding those is text.
+    let numeric = text.bytes().any(|b| b.is_ascii_digit())
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_digit() || b"+-.eE".contains(&b));
+    let n = text
+        .parse::<f64>()
+        .ok()
+        .filter(|n| numeric && n.is_finite())?;
+    Some(Number::Float(n))
+}
+
+/// `{{addvar}}`: a numeric sum when both sides are numbers (unset or empty counts as 0), else
+/// the text appended.
+pub(super) fn add_values(current: &str, delta: &str) -> String {
+    let base = if current.trim().is_empty() {
+        Some(Number::Int(0))
+    } else {
+        parse_number(current)
+    };
+    let as_float = |n: Number| match n {
+        Number::Int(i) => i as f64,
+        Number::Float(f) => f,
+    };
+    match (base, parse_number(delta)) {
+        (Some(Number::Int(a)), Some(Number::Int(b))) if a.checked_add(b).is_some() => {
+            (a + b).to_string()
+        }
+        (Some(a), Some(b)) if (as_float(a) + as_float(b)).is_finite() => {
+            (as_float(a) + as_float(b)).to_string()
+        }
+        _ => format!("{current}{delta}"),
+    }
+}
