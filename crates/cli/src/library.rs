@@ -75,7 +75,7 @@ fn export_format() -> impl TypedValueParser<Value = ExportFormat> {
     })
 }
 
-fn open(db: Option<&Path>) -> Result<Store, CliError> {
+pub(crate) fn open(db: Option<&Path>) -> Result<Store, CliError> {
     let path = match db {
         Some(p) => p.to_path_buf(),
         None => default_database_path().ok_or_else(|| CliError::BadInput {
@@ -89,7 +89,7 @@ fn open(db: Option<&Path>) -> Result<Store, CliError> {
     Store::open(&path).map_err(|e| store_error(&path, e))
 }
 
-fn store_error(path: &Path, e: StoreError) -> CliError {
+pub(crate) fn store_error(path: &Path, e: StoreError) -> CliError {
     CliError::bad_input(path, e)
 }
 

@@ -86,7 +86,7 @@ fn read(path: &Path) -> Result<Read, CliError> {
             format!("the file is {size} bytes; files over 50 MB are not read"),
         ));
     }
-    let bytes = std::fs::read(path).map_err(|e| CliError::io(path, &e))?;
+    let bytes = read_bounded(path)?;
     if let Ok(text) = std::str::from_utf8(&bytes) {
         if is_native(text) {
             return Ok(Read::Native(text.to_string()));
@@ -102,6 +102,20 @@ fn read(path: &Path) -> Result<Read, CliError> {
         .map(|i| format!("{}: {}", i.item, i.message))
         .collect();
     Ok(Read::Imported(reported.value, notes))
+}
+
+/// The bytes of `path`, at most 50 MB of them: a file that grew after its size was looked at, or
+/// a device that never ends, is refused the same way.
+pub fn read_bounded(path: &Path) -> Result<Vec<u8>, CliError> {
+    use std::io::Read as _;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_FILE_SIZE + 1).read_to_end(&mut bytes))
+        .map_err(|e| CliError::io(path, &e))?;
+    if bytes.len() as u64 > MAX_FILE_SIZE {
+        return Err(CliError::bad_input(path, "files over 50 MB are not read"));
+    }
+    Ok(bytes)
 }
 
 /// Whether the engine should read `text` itself: a native document, or JSON that is no

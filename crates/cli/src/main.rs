@@ -6,6 +6,7 @@ mod error;
 mod library;
 mod load;
 mod preview;
+mod profiles;
 mod terminal;
 
 use std::io::Write;
@@ -34,6 +35,8 @@ enum Command {
     Import(library::ImportArgs),
     /// Export a preset (native or SillyTavern) or a session (native) from the database.
     Export(library::ExportArgs),
+    /// List, add or remove your own model profiles in the app's database.
+    Profile(profiles::ProfileArgs),
 }
 
 fn main() -> ExitCode {
@@ -42,6 +45,7 @@ fn main() -> ExitCode {
         Command::Preview(args) => preview::run(&args),
         Command::Import(args) => library::import(&args),
         Command::Export(args) => library::export(&args),
+        Command::Profile(args) => profiles::run(&args),
     };
     match outcome.and_then(|text| print(&text)) {
         Ok(()) => ExitCode::SUCCESS,

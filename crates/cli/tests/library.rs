@@ -303,3 +303,56 @@ fn regex_scripts_go_into_a_preset_once_and_a_taken_id_is_renamed() {
     let replacements: Vec<&str> = rules.iter().map(|r| r.replacement.as_str()).collect();
     assert_eq!(replacements, ["dog", "bird"]);
 }
+
+#[test]
+fn model_profiles_are_added_listed_replaced_and_removed() {
+    let scratch = Scratch::new("profiles");
+    let db = scratch.db();
+    let profile = |window: u32| {
+        serde_json::json!({ "id": "local-llama", "patterns": ["llama*"], "providerFormat": "openai-chat",
+            "contextWindow": window, "reservedReply": 1024,
+            "capabilities": { "vision": false, "audio": false, "documents": false, "systemRole": true } })
+    };
+    let good = write_json(&scratch, "llama.json", &profile(8192));
+    let out = ok(&["profile", "list", "--db", &db]);
+    assert!(out.contains("No model profiles of your own"), "{out}");
+    let out = ok(&["profile", "add", &good, "--db", &db]);
+    assert!(
+        out.contains("Added model profile \"local-llama\" (llama*)"),
+        "{out}"
+    );
+    let out = ok(&["profile", "list", "--db", &db]);
+    assert!(
+        out.contains("local-llama  llama*  8192 tokens, openai-chat"),
+        "{out}"
+    );
+    let out = ok(&["profile", "add", &good, "--db", &db]);
+    assert!(out.contains("Replaced model profile"), "{out}");
+
+    // A window the reply reserve fills: refused, naming the file and the fields; nothing written.
+    let bad = write_json(&scratch, "bad.json", &profile(512));
+    let refused = run(&["profile", "add", &bad, "--db", &db]);
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("bad.json") && stderr.contains("reservedReply"),
+        "{stderr}"
+    );
+    let store = promptloom_store::Store::open(Path::new(&db)).expect("opens");
+    assert_eq!(
+        store.model_profiles().expect("reads")[0].context_window,
+        8192
+    );
+    drop(store);
+
+    let out = ok(&["profile", "remove", "local-llama", "--db", &db]);
+    assert!(
+        out.contains("Removed model profile \"local-llama\""),
+        "{out}"
+    );
+    let again = run(&["profile", "remove", "local-llama", "--db", &db]);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&again.stderr).contains("no model profile with id \"local-llama\"")
+    );
+}

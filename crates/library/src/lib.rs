@@ -5,6 +5,7 @@
 //!   under free ids, world info replacing or merged into a preset's lorebook (and saying which),
 //!   regex scripts without duplicate ids.
 //! - [`presets`]: a starter preset, a copy, the built-ins restored.
+//! - [`profiles`]: the user's own model profiles, read from a file and checked.
 //! - [`sessions`]: a new chat, opening with the character's greeting when there is one.
 //! - [`export`]: a preset in each format, a session, and the file name to propose.
 //! - [`files`]: writing a file so that a failed write never destroys the file it replaces.
@@ -13,6 +14,7 @@ pub mod export;
 pub mod files;
 pub mod import;
 pub mod presets;
+pub mod profiles;
 pub mod sessions;
 
 pub use import::{import_into, ImportTarget, LorebookMode, Outcome, Place};
@@ -29,6 +31,9 @@ pub enum LibraryError {
     /// A preset with nothing to write in the format asked for.
     #[error(transparent)]
     Export(#[from] promptloom_import::ExportError),
+    /// A model profile file that does not read or does not make sense.
+    #[error("{file}: {problem}")]
+    BadProfile { file: String, problem: String },
     /// A built-in preset that does not read (a build shipped broken).
     #[error("built-in preset {file}: {problem}")]
     BadBuiltin { file: String, problem: String },
@@ -40,7 +45,7 @@ impl LibraryError {
             LibraryError::Store(e) => e.code(),
             LibraryError::NeedsPreset { .. } => "needs_preset",
             LibraryError::Export(_) => "nothing_to_export",
-            LibraryError::BadBuiltin { .. } => "invalid_document",
+            LibraryError::BadBuiltin { .. } | LibraryError::BadProfile { .. } => "invalid_document",
         }
     }
 }

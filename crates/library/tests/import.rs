@@ -170,5 +170,9 @@ fn world_info_and_scripts_without_a_preset_are_refused_and_write_nothing() {
         .expect_err("needs a preset");
         assert_eq!(err.code(), "needs_preset");
     }
-    assert!(store.regex_rules().expect("reads").is_empty());
+    // The one preset is as it was: no rules, the same lorebook.
+    let preset = store.get_preset("p").expect("reads");
+    assert!(preset.regex_rules.is_none());
+    assert_eq!(preset.lorebook.expect("kept").entries.len(), 2);
+    assert_eq!(store.list_presets().expect("lists").len(), 1);
 }

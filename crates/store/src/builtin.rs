@@ -1,9 +1,7 @@
 //! The built-in presets of `presets/`, installed on first start and restorable (RULES 9.1).
 
 use promptloom_engine::model::{parse_preset, parse_session};
-use rusqlite::params;
 
-use crate::error::Context;
 use crate::{Store, StoreError};
 
 /// The presets shipped in the repository's `presets/` folder: (file name, JSON).
@@ -108,12 +106,6 @@ impl Store {
             problem: e.to_string(),
         })?;
         self.save_preset(&preset)?;
-        self.conn()
-            .execute(
-                "UPDATE presets SET builtin = 1 WHERE id = ?1",
-                params![preset.id],
-            )
-            .during("marking a built-in preset")?;
         Ok(preset.id)
     }
 }

@@ -71,3 +71,22 @@ impl<T> Context<T> for Result<T, rusqlite::Error> {
         })
     }
 }
+
+/// A stored JSON document read back as `T`; one that no longer reads is an error naming its kind
+/// and id.
+pub(crate) fn decode<T: serde::de::DeserializeOwned>(
+    kind: &'static str,
+    id: &str,
+    document: &str,
+) -> Result<T, StoreError> {
+    serde_json::from_str(document).map_err(|e| invalid(kind, id, e))
+}
+
+/// A document of `kind` `id` that does not read or does not validate.
+pub(crate) fn invalid(kind: &'static str, id: &str, problem: impl std::fmt::Display) -> StoreError {
+    StoreError::Invalid {
+        kind,
+        id: id.to_string(),
+        problem: problem.to_string(),
+    }
+}

@@ -1,5 +1,5 @@
-//! Promptloom's persistence (RULES 9.1): presets, sessions and their messages, model profiles,
-//! regex rules, processor settings and app settings in one SQLite database, one module per table.
+//! Promptloom's persistence (RULES 9.1): presets, sessions and their messages, model profiles
+//! and app settings in one SQLite database, one module per table.
 //!
 //! - WAL mode with `synchronous = FULL`: a save that returned is on disk, even across a power cut,
 //!   and a killed process never leaves a half-written save (SQLite's journal rolls it back).
@@ -15,9 +15,7 @@ mod error;
 pub mod app_settings;
 pub mod builtin;
 pub mod presets;
-pub mod processor_settings;
 pub mod profiles;
-pub mod regex_rules;
 pub mod sessions;
 
 use std::path::{Path, PathBuf};
@@ -36,6 +34,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0002_preset_revision",
         include_str!("../migrations/0002_preset_revision.sql"),
     ),
+    ("0003_unused", include_str!("../migrations/0003_unused.sql")),
 ];
 
 /// The schema version this build writes.

@@ -3,7 +3,7 @@
 use promptloom_engine::model::{preset_from_value, AgentPreset};
 use rusqlite::{params, OptionalExtension};
 
-use crate::error::Context;
+use crate::error::{self, Context};
 use crate::{now_ms, Listed, Store, StoreError};
 
 const KIND: &str = "preset";
@@ -147,9 +147,5 @@ fn parse(id: &str, document: &str) -> Result<AgentPreset, StoreError> {
 }
 
 fn invalid(id: &str, e: impl std::fmt::Display) -> StoreError {
-    StoreError::Invalid {
-        kind: KIND,
-        id: id.to_string(),
-        problem: e.to_string(),
-    }
+    error::invalid(KIND, id, e)
 }

@@ -3,7 +3,7 @@
 use promptloom_engine::profiles::ModelProfile;
 use rusqlite::params;
 
-use crate::error::Context;
+use crate::error::{decode, Context};
 use crate::{now_ms, Store, StoreError};
 
 impl Store {
@@ -36,13 +36,7 @@ impl Store {
             .collect::<Result<_, _>>()
             .during("listing model profiles")?;
         rows.into_iter()
-            .map(|(id, document)| {
-                serde_json::from_str(&document).map_err(|e| StoreError::Invalid {
-                    kind: "model profile",
-                    id,
-                    problem: e.to_string(),
-                })
-            })
+            .map(|(id, document)| decode("model profile", &id, &document))
             .collect()
     }
 

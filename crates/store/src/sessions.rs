@@ -5,7 +5,7 @@ use promptloom_engine::model::{
 };
 use rusqlite::{params, OptionalExtension};
 
-use crate::error::Context;
+use crate::error::{self, decode, Context};
 use crate::{now_ms, Listed, Store, StoreError};
 
 const KIND: &str = "session";
@@ -79,10 +79,8 @@ impl Store {
             kind: KIND,
             id: id.to_string(),
         })?;
-        let user_profile: Option<UserProfile> = profile
-            .map(|p| serde_json::from_str(&p))
-            .transpose()
-            .map_err(|e| invalid(id, e))?;
+        let user_profile: Option<UserProfile> =
+            profile.map(|p| decode(KIND, id, &p)).transpose()?;
         let mut statement = self
             .conn()
             .prepare(
@@ -180,9 +178,5 @@ fn parse_role(role: &str) -> Option<Role> {
 }
 
 fn invalid(id: &str, e: impl std::fmt::Display) -> StoreError {
-    StoreError::Invalid {
-        kind: KIND,
-        id: id.to_string(),
-        problem: e.to_string(),
-    }
+    error::invalid(KIND, id, e)
 }

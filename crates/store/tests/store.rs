@@ -2,9 +2,7 @@
 
 use std::path::PathBuf;
 
-use promptloom_engine::model::{
-    parse_preset, parse_session, ProcessorConfig, RegexRule, RegexScope,
-};
+use promptloom_engine::model::{parse_preset, parse_session};
 use promptloom_engine::profiles::profile_for_model;
 use promptloom_store::builtin::{builtin_presets, builtin_sessions};
 use promptloom_store::{Store, StoreError, SCHEMA_VERSION};
@@ -152,60 +150,74 @@ fn sessions_keep_every_message_in_order() {
 }
 
 #[test]
-fn profiles_rules_processor_and_app_settings_round_trip() {
+fn profiles_and_app_settings_round_trip() {
     let store = Store::open_in_memory().expect("opens");
     let mut profile = profile_for_model("gpt-4o", &[]);
     profile.id = "mine".into();
     profile.builtin = false;
     store.save_model_profile(&profile).expect("saves");
     assert_eq!(store.model_profiles().expect("reads"), [profile]);
-
-    let rule = RegexRule {
-        id: "r1".into(),
-        name: None,
-        pattern: "foo".into(),
-        replacement: "bar".into(),
-        flags: "i".into(),
-        scope: RegexScope::Both,
-        roles: None,
-        min_depth: None,
-        max_depth: None,
-        enabled: true,
-    };
-    store
-        .save_regex_rules(std::slice::from_ref(&rule))
-        .expect("saves");
-    assert_eq!(
-        store.regex_rules().expect("reads"),
-        std::slice::from_ref(&rule)
-    );
-    let mut bad = rule;
-    bad.pattern = "(unclosed".into();
-    let err = store.save_regex_rules(&[bad]).unwrap_err();
-    assert!(
-        err.to_string().contains("r1") && err.to_string().contains("unclosed"),
-        "{err}"
-    );
-    assert_eq!(
-        store.regex_rules().expect("reads").len(),
-        1,
-        "the library is unchanged"
-    );
-
-    let config = ProcessorConfig {
-        id: "token-limiter".into(),
-        enabled: Some(true),
-        priority: None,
-        settings: serde_json::from_str(r#"{ "truncateOverflowing": true }"#).expect("map"),
-    };
-    store.save_processor_setting(&config).expect("saves");
-    assert_eq!(store.processor_settings().expect("reads"), [config]);
+    store.delete_model_profile("mine").expect("deletes");
+    assert!(store.model_profiles().expect("reads").is_empty());
+    assert!(matches!(
+        store.delete_model_profile("mine"),
+        Err(StoreError::NotFound { .. })
+    ));
 
     assert_eq!(store.setting("theme").expect("reads"), None);
     store.set_setting("theme", "dark").expect("saves");
     assert_eq!(
         store.setting("theme").expect("reads").as_deref(),
         Some("dark")
+    );
+}
+
+#[test]
+fn a_version_2_database_loses_only_the_tables_nothing_read() {
+    let scratch = Scratch::new("v2");
+    let path = scratch.0.join("old.db");
+    {
+        let conn = rusqlite::Connection::open(&path).expect("creates");
+        conn.execute_batch(include_str!("../migrations/0001_init.sql"))
+            .expect("0001");
+        conn.execute_batch(include_str!("../migrations/0002_preset_revision.sql"))
+            .expect("0002");
+        conn.execute_batch(
+            "INSERT INTO regex_rules VALUES ('r', 0, '{}', 0);
+             INSERT INTO processor_settings VALUES ('token-limiter', '{}', 0);
+             PRAGMA user_version = 2;",
+        )
+        .expect("old rows");
+    }
+    let store = Store::open(&path).expect("migrates");
+    let preset = parse_preset(builtin_presets()[0].1).expect("valid");
+    store.save_preset(&preset).expect("saves");
+    assert_eq!(store.get_preset(&preset.id).expect("reads"), preset);
+    drop(store);
+    let conn = rusqlite::Connection::open(&path).expect("opens");
+    let tables: Vec<String> = conn
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
+        .expect("lists");
+    assert!(
+        !tables
+            .iter()
+            .any(|t| t == "regex_rules" || t == "processor_settings"),
+        "{tables:?}"
+    );
+    assert_eq!(
+        conn.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0))
+            .expect("reads"),
+        SCHEMA_VERSION
+    );
+    // The backup taken before the migration keeps what the dropped tables held.
+    let backup = rusqlite::Connection::open(scratch.0.join("old.db.backup-v2")).expect("opens");
+    assert_eq!(
+        backup
+            .query_row("SELECT count(*) FROM regex_rules", [], |r| r
+                .get::<_, i64>(0))
+            .expect("reads"),
+        1
     );
 }
 
