@@ -6,6 +6,7 @@
 //! end-to-end tests drive the real window through WebDriver, which cannot reach a native dialog;
 //! release builds have no such door.
 
+use promptloom_engine::codes;
 use std::path::PathBuf;
 
 use tauri::AppHandle;
@@ -51,7 +52,7 @@ pub fn save_file(
 
 fn into_path(path: tauri_plugin_dialog::FilePath) -> Result<PathBuf, AppError> {
     path.into_path()
-        .map_err(|e| AppError::new("io", format!("the dialog gave no file path: {e}")))
+        .map_err(|e| AppError::new(codes::IO, format!("the dialog gave no file path: {e}")))
 }
 
 /// The next answer of the end-to-end tests' answer file, when the tests set one up. With the
@@ -66,6 +67,6 @@ fn test_answer() -> Result<Option<Option<PathBuf>>, AppError> {
     let answer = lines.next().unwrap_or("").trim().to_string();
     let rest: Vec<&str> = lines.collect();
     std::fs::write(&file, rest.join("\n"))
-        .map_err(|e| AppError::new("io", format!("the test dialog file: {e}")))?;
+        .map_err(|e| AppError::new(codes::IO, format!("the test dialog file: {e}")))?;
     Ok(Some((!answer.is_empty()).then(|| PathBuf::from(answer))))
 }

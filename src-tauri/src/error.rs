@@ -1,6 +1,7 @@
 //! The one error that crosses to the UI: `{ code, message }`, with a stable code the UI can switch
 //! on. Every crate's typed error maps onto it here and nowhere else.
 
+use promptloom_engine::codes;
 use promptloom_engine::EngineError;
 use promptloom_store::StoreError;
 use serde::Serialize;
@@ -47,6 +48,6 @@ impl From<promptloom_library::LibraryError> for AppError {
 
 impl From<tauri::Error> for AppError {
     fn from(e: tauri::Error) -> Self {
-        AppError::new("internal", e.to_string())
+        AppError::new(codes::INTERNAL, e.to_string())
     }
 }

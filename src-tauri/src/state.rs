@@ -1,6 +1,7 @@
 //! What the app holds while it runs: the store, the shared token cache and the sessions already
 //! read, so a preview after each keystroke neither rereads a long session nor recounts it.
 
+use promptloom_engine::codes;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -27,7 +28,7 @@ impl AppState {
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).map_err(|e| {
                 AppError::new(
-                    "database",
+                    codes::DATABASE,
                     format!("cannot create the folder {}: {e}", parent.display()),
                 )
             })?;
@@ -45,7 +46,7 @@ impl AppState {
     pub fn store(&self) -> Result<MutexGuard<'_, Store>, AppError> {
         self.store
             .lock()
-            .map_err(|_| AppError::new("internal", "the database lock was poisoned"))
+            .map_err(|_| AppError::new(codes::INTERNAL, "the database lock was poisoned"))
     }
 
     /// The session `id`, read once and then kept until it is saved or deleted.
@@ -67,7 +68,7 @@ impl AppState {
     fn cached_sessions(&self) -> Result<MutexGuard<'_, HashMap<String, Arc<Session>>>, AppError> {
         self.sessions
             .lock()
-            .map_err(|_| AppError::new("internal", "the session cache lock was poisoned"))
+            .map_err(|_| AppError::new(codes::INTERNAL, "the session cache lock was poisoned"))
     }
 }
 
@@ -79,7 +80,7 @@ pub fn database_path() -> Result<PathBuf, AppError> {
     }
     promptloom_store::default_database_path().ok_or_else(|| {
         AppError::new(
-            "database",
+            codes::DATABASE,
             "cannot find the app data folder (no HOME or XDG_DATA_HOME); set PROMPTLOOM_DB",
         )
     })
@@ -120,7 +121,7 @@ impl ChosenFiles {
             .map(|(_, p)| p.clone())
             .ok_or_else(|| {
                 AppError::new(
-                    "not_found",
+                    codes::NOT_FOUND,
                     "that file is no longer chosen; choose it again",
                 )
             })

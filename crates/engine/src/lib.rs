@@ -19,5 +19,5 @@ pub mod regex_rule;
 pub mod tokens;
 
 pub use build::{build, builtin_processors};
-pub use error::EngineError;
+pub use error::{codes, EngineError};
 pub use pipeline::{BuildOptions, BuildRequest, BuildResult, Pipeline};

@@ -45,7 +45,7 @@ fn duplicate_template_id_is_named() {
     let mut v = base();
     v["messageTemplates"][1]["id"] = json!("sys");
     let (err, text) = refused(v);
-    assert_eq!(err.code(), "invalid");
+    assert_eq!(err.code(), "invalid_document");
     assert!(
         text.contains("messageTemplates[1].id") && text.contains("\"sys\""),
         "{text}"

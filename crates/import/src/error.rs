@@ -1,6 +1,7 @@
 //! The importer's typed errors. Every message names the file and the problem (RULES 7.3);
 //! `code()` is the stable code the UI and the CLI switch on.
 
+use promptloom_engine::codes;
 use promptloom_engine::EngineError;
 use thiserror::Error;
 
@@ -58,17 +59,17 @@ pub enum Problem {
 impl Problem {
     pub fn code(&self) -> &'static str {
         match self {
-            Problem::Io(_) => "io",
-            Problem::TooLarge { .. } => "too_large",
-            Problem::NotJson(_) => "not_json",
-            Problem::Shape(_) => "bad_shape",
-            Problem::UnknownFormat(_) => "unknown_format",
-            Problem::PngWithoutCard => "png_without_card",
-            Problem::BadPng(_) => "bad_png",
-            Problem::BadBase64 { .. } => "bad_base64",
-            Problem::BadZip(_) => "bad_zip",
-            Problem::ZipBomb(_) => "zip_bomb",
-            Problem::CharxWithoutCard => "charx_without_card",
+            Problem::Io(_) => codes::IO,
+            Problem::TooLarge { .. } => codes::TOO_LARGE,
+            Problem::NotJson(_) => codes::NOT_JSON,
+            Problem::Shape(_) => codes::BAD_SHAPE,
+            Problem::UnknownFormat(_) => codes::UNKNOWN_FORMAT,
+            Problem::PngWithoutCard => codes::PNG_WITHOUT_CARD,
+            Problem::BadPng(_) => codes::BAD_PNG,
+            Problem::BadBase64 { .. } => codes::BAD_BASE64,
+            Problem::BadZip(_) => codes::BAD_ZIP,
+            Problem::ZipBomb(_) => codes::ZIP_BOMB,
+            Problem::CharxWithoutCard => codes::CHARX_WITHOUT_CARD,
             Problem::Engine(e) => e.code(),
         }
     }

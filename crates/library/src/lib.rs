@@ -18,6 +18,7 @@ pub mod profiles;
 pub mod sessions;
 
 pub use import::{import_into, ImportTarget, LorebookMode, Outcome, Place};
+use promptloom_engine::codes;
 
 /// What can go wrong in this layer: the store's errors, and an import that needs a preset to go
 /// into.
@@ -43,9 +44,11 @@ impl LibraryError {
     pub fn code(&self) -> &'static str {
         match self {
             LibraryError::Store(e) => e.code(),
-            LibraryError::NeedsPreset { .. } => "needs_preset",
-            LibraryError::Export(_) => "nothing_to_export",
-            LibraryError::BadBuiltin { .. } | LibraryError::BadProfile { .. } => "invalid_document",
+            LibraryError::NeedsPreset { .. } => codes::NEEDS_PRESET,
+            LibraryError::Export(_) => codes::NOTHING_TO_EXPORT,
+            LibraryError::BadBuiltin { .. } | LibraryError::BadProfile { .. } => {
+                codes::INVALID_DOCUMENT
+            }
         }
     }
 }

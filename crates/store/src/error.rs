@@ -1,6 +1,7 @@
 //! The store's typed errors. Each names the thing and the problem; `code()` is the stable code the
 //! UI and the CLI switch on.
 
+use promptloom_engine::codes;
 use thiserror::Error;
 
 #[derive(Debug, Error)]
@@ -47,13 +48,13 @@ pub enum StoreError {
 impl StoreError {
     pub fn code(&self) -> &'static str {
         match self {
-            StoreError::Sqlite { .. } => "database",
-            StoreError::NewerSchema { .. } => "newer_schema",
-            StoreError::Corrupt { .. } => "corrupt_database",
-            StoreError::NotFound { .. } => "not_found",
-            StoreError::Invalid { .. } => "invalid_document",
-            StoreError::Backup(_) => "backup_failed",
-            StoreError::Conflict { .. } => "conflict",
+            StoreError::Sqlite { .. } => codes::DATABASE,
+            StoreError::NewerSchema { .. } => codes::NEWER_SCHEMA,
+            StoreError::Corrupt { .. } => codes::CORRUPT_DATABASE,
+            StoreError::NotFound { .. } => codes::NOT_FOUND,
+            StoreError::Invalid { .. } => codes::INVALID_DOCUMENT,
+            StoreError::Backup(_) => codes::BACKUP_FAILED,
+            StoreError::Conflict { .. } => codes::CONFLICT,
         }
     }
 }

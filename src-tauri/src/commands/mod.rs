@@ -10,6 +10,7 @@ pub mod sessions;
 pub mod settings;
 pub mod transfer;
 
+use promptloom_engine::codes;
 use serde::Serialize;
 use tauri::{AppHandle, Manager};
 
@@ -47,5 +48,5 @@ where
         Err(e) => Err(e.clone()),
     })
     .await
-    .map_err(|e| AppError::new("internal", format!("a background task failed: {e}")))?
+    .map_err(|e| AppError::new(codes::INTERNAL, format!("a background task failed: {e}")))?
 }

@@ -1,6 +1,7 @@
 //! Presets: the list, the editor's open and save, and creating, duplicating, renaming and
 //! deleting one, or restoring the built-in ones.
 
+use promptloom_engine::codes;
 use promptloom_engine::model::AgentPreset;
 use promptloom_library::presets;
 use serde::Serialize;
@@ -95,7 +96,7 @@ pub async fn duplicate_preset(
 pub async fn rename_preset(app: AppHandle, id: String, name: String) -> Result<(), AppError> {
     blocking(app, move |s| {
         if name.trim().is_empty() {
-            return Err(AppError::new("invalid_name", "a preset needs a name"));
+            return Err(AppError::new(codes::INVALID_NAME, "a preset needs a name"));
         }
         Ok(s.store()?.rename_preset(&id, name.trim())?)
     })

@@ -1,6 +1,7 @@
 //! The live preview: a build of the preset being edited over a stored session, and the request
 //! body a provider would receive for it.
 
+use promptloom_engine::codes;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -79,8 +80,9 @@ pub async fn provider_request(app: AppHandle, request: PreviewRequest) -> Result
                 session,
                 &InlineAssets,
             )?;
-            serde_json::to_string_pretty(&body)
-                .map_err(|e| AppError::new("internal", format!("cannot write the request: {e}")))
+            serde_json::to_string_pretty(&body).map_err(|e| {
+                AppError::new(codes::INTERNAL, format!("cannot write the request: {e}"))
+            })
         })
     })
     .await

@@ -3,6 +3,7 @@
 //! the page names a chosen file by the number it was given, and an export by what to write, so a
 //! page that misbehaved could still read or write no file the user did not pick.
 
+use promptloom_engine::codes;
 use std::path::PathBuf;
 
 use promptloom_engine::model::AgentPreset;
@@ -53,7 +54,7 @@ pub async fn choose_import_file(
         Ok(path.map(|p| handle.state::<ChosenFiles>().add(p)))
     })
     .await
-    .map_err(|e| AppError::new("internal", format!("a background task failed: {e}")))?
+    .map_err(|e| AppError::new(codes::INTERNAL, format!("a background task failed: {e}")))?
 }
 
 /// A file dropped on the window is chosen like one picked in the dialog; the page hears of it.
@@ -254,5 +255,5 @@ pub async fn export_session(
 
 fn write(path: &std::path::Path, text: &str) -> Result<(), AppError> {
     write_atomically(path, text.as_bytes())
-        .map_err(|e| AppError::new("io", format!("cannot write {}: {e}", path.display())))
+        .map_err(|e| AppError::new(codes::IO, format!("cannot write {}: {e}", path.display())))
 }
