@@ -35,9 +35,6 @@ pub enum LibraryError {
     /// A model profile file that does not read or does not make sense.
     #[error("{file}: {problem}")]
     BadProfile { file: String, problem: String },
-    /// A built-in preset that does not read (a build shipped broken).
-    #[error("built-in preset {file}: {problem}")]
-    BadBuiltin { file: String, problem: String },
 }
 
 impl LibraryError {
@@ -46,9 +43,7 @@ impl LibraryError {
             LibraryError::Store(e) => e.code(),
             LibraryError::NeedsPreset { .. } => codes::NEEDS_PRESET,
             LibraryError::Export(_) => codes::NOTHING_TO_EXPORT,
-            LibraryError::BadBuiltin { .. } | LibraryError::BadProfile { .. } => {
-                codes::INVALID_DOCUMENT
-            }
+            LibraryError::BadProfile { .. } => codes::INVALID_DOCUMENT,
         }
     }
 }

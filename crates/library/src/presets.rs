@@ -23,17 +23,7 @@ pub fn duplicate(store: &Store, id: &str, name: &str) -> Result<AgentPreset, Lib
 
 /// Puts every built-in preset back as shipped; returns their ids.
 pub fn restore_builtins(store: &Store) -> Result<Vec<String>, LibraryError> {
-    let mut ids = Vec::new();
-    for (file, json) in promptloom_store::builtin_presets() {
-        let preset =
-            promptloom_engine::model::parse_preset(json).map_err(|e| LibraryError::BadBuiltin {
-                file: file.to_string(),
-                problem: e.to_string(),
-            })?;
-        store.restore_builtin_preset(promptloom_store::builtin_presets(), &preset.id)?;
-        ids.push(preset.id);
-    }
-    Ok(ids)
+    Ok(store.restore_builtin_presets()?)
 }
 
 /// The preset a user starts from: a system prompt, then the chat history, for every model.

@@ -2,7 +2,7 @@
 
 use promptloom_engine::model::{parse_preset, parse_session};
 
-use crate::{Store, StoreError};
+use crate::{error, Store, StoreError};
 
 /// The presets shipped in the repository's `presets/` folder: (file name, JSON).
 pub fn builtin_presets() -> &'static [(&'static str, &'static str)] {
@@ -48,11 +48,8 @@ impl Store {
         sessions: &[(&str, &str)],
     ) -> Result<Vec<String>, StoreError> {
         self.install_once(SESSIONS_INSTALLED, sessions, |file, json| {
-            let session = parse_session(json).map_err(|e| StoreError::Invalid {
-                kind: "built-in session",
-                id: file.to_string(),
-                problem: e.to_string(),
-            })?;
+            let session =
+                parse_session(json).map_err(|e| error::invalid("built-in session", file, e))?;
             self.save_session(&session)?;
             Ok(session.id)
         })
@@ -76,6 +73,15 @@ impl Store {
         Ok(installed)
     }
 
+    /// Puts every built-in preset back as shipped (deleted ones too), replacing any edits;
+    /// returns their ids.
+    pub fn restore_builtin_presets(&self) -> Result<Vec<String>, StoreError> {
+        builtin_presets()
+            .iter()
+            .map(|(file, json)| self.install_one(file, json))
+            .collect()
+    }
+
     /// Puts built-in preset `id` back as shipped, replacing any edits.
     pub fn restore_builtin_preset(
         &self,
@@ -83,11 +89,8 @@ impl Store {
         id: &str,
     ) -> Result<(), StoreError> {
         for (file, json) in presets {
-            let preset = parse_preset(json).map_err(|e| StoreError::Invalid {
-                kind: "built-in preset",
-                id: (*file).to_string(),
-                problem: e.to_string(),
-            })?;
+            let preset =
+                parse_preset(json).map_err(|e| error::invalid("built-in preset", file, e))?;
             if preset.id == id {
                 self.install_one(file, json)?;
                 return Ok(());
@@ -100,11 +103,7 @@ impl Store {
     }
 
     fn install_one(&self, file: &str, json: &str) -> Result<String, StoreError> {
-        let preset = parse_preset(json).map_err(|e| StoreError::Invalid {
-            kind: "built-in preset",
-            id: file.to_string(),
-            problem: e.to_string(),
-        })?;
+        let preset = parse_preset(json).map_err(|e| error::invalid("built-in preset", file, e))?;
         self.save_preset(&preset)?;
         Ok(preset.id)
     }
