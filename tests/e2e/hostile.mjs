@@ -233,4 +233,43 @@ export function hostileTests(test, current, replace, db) {
     replace(await launch(db.path));
     await until(previewText, (t) => t.includes("The last words before closing."), "the edit after the app started again", 15000);
   });
+
+  test("in Chinese, the build's warnings, the pipeline panel and an import report are Chinese", async () => {
+    await (await byTest("language")).selectByAttribute("value", "zh-CN");
+    const dir = scratchDatabase();
+    try {
+      await freshPreset();
+      await typeMessage("{{nosuchmacro}}");
+      const warnings = await until(() => text("warnings"), (t) => t.includes("未知的宏"), "the warning in Chinese");
+      assert.doesNotMatch(warnings, /unknown macro/);
+      await (await byTest("tab-pipeline")).click();
+      const panel = await until(() => text("pipeline-panel"), (t) => t.includes("会话加载器"), "the processors in Chinese");
+      assert.doesNotMatch(panel, /Session loader|Reads the session/);
+      await shot(browser(), "33-zh-pipeline-and-warning");
+      await (await byTest("tab-recipe")).click();
+
+      const file = path.join(path.dirname(dir.path), "Tavern.json");
+      writeFileSync(
+        file,
+        JSON.stringify({
+          temperature: 0.9,
+          prompts: [{ identifier: "chatHistory", name: "Chat History", system_prompt: true, marker: true }],
+          prompt_order: [{ character_id: 100001, order: [{ identifier: "chatHistory", enabled: true }] }],
+        }),
+      );
+      answerDialog(file);
+      await (await byTest("import")).click();
+      const report = await until(() => text("import-dialog"), (t) => t.includes("未映射（SillyTavern"), "the import report in Chinese");
+      assert.doesNotMatch(report, /not mapped \(sampler/);
+      await shot(browser(), "34-zh-import-report");
+      await browser().execute(() => {
+        const buttons = [...document.querySelectorAll('[data-testid="import-dialog"] button')];
+        buttons.find((x) => /取消/.test(x.textContent))?.click();
+      });
+      await until(async () => (await byTest("import-dialog")).isExisting(), (open) => !open, "the dialog closed");
+    } finally {
+      dir.remove();
+      await (await byTest("language")).selectByAttribute("value", "en");
+    }
+  });
 }

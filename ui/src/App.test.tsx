@@ -89,6 +89,8 @@ describe("the app", () => {
     await renderApp();
     fireEvent.change(screen.getByTestId("language"), { target: { value: "zh-CN" } });
     expect(screen.getByTestId("add-message").textContent).toContain("添加消息");
+    // What the engine said comes as codes, and is said in Chinese too.
+    expect(screen.getByTestId("dropped").textContent).toContain("超出 100 个 token 的预算（从最早的聊天记录开始丢弃）");
     fireEvent.click(screen.getByTestId("theme-toggle"));
     await waitFor(() => expect(document.documentElement.dataset.theme).toBe("dark"));
   });

@@ -238,7 +238,10 @@ export type ContextRecipe = {
 export type CutEntry = {
 	entryId: string,
 	tokens: number,
+	/**  Why, in English. */
 	reason: string,
+	/**  The reason as a code with parameters, for the app to say in its language. */
+	said: Said,
 };
 
 /**  The titles of a native dialog, in the UI's language. */
@@ -265,7 +268,10 @@ export type DroppedItem = {
 	 *  history at the first message that no longer fits).
 	 */
 	tokens?: number | null,
+	/**  Why, in English, as the command line prints it. */
 	reason: string,
+	/**  The reason as a code with parameters, for the app to say in its language. */
+	said: Said,
 };
 
 export type EphemeralKind = "document" | "quote" | "custom";
@@ -302,9 +308,11 @@ export type ImportOutcome = {
 	id: string,
 	/**
 	 *  What the import did beyond the mapping: a lorebook replaced, ids renamed, duplicates
-	 *  skipped.
+	 *  skipped. In English.
 	 */
 	notes: string[],
+	/**  The same notes as codes with parameters, which the page says in its language. */
+	notesSaid: Said[],
 };
 
 /**  What a file would bring in, read and mapped but not saved: the user sees it first. */
@@ -340,7 +348,10 @@ export type ListItem = {
 export type LogEntry = {
 	processor: string,
 	level: LogLevel,
+	/**  In English, as the command line prints it. */
 	message: string,
+	/**  The same as a code with parameters, for the app to say in its language. */
+	said: Said,
 };
 
 export type LogLevel = "info" | "warning" | "error";
@@ -403,7 +414,10 @@ export type ModelMatch = {
 
 export type NotMapped = {
 	item: string,
+	/**  In English. */
 	message: string,
+	/**  The same as a code with parameters, which the page says in its language. */
+	said: Said,
 };
 
 /**  A preset as the editor opens it: with the revision it is at, which its saves name. */
@@ -416,7 +430,10 @@ export type OpenedPreset = {
 export type PatternProblem = {
 	recipe: string,
 	pattern: string,
+	/**  In English. */
 	message: string,
+	/**  The same as a code with parameters, for the app to say in its language. */
+	said: Said,
 };
 
 /**
@@ -545,11 +562,28 @@ export type ResolvedConfig = {
 	values: { [key in string]: Value },
 	/**  Where each value came from. */
 	origins: { [key in string]: SettingOrigin },
-	/**  Settings that were refused (wrong type, unknown key, disabling a core processor). */
+	/**
+	 *  Settings that were refused (wrong type, unknown key, disabling a core processor), in
+	 *  English.
+	 */
 	notes: string[],
+	/**  The same notes as codes with parameters, for the app to say in its language. */
+	notesSaid: Said[],
 };
 
 export type Role = "system" | "user" | "assistant" | "tool";
+
+/**
+ *  One text said: its code with its parameters and parts. It travels next to its English (a
+ *  log line's `message`, an item's `reason`), which its `Display` gives.
+ */
+export type Said = {
+	code: string,
+	/**  Values of the placeholders: user data (ids, names, patterns, numbers), never translated. */
+	params: { [key in string]: string },
+	/**  Placeholders that are sentences of their own (a reason inside a warning). */
+	parts: { [key in string]: Said },
+};
 
 export type SelectiveLogic = "andAny" | "notAll" | "notAny" | "andAll";
 

@@ -50,7 +50,8 @@ Reminder: the build is red 🔴 again… who touched the tokenizer?? 🤔😂 (i
 
 /// The engine's own sources: real code, indentation, punctuation, long identifiers.
 const CODE: &[&str] = &[
-    include_str!("../src/processors/injection_assembler.rs"),
+    include_str!("../src/processors/injection_assembler/mod.rs"),
+    include_str!("../src/processors/injection_assembler/placement.rs"),
     include_str!("../src/processors/token_limiter.rs"),
     include_str!("../src/tokens.rs"),
     include_str!("../src/pipeline/history.rs"),

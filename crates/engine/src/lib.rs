@@ -16,8 +16,11 @@ pub mod profiles;
 pub mod providers;
 pub mod recipe;
 pub mod regex_rule;
+pub mod said;
+pub mod texts;
 pub mod tokens;
 
 pub use build::{build, builtin_processors};
 pub use error::{codes, EngineError};
 pub use pipeline::{BuildOptions, BuildRequest, BuildResult, Pipeline};
+pub use said::{Said, Text};

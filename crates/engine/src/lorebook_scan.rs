@@ -20,6 +20,8 @@ use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use crate::limits::PATTERN_BUILD_BYTES;
 use crate::model::{Lorebook, SelectiveLogic};
 use crate::regex_rule::{Pattern, PatternBudget, PatternError};
+use crate::said::Said;
+use crate::texts;
 
 /// Plain key occurrences one build looks at, at most. Natural text has a few per key and text;
 /// only keys built to overlap (`a`, `aa`, `aaa`, ...) come near it.
@@ -232,7 +234,7 @@ pub struct BookScan<'k> {
     occurrences: usize,
     pattern_bytes: usize,
     /// Set when a cap stopped the scan, with the warning that says so.
-    pub stopped: Option<String>,
+    pub stopped: Option<Said>,
 }
 
 /// Which keys occur in one text.
@@ -263,8 +265,8 @@ impl<'k> BookScan<'k> {
         index: &'k KeyIndex,
         whole_words: bool,
         budget: &mut PatternBudget,
-    ) -> (BookScan<'k>, Vec<String>) {
-        let mut problems: Vec<String> = Vec::new();
+    ) -> (BookScan<'k>, Vec<Said>) {
+        let mut problems: Vec<Said> = Vec::new();
         let mut over_budget = 0usize;
         let patterns = index
             .patterns
@@ -272,10 +274,12 @@ impl<'k> BookScan<'k> {
             .map(|key| match budget.compile(&key.pattern, &key.flags) {
                 Ok(compiled) => Some(compiled),
                 Err(PatternError::Invalid(why)) => {
-                    problems.push(format!(
-                        "entry \"{}\": key {} is not a valid regex: {why}",
-                        key.entry, key.shown
-                    ));
+                    problems.push(
+                        texts::KEY_INVALID
+                            .with("entry", &key.entry)
+                            .with("key", &key.shown)
+                            .part("why", Said::plain(why)),
+                    );
                     None
                 }
                 Err(PatternError::OverBudget) => {
@@ -284,25 +288,26 @@ impl<'k> BookScan<'k> {
                 }
             })
             .collect();
-        let mut warnings: Vec<String> = problems.iter().take(NAMED_PROBLEMS).cloned().collect();
-        if problems.len() > NAMED_PROBLEMS {
-            warnings.push(format!(
-                "{} more keys are not valid regexes and were skipped",
-                problems.len() - NAMED_PROBLEMS
-            ));
+        let named = problems.len().min(NAMED_PROBLEMS);
+        let more = problems.len() - named;
+        let mut warnings: Vec<Said> = problems;
+        warnings.truncate(named);
+        if more > 0 {
+            warnings.push(texts::MORE_KEYS_INVALID.with("count", more));
         }
         if over_budget > 0 {
-            warnings.push(format!(
-                "{over_budget} regex keys skipped: the patterns of this build already take {} MiB",
-                PATTERN_BUILD_BYTES >> 20
-            ));
+            warnings.push(
+                texts::REGEX_KEYS_OVER_BUDGET
+                    .with("count", over_budget)
+                    .with("mib", PATTERN_BUILD_BYTES >> 20),
+            );
         }
         if index.left_out > 0 {
-            warnings.push(format!(
-                "{} plain keys skipped: the book's keys take more than {} MiB",
-                index.left_out,
-                PLAIN_KEY_BYTES >> 20
-            ));
+            warnings.push(
+                texts::PLAIN_KEYS_OVER_CAP
+                    .with("count", index.left_out)
+                    .with("mib", PLAIN_KEY_BYTES >> 20),
+            );
         }
         let scan = BookScan {
             index,
@@ -375,9 +380,7 @@ impl<'k> BookScan<'k> {
         for m in automaton.find_overlapping_iter(text) {
             self.occurrences += 1;
             if self.occurrences > KEY_OCCURRENCES {
-                self.stopped = Some(format!(
-                    "the lorebook's keys occurred more than {KEY_OCCURRENCES} times in this build; the scan stopped there"
-                ));
+                self.stopped = Some(texts::OCCURRENCES_CAP.with("count", KEY_OCCURRENCES));
                 return;
             }
             let k = m.pattern().as_usize();
@@ -406,10 +409,7 @@ impl<'k> BookScan<'k> {
                 continue;
             }
             if self.pattern_bytes + bytes > PATTERN_SCAN_BYTES {
-                self.stopped = Some(format!(
-                    "the lorebook's regex keys read more than {} MiB of text in this build; the scan stopped there",
-                    PATTERN_SCAN_BYTES >> 20
-                ));
+                self.stopped = Some(texts::REGEX_TEXT_CAP.with("mib", PATTERN_SCAN_BYTES >> 20));
                 break;
             }
             self.pattern_bytes += bytes;

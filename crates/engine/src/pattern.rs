@@ -1,6 +1,9 @@
 //! Model-id patterns (`claude-*`, `gpt-4?`, `*`), shared by recipe choice (RULES 3.1) and model
 //! profile lookup (RULES 5.9). Compared case-insensitively.
 
+use crate::said::Said;
+use crate::texts;
+
 /// How well a pattern matches a model id; greater is better.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum MatchRank {
@@ -57,22 +60,24 @@ pub fn glob_match(pattern: &str, text: &str) -> bool {
 
 /// Why `pattern` cannot be a model filter, or `None` when it can: model ids are letters, digits
 /// and `. _ - : / @ +`, and a pattern adds the wildcards `*` and `?`.
-pub fn pattern_problem(pattern: &str) -> Option<String> {
+pub fn pattern_problem(pattern: &str) -> Option<Said> {
     if pattern.trim().is_empty() {
-        return Some("a model pattern cannot be empty".into());
+        return Some(texts::PATTERN_EMPTY.into());
     }
     if let Some(c) = pattern.chars().find(|c| c.is_whitespace()) {
-        return Some(format!(
-            "\"{pattern}\" contains a space ({c:?}); model ids have none"
-        ));
+        return Some(
+            texts::PATTERN_SPACE
+                .with("pattern", pattern)
+                .with("char", format!("{c:?}")),
+        );
     }
     pattern
         .chars()
         .find(|c| !(c.is_alphanumeric() || "._-:/@+*?".contains(*c)))
         .map(|c| {
-            format!(
-                "\"{pattern}\" contains '{c}'; a model pattern is letters, digits, . _ - : / @ + and the wildcards * ?"
-            )
+            texts::PATTERN_CHARACTER
+                .with("pattern", pattern)
+                .with("char", c)
         })
 }
 
@@ -102,10 +107,11 @@ mod tests {
         assert_eq!(pattern_problem("claude-*"), None);
         assert_eq!(pattern_problem("gpt-4?"), None);
         assert_eq!(pattern_problem("openrouter/anthropic:claude@2+"), None);
-        assert!(pattern_problem("").unwrap().contains("empty"));
-        assert!(pattern_problem("  ").unwrap().contains("empty"));
-        assert!(pattern_problem("gpt 4").unwrap().contains("space"));
-        assert!(pattern_problem("gpt-[45]").unwrap().contains("'['"));
+        let problem = |p: &str| pattern_problem(p).unwrap().to_string();
+        assert!(problem("").contains("empty"));
+        assert!(problem("  ").contains("empty"));
+        assert!(problem("gpt 4").contains("space"));
+        assert!(problem("gpt-[45]").contains("'['"));
     }
 
     #[test]

@@ -5,6 +5,7 @@ use serde::Serialize;
 
 use crate::model::{AgentPreset, ContextRecipe};
 use crate::pattern::{best_match, pattern_problem};
+use crate::said::Said;
 use crate::EngineError;
 
 /// The recipe for model `model`: a recipe whose filter has the id exactly wins; else the one
@@ -46,7 +47,10 @@ pub struct ModelMatch {
 pub struct PatternProblem {
     pub recipe: String,
     pub pattern: String,
+    /// In English.
     pub message: String,
+    /// The same as a code with parameters, for the app to say in its language.
+    pub said: Said,
 }
 
 /// What the model filter editor shows: the recipe each model gets, and the unusable patterns.
@@ -78,10 +82,11 @@ pub fn recipe_matches(
             .iter()
             .flat_map(|r| {
                 r.model_filter.iter().filter_map(|p| {
-                    pattern_problem(p).map(|message| PatternProblem {
+                    pattern_problem(p).map(|said| PatternProblem {
                         recipe: r.id.clone(),
                         pattern: p.clone(),
-                        message,
+                        message: said.to_string(),
+                        said,
                     })
                 })
             })
@@ -164,9 +169,10 @@ mod tests {
         assert_eq!(problems, [("a", "gpt 4"), ("b", ""), ("b", "x#y")]);
         for problem in &m.problems {
             assert_eq!(
-                Some(problem.message.clone()),
-                pattern_problem(&problem.pattern)
+                Some(&problem.said),
+                pattern_problem(&problem.pattern).as_ref()
             );
+            assert_eq!(problem.message, problem.said.to_string());
         }
     }
 
@@ -179,7 +185,9 @@ mod tests {
             serde_json::json!({
                 "models": [{"model": "gpt-4o", "recipe": "r"}],
                 "problems": [{"recipe": "r", "pattern": "a b",
-                    "message": pattern_problem("a b").unwrap()}]
+                    "message": "\"a b\" contains a space (' '); model ids have none",
+                    "said": {"code": "pattern.space",
+                        "params": {"pattern": "a b", "char": "' '"}, "parts": {}}}]
             })
         );
     }

@@ -1,6 +1,8 @@
 //! Lenient readers over `serde_json::Value`. SillyTavern files were written by many versions and
 //! hand edits: numbers come as strings, lists as single strings, absent and `null` mean the same.
 
+use crate::texts;
+use promptloom_engine::Text;
 use serde_json::{Map, Value};
 
 pub(crate) type Object = Map<String, Value>;
@@ -97,13 +99,18 @@ pub(crate) fn unknown_set_keys<'a>(obj: &'a Object, known: &[&str]) -> Vec<&'a s
 
 /// A short description of a value's JSON type, for shape errors.
 pub(crate) fn kind(value: &Value) -> &'static str {
+    kind_text(value).english
+}
+
+/// [`kind`] as a text of the reports.
+pub(crate) fn kind_text(value: &Value) -> Text {
     match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
+        Value::Null => texts::KIND_NULL,
+        Value::Bool(_) => texts::KIND_BOOLEAN,
+        Value::Number(_) => texts::KIND_NUMBER,
+        Value::String(_) => texts::KIND_STRING,
+        Value::Array(_) => texts::KIND_ARRAY,
+        Value::Object(_) => texts::KIND_OBJECT,
     }
 }
 

@@ -8,6 +8,7 @@ mod json;
 pub mod native;
 mod report;
 pub mod sillytavern;
+pub mod texts;
 
 use std::io::Read;
 use std::path::Path;

@@ -1,5 +1,6 @@
 //! What an importer could not map, item by item (RULES 7.3).
 
+use promptloom_engine::Said;
 use serde::{Deserialize, Serialize};
 
 /// One thing from the source file that did not come through as it was.
@@ -8,7 +9,10 @@ use serde::{Deserialize, Serialize};
 pub struct ReportItem {
     /// Where in the source: `prompts[3] (nsfw)`, `entries.12`, `line 4`, `temperature, top_p`.
     pub item: String,
+    /// In English, as the command line prints it.
     pub message: String,
+    /// The same as a code with parameters (`crate::texts`), for the app to say in its language.
+    pub said: Said,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -27,10 +31,13 @@ impl ImportReport {
         }
     }
 
-    pub fn push(&mut self, item: impl Into<String>, message: impl Into<String>) {
+    /// Reports `item` with one of the texts of `crate::texts`.
+    pub fn push(&mut self, item: impl Into<String>, said: impl Into<Said>) {
+        let said = said.into();
         self.items.push(ReportItem {
             item: item.into(),
-            message: message.into(),
+            message: said.to_string(),
+            said,
         });
     }
 

@@ -12,10 +12,25 @@
 use std::collections::HashSet;
 
 use promptloom_engine::model::{AgentPreset, Lorebook, RegexRule};
+use promptloom_engine::Said;
 use promptloom_import::{card_preset, Imported};
 use promptloom_store::{free_id, Store};
 
 use crate::LibraryError;
+
+/// What an import says it did, each a code with its English (`promptloom_engine::said`); the app
+/// says them in its language (`ui/src/i18n/engineTexts.json` is written from this list too).
+pub mod texts {
+    promptloom_engine::texts! {
+        LOREBOOK_REPLACED = "import.lorebook-replaced" => "the lorebook of preset \"{preset}\" was replaced; it had {entries}";
+        LOREBOOK_MERGED = "import.lorebook-merged" => "{added} added to the lorebook of preset \"{preset}\", which keeps its {kept} and settings";
+        ENTRY_RENAMED = "import.entry-renamed" => "entry \"{entry}\" is taken in the lorebook; added as \"{renamed}\"";
+        ONE_ENTRY = "import.one-entry" => "1 entry";
+        ENTRIES = "import.entries" => "{count} entries";
+        RULE_SKIPPED = "import.rule-skipped" => "rule \"{rule}\" is there already, the same; skipped";
+        RULE_RENAMED = "import.rule-renamed" => "rule id \"{rule}\" is taken by a different rule; added as \"{renamed}\"";
+    }
+}
 
 /// What world info does to a preset that has a lorebook already.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -45,8 +60,10 @@ pub enum Place {
 pub struct Outcome {
     pub place: Place,
     /// What the import did beyond the importer's mapping that the user should know: a lorebook
-    /// replaced, ids renamed, duplicates skipped.
+    /// replaced, ids renamed, duplicates skipped. In English.
     pub notes: Vec<String>,
+    /// The same notes as codes with parameters ([`texts`]), for the app to say in its language.
+    pub notes_said: Vec<Said>,
 }
 
 /// Saves what a file held into `store`, as `target` says. Everything is read and mapped before
@@ -92,7 +109,11 @@ pub fn import_into(
             }
         }
     };
-    Ok(Outcome { place, notes })
+    Ok(Outcome {
+        place,
+        notes: notes.iter().map(Said::to_string).collect(),
+        notes_said: notes,
+    })
 }
 
 /// Saves an imported preset under its id, or the first free `<id>-N`, never over another.
@@ -107,18 +128,16 @@ fn new_preset(store: &Store, mut preset: AgentPreset) -> Result<Place, LibraryEr
 
 /// Puts `book` into `preset` as `mode` says; returns the notes that say what happened to the
 /// lorebook it had.
-fn lay_lorebook(preset: &mut AgentPreset, book: Lorebook, mode: LorebookMode) -> Vec<String> {
+fn lay_lorebook(preset: &mut AgentPreset, book: Lorebook, mode: LorebookMode) -> Vec<Said> {
     let Some(old) = preset.lorebook.as_mut().filter(|b| !b.entries.is_empty()) else {
         preset.lorebook = Some(book);
         return Vec::new();
     };
     match mode {
         LorebookMode::Replace => {
-            let note = format!(
-                "the lorebook of preset \"{}\" was replaced; it had {}",
-                preset.id,
-                entries(old.entries.len())
-            );
+            let note = texts::LOREBOOK_REPLACED
+                .with("preset", &preset.id)
+                .part("entries", entries(old.entries.len()));
             preset.lorebook = Some(book);
             vec![note]
         }
@@ -129,10 +148,11 @@ fn lay_lorebook(preset: &mut AgentPreset, book: Lorebook, mode: LorebookMode) ->
             for mut entry in book.entries {
                 if taken.contains(&entry.id) {
                     let renamed = free_in(&taken, &entry.id);
-                    notes.push(format!(
-                        "entry \"{}\" is taken in the lorebook; added as \"{renamed}\"",
-                        entry.id
-                    ));
+                    notes.push(
+                        texts::ENTRY_RENAMED
+                            .with("entry", &entry.id)
+                            .with("renamed", &renamed),
+                    );
                     entry.id = renamed;
                 }
                 taken.insert(entry.id.clone());
@@ -140,12 +160,10 @@ fn lay_lorebook(preset: &mut AgentPreset, book: Lorebook, mode: LorebookMode) ->
             }
             notes.insert(
                 0,
-                format!(
-                    "{} added to the lorebook of preset \"{}\", which keeps its {} and settings",
-                    entries(added),
-                    preset.id,
-                    entries(old.entries.len() - added)
-                ),
+                texts::LOREBOOK_MERGED
+                    .part("added", entries(added))
+                    .with("preset", &preset.id)
+                    .part("kept", entries(old.entries.len() - added)),
             );
             notes
         }
@@ -153,33 +171,31 @@ fn lay_lorebook(preset: &mut AgentPreset, book: Lorebook, mode: LorebookMode) ->
 }
 
 /// "1 entry", "3 entries".
-fn entries(n: usize) -> String {
+fn entries(n: usize) -> Said {
     if n == 1 {
-        "1 entry".to_string()
+        texts::ONE_ENTRY.into()
     } else {
-        format!("{n} entries")
+        texts::ENTRIES.with("count", n)
     }
 }
 
 /// Adds `rules` to `kept`: one identical to a kept rule is skipped, one whose id is taken gets a
 /// free `<id>-N`. Returns a note for each.
-fn add_rules(kept: &mut Vec<RegexRule>, rules: Vec<RegexRule>) -> Vec<String> {
+fn add_rules(kept: &mut Vec<RegexRule>, rules: Vec<RegexRule>) -> Vec<Said> {
     let mut notes = Vec::new();
     let mut taken: HashSet<String> = kept.iter().map(|r| r.id.clone()).collect();
     for mut rule in rules {
         if kept.contains(&rule) {
-            notes.push(format!(
-                "rule \"{}\" is there already, the same; skipped",
-                rule.id
-            ));
+            notes.push(texts::RULE_SKIPPED.with("rule", &rule.id));
             continue;
         }
         if taken.contains(&rule.id) {
             let renamed = free_in(&taken, &rule.id);
-            notes.push(format!(
-                "rule id \"{}\" is taken by a different rule; added as \"{renamed}\"",
-                rule.id
-            ));
+            notes.push(
+                texts::RULE_RENAMED
+                    .with("rule", &rule.id)
+                    .with("renamed", &renamed),
+            );
             rule.id = renamed;
         }
         taken.insert(rule.id.clone());

@@ -7,6 +7,7 @@ use promptloom_engine::codes;
 use std::path::PathBuf;
 
 use promptloom_engine::model::AgentPreset;
+use promptloom_engine::Said;
 use promptloom_import::Imported;
 use promptloom_library::export::{self, ExportFormat};
 use promptloom_library::files::write_atomically;
@@ -88,7 +89,10 @@ pub struct ImportPreview {
 #[derive(Debug, Clone, Serialize, specta::Type)]
 pub struct NotMapped {
     pub item: String,
+    /// In English.
     pub message: String,
+    /// The same as a code with parameters, which the page says in its language.
+    pub said: Said,
 }
 
 impl From<promptloom_import::ReportItem> for NotMapped {
@@ -96,6 +100,7 @@ impl From<promptloom_import::ReportItem> for NotMapped {
         NotMapped {
             item: i.item,
             message: i.message,
+            said: i.said,
         }
     }
 }
@@ -152,8 +157,10 @@ pub struct ImportOutcome {
     pub kind: String,
     pub id: String,
     /// What the import did beyond the mapping: a lorebook replaced, ids renamed, duplicates
-    /// skipped.
+    /// skipped. In English.
     pub notes: Vec<String>,
+    /// The same notes as codes with parameters, which the page says in its language.
+    pub notes_said: Vec<Said>,
 }
 
 /// Imports chosen file `file` into the database: a preset or card becomes a new preset, a chat a
@@ -186,6 +193,7 @@ pub async fn import_file(
             kind: kind.to_string(),
             id,
             notes: outcome.notes,
+            notes_said: outcome.notes_said,
         })
     })
     .await

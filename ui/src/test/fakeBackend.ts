@@ -5,7 +5,16 @@
 // back until the test lets them through, history left out of the preview as the engine does.
 import { mockIPC, mockWindows } from "@tauri-apps/api/mocks";
 import { emit } from "@tauri-apps/api/event";
-import type { AgentPreset, AppError, ChosenFile, ExportFormat, ImportOutcome, ImportPreview, LorebookChoice } from "../bindings";
+import type {
+  AgentPreset,
+  AppError,
+  ChosenFile,
+  ExportFormat,
+  ImportOutcome,
+  ImportPreview,
+  LorebookChoice,
+  Said,
+} from "../bindings";
 import type { Chat, Preset } from "../app/model";
 
 export interface Call {
@@ -192,7 +201,13 @@ export function fakeBackend() {
           kind: "preset",
           name: "Default",
           needsPreset: false,
-          notMapped: [{ item: "temperature, top_p", message: "sampling settings are not part of a preset" }],
+          notMapped: [
+            {
+              item: "temperature, top_p",
+              message: "not mapped (sampler, API and formatting settings of SillyTavern)",
+              said: said("import.preset-settings"),
+            },
+          ],
         };
       }
       case "import_file": {
@@ -202,7 +217,7 @@ export function fakeBackend() {
         const imported = { ...samplePreset(), id: "default", name: "Default" };
         presets.set(imported.id, imported);
         revisions.set(imported.id, 1);
-        return { kind: "preset", id: imported.id, notes: [] };
+        return { kind: "preset", id: imported.id, notes: [], notesSaid: [] };
       }
       case "export_preset": {
         const preset = args.preset as AgentPreset;
@@ -216,7 +231,13 @@ export function fakeBackend() {
         exported.set(path, { format, preset });
         const notMapped =
           format === "sillyTavernPreset"
-            ? [{ item: "recipe “all”: model filter", message: "a SillyTavern preset does not choose by model" }]
+            ? [
+                {
+                  item: "recipe all",
+                  message: "not exported: a SillyTavern preset has one prompt order",
+                  said: said("export.other-recipe"),
+                },
+              ]
             : [];
         return { path, notMapped };
       }
@@ -384,11 +405,19 @@ function fakeBuild({ preset, model }: { preset: AgentPreset; model: string }, hi
           action: "dropped",
           source: { kind: "history", historyIndex: 0, placement: { mode: "list" } },
           count: 2,
-          reason: "over the budget",
+          reason: "over the budget of 100 tokens (oldest history first)",
+          said: said("token-limiter.dropped", { budget: "100" }),
         },
       ],
       warnings: [],
-      logs: [{ processor: "token-limiter", level: "info", message: "2 history messages dropped" }],
+      logs: [
+        {
+          processor: "session-loader",
+          level: "info",
+          message: `loaded ${history.length} messages`,
+          said: said("session-loader.loaded", { count: String(history.length) }),
+        },
+      ],
       variables: {},
       lorebook: fakeLorebook(preset, history),
     },
@@ -433,7 +462,12 @@ function fakeRecipeMatches(preset: AgentPreset, models: string[]) {
     problems: recipes.flatMap((r) =>
       r.modelFilter
         .filter((p) => /\s/.test(p) || p === "")
-        .map((pattern) => ({ recipe: r.id, pattern, message: `"${pattern}" contains a space` })),
+        .map((pattern) => ({
+          recipe: r.id,
+          pattern,
+          message: `"${pattern}" contains a space (' '); model ids have none`,
+          said: said("pattern.space", { pattern, char: "' '" }),
+        })),
     ),
   };
 }
@@ -499,12 +533,16 @@ function fakePipeline(preset: AgentPreset, model: string): FakeStage[] {
       origins[f.key] = "default";
     }
     const notes: string[] = [];
+    const notesSaid: Said[] = [];
     let enabled = d.defaultEnabled;
-    if (chosen?.enabled === false && d.isCore) notes.push("a core processor cannot be disabled; it stays on");
-    else if (chosen?.enabled !== undefined && chosen.enabled !== null) enabled = chosen.enabled;
+    if (chosen?.enabled === false && d.isCore) {
+      notes.push("a core processor cannot be disabled; it stays on");
+      notesSaid.push(said("settings.core-stays-on"));
+    } else if (chosen?.enabled !== undefined && chosen.enabled !== null) enabled = chosen.enabled;
     for (const [key, value] of Object.entries(chosen?.settings ?? {})) {
       if (!d.configFields.some((f) => f.key === key)) {
         notes.push(`unknown setting "${key}" ignored`);
+        notesSaid.push(said("settings.unknown", { key }));
         continue;
       }
       values[key] = value;
@@ -512,8 +550,22 @@ function fakePipeline(preset: AgentPreset, model: string): FakeStage[] {
     }
     return {
       descriptor: d,
-      resolved: { id: d.id, enabled, priority: chosen?.priority ?? d.priority, origin, values, origins, notes },
+      resolved: {
+        id: d.id,
+        enabled,
+        priority: chosen?.priority ?? d.priority,
+        origin,
+        values,
+        origins,
+        notes,
+        notesSaid,
+      },
       modelConfig,
     };
   }).sort((a, b) => a.resolved.priority - b.resolved.priority);
+}
+
+/** What the engine says, as it comes over the wire. */
+function said(code: string, params: Record<string, string> = {}): Said {
+  return { code, params, parts: {} };
 }

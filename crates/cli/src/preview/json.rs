@@ -1,6 +1,8 @@
 //! `--format json`: the one object of RULES 8.2, a thin view of the engine's `BuildResult`.
 
-use promptloom_engine::pipeline::{BuiltMessage, DroppedItem, LogEntry, TokenSummary};
+use promptloom_engine::pipeline::{
+    BuiltMessage, DropAction, DroppedItem, LogEntry, LogLevel, Source, TokenSummary,
+};
 use promptloom_engine::BuildResult;
 use serde::Serialize;
 
@@ -13,9 +15,57 @@ struct PreviewJson<'a> {
     model: &'a str,
     messages: &'a [BuiltMessage<'a>],
     tokens: &'a TokenSummary,
-    dropped: &'a [DroppedItem],
-    warnings: &'a [LogEntry],
-    logs: &'a [LogEntry],
+    dropped: Vec<Dropped<'a>>,
+    warnings: Vec<Log<'a>>,
+    logs: Vec<Log<'a>>,
+}
+
+/// A log entry as RULES 8.2 shows it: without the code the app says it in its language by
+/// (`said`), since the command line prints the English `message`.
+#[derive(Serialize)]
+struct Log<'a> {
+    processor: &'a str,
+    level: LogLevel,
+    message: &'a str,
+}
+
+impl<'a> From<&'a LogEntry> for Log<'a> {
+    fn from(l: &'a LogEntry) -> Self {
+        Log {
+            processor: &l.processor,
+            level: l.level,
+            message: &l.message,
+        }
+    }
+}
+
+/// A dropped item as RULES 8.2 shows it: with its English `reason` and without its code.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Dropped<'a> {
+    processor: &'a str,
+    action: DropAction,
+    source: &'a Source,
+    count: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    last_history_index: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tokens: Option<u32>,
+    reason: &'a str,
+}
+
+impl<'a> From<&'a DroppedItem> for Dropped<'a> {
+    fn from(d: &'a DroppedItem) -> Self {
+        Dropped {
+            processor: &d.processor,
+            action: d.action,
+            source: &d.source,
+            count: d.count,
+            last_history_index: d.last_history_index,
+            tokens: d.tokens,
+            reason: &d.reason,
+        }
+    }
 }
 
 pub fn render(result: &BuildResult<'_>) -> String {
@@ -24,13 +74,17 @@ pub fn render(result: &BuildResult<'_>) -> String {
         model: &result.model,
         messages: &result.messages,
         tokens: &result.tokens,
-        dropped: &result.dropped,
-        warnings: &result.warnings,
-        logs: &result.logs,
+        dropped: result.dropped.iter().map(Dropped::from).collect(),
+        warnings: logs(&result.warnings),
+        logs: logs(&result.logs),
     };
     // Serialising plain data with string keys does not fail; should it ever, say so in JSON.
     let mut text = serde_json::to_string_pretty(&view)
         .unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }).to_string());
     text.push('\n');
     text
+}
+
+fn logs(list: &[LogEntry]) -> Vec<Log<'_>> {
+    list.iter().map(Log::from).collect()
 }

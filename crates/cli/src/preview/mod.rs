@@ -12,7 +12,7 @@ use promptloom_engine::cache::BuildCache;
 use promptloom_engine::model::AgentPreset;
 use promptloom_engine::pipeline::{Ephemeral, EphemeralKind, LogEntry, LogLevel};
 use promptloom_engine::profiles::ProviderFormat;
-use promptloom_engine::{build, BuildOptions, BuildRequest, BuildResult};
+use promptloom_engine::{build, BuildOptions, BuildRequest, BuildResult, Said};
 
 use crate::assets::FileAssets;
 use crate::error::CliError;
@@ -150,10 +150,13 @@ pub fn run(args: &PreviewArgs) -> Result<String, CliError> {
     let mut result = build(&request).map_err(|e| CliError::engine(&args.preset, &e))?;
     // What the importers could not map is a warning of this preview.
     for (path, text) in notes {
+        let message = format!("{}: {text}", path.display());
         result.warnings.push(LogEntry {
             processor: "import".into(),
             level: LogLevel::Warning,
-            message: format!("{}: {text}", path.display()),
+            // Only the app says codes in another language; these notes stay here.
+            said: Said::plain(&message),
+            message,
         });
     }
     let provider = match args.format {

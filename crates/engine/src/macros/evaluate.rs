@@ -11,6 +11,8 @@ use super::scan::{char_floor, split_macro};
 use super::variables::add_values;
 use super::{has_macros, MacroEnv, MacroState, MAX_EVALUATIONS, MAX_VALUE_DEPTH};
 use crate::limits::{MACRO_BUILD_BYTES, MACRO_EXPANSION_BYTES, MACRO_VARIABLE_NAME_BYTES};
+use crate::said::Said;
+use crate::texts;
 
 /// Distinct warnings one `expand` call reports at most.
 const MAX_WARNINGS: usize = 50;
@@ -68,8 +70,8 @@ pub(super) struct Expander<'x, 'a> {
     pub(super) env: &'x MacroEnv<'a>,
     pub(super) state: &'x mut MacroState,
     pub(super) position: &'x str,
-    pub(super) warnings: Vec<String>,
-    pub(super) warned: HashSet<String>,
+    pub(super) warnings: Vec<Said>,
+    pub(super) warned: HashSet<Said>,
     pub(super) evaluations: usize,
     /// Bytes this expansion's macros have produced (output and stored values).
     pub(super) produced: usize,
@@ -93,7 +95,7 @@ impl<'x, 'a> Expander<'x, 'a> {
 }
 
 impl Expander<'_, '_> {
-    pub(super) fn warn(&mut self, warning: impl FnOnce() -> String) {
+    pub(super) fn warn(&mut self, warning: impl FnOnce() -> Said) {
         if self.warnings.len() >= MAX_WARNINGS {
             return;
         }
@@ -108,24 +110,14 @@ impl Expander<'_, '_> {
     pub(super) fn charge(&mut self, bytes: usize) -> bool {
         if self.produced + bytes > MACRO_EXPANSION_BYTES {
             self.stopped = true;
-            self.warn(|| {
-                format!(
-                    "macros produced more than {} here; the rest are left as written",
-                    in_words(MACRO_EXPANSION_BYTES)
-                )
-            });
+            self.warn(|| texts::EXPANSION_CAP.with("size", in_words(MACRO_EXPANSION_BYTES)));
             return false;
         }
         if self.state.produced + bytes > MACRO_BUILD_BYTES {
             self.stopped = true;
             // Said once per build, where it happened; later expansions stay as written.
             if !std::mem::replace(&mut self.state.exhausted, true) {
-                self.warn(|| {
-                    format!(
-                        "the macros of this build produced more than {}; from here on every macro is left as written",
-                        in_words(MACRO_BUILD_BYTES)
-                    )
-                });
+                self.warn(|| texts::BUILD_CAP.with("size", in_words(MACRO_BUILD_BYTES)));
             }
             return false;
         }
@@ -140,9 +132,7 @@ impl Expander<'_, '_> {
             return Output::Kept;
         }
         if self.evaluations >= MAX_EVALUATIONS {
-            self.warn(|| {
-                format!("more than {MAX_EVALUATIONS} macros; the rest are left as written")
-            });
+            self.warn(|| texts::TOO_MANY_MACROS.with("count", MAX_EVALUATIONS));
             return Output::Kept;
         }
         self.evaluations += 1;
@@ -152,20 +142,20 @@ impl Expander<'_, '_> {
             Ok(Value::Trim) => return Output::Trim,
             Err(Problem::Stopped) => return Output::Kept,
             Err(problem) => {
+                let text = match problem {
+                    Problem::Unknown => texts::UNKNOWN_MACRO,
+                    Problem::NoArguments => texts::NO_ARGUMENTS,
+                    Problem::NeedsArguments => texts::NEEDS_ARGUMENTS,
+                    Problem::BadDice => texts::BAD_DICE,
+                    Problem::NoVariableName => texts::NO_VARIABLE_NAME,
+                    Problem::LongVariableName => texts::LONG_VARIABLE_NAME,
+                    Problem::Stopped => return Output::Kept,
+                };
                 self.warn(|| {
-                    let raw = shorten(raw);
+                    let said = text.with("macro", shorten(raw));
                     match problem {
-                        Problem::Unknown => format!("unknown macro {raw}"),
-                        Problem::NoArguments => format!("macro {raw} takes no arguments"),
-                        Problem::NeedsArguments => format!("macro {raw} needs arguments"),
-                        Problem::BadDice => {
-                            format!("macro {raw}: expected dice like 2d6, d20 or 20")
-                        }
-                        Problem::NoVariableName => format!("macro {raw} needs a variable name"),
-                        Problem::LongVariableName => format!(
-                            "macro {raw}: a variable name is at most {MACRO_VARIABLE_NAME_BYTES} bytes"
-                        ),
-                        Problem::Stopped => String::new(),
+                        Problem::LongVariableName => said.with("bytes", MACRO_VARIABLE_NAME_BYTES),
+                        _ => said,
                     }
                 });
                 return Output::Kept;
@@ -183,9 +173,7 @@ impl Expander<'_, '_> {
             return value;
         }
         if depth >= MAX_VALUE_DEPTH {
-            self.warn(|| {
-                format!("macro values nest more than {MAX_VALUE_DEPTH} levels deep; the rest are left as written")
-            });
+            self.warn(|| texts::NESTED_TOO_DEEP.with("depth", MAX_VALUE_DEPTH));
             return value;
         }
         self.scan(&value, depth + 1)

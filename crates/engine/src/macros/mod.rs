@@ -119,7 +119,8 @@ impl MacroState {
 
 pub struct Expansion {
     pub text: String,
-    pub warnings: Vec<String>,
+    /// What stayed as written and why; `Display` gives the English.
+    pub warnings: Vec<crate::said::Said>,
 }
 
 pub fn has_macros(text: &str) -> bool {

@@ -4,6 +4,7 @@
 use super::evaluate::{in_words, shorten, Expander, Problem};
 use super::scan::{char_floor, Args};
 use crate::limits::{MACRO_VARIABLE_BYTES, MACRO_VARIABLE_NAME_BYTES};
+use crate::texts;
 
 impl Expander<'_, '_> {
     /// Stores `value` in variable `name`, within the variable's and the expansions' caps.
@@ -11,11 +12,9 @@ impl Expander<'_, '_> {
         if value.len() > MACRO_VARIABLE_BYTES {
             self.stopped = true;
             self.warn(|| {
-                format!(
-                    "variable \"{}\" would hold more than {}; it keeps its value and the rest are left as written",
-                    shorten(name),
-                    in_words(MACRO_VARIABLE_BYTES)
-                )
+                texts::VARIABLE_TOO_LARGE
+                    .with("name", shorten(name))
+                    .with("size", in_words(MACRO_VARIABLE_BYTES))
             });
             return Err(Problem::Stopped);
         }

@@ -9,6 +9,8 @@ use serde_json::{Map, Value};
 
 use crate::model::{AgentPreset, ProcessorConfig};
 use crate::profiles::ModelProfile;
+use crate::said::Said;
+use crate::texts;
 
 /// What a processor is, for the registry and for the UI's generated settings form.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -24,6 +26,28 @@ pub struct ProcessorDescriptor {
     pub is_core: bool,
     pub default_enabled: bool,
     pub config_fields: Vec<ConfigField>,
+}
+
+impl ProcessorDescriptor {
+    /// The descriptor's texts for people, each with its code: the name
+    /// (`processor.<id>.name`), the description (`processor.<id>.description`), and each
+    /// setting's label and help (`processor.<id>.<key>.label`, `processor.<id>.<key>.help`).
+    /// The app finds a processor's texts in its language by these codes (`ui/src/i18n/said.ts`).
+    pub fn texts(&self) -> Vec<(String, &'static str)> {
+        let id = self.id;
+        let mut texts = vec![
+            (format!("processor.{id}.name"), self.name),
+            (format!("processor.{id}.description"), self.description),
+        ];
+        for field in &self.config_fields {
+            let key = field.key;
+            texts.push((format!("processor.{id}.{key}.label"), field.label));
+            if !field.description.is_empty() {
+                texts.push((format!("processor.{id}.{key}.help"), field.description));
+            }
+        }
+        texts
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -111,8 +135,11 @@ pub struct ResolvedConfig {
     pub values: Map<String, Value>,
     /// Where each value came from.
     pub origins: BTreeMap<String, SettingOrigin>,
-    /// Settings that were refused (wrong type, unknown key, disabling a core processor).
+    /// Settings that were refused (wrong type, unknown key, disabling a core processor), in
+    /// English.
     pub notes: Vec<String>,
+    /// The same notes as codes with parameters, for the app to say in its language.
+    pub notes_said: Vec<Said>,
 }
 
 impl ResolvedConfig {
@@ -135,6 +162,7 @@ impl ResolvedConfig {
             values: Map::new(),
             origins: BTreeMap::new(),
             notes: Vec::new(),
+            notes_said: Vec::new(),
         };
         for field in &d.config_fields {
             resolved
@@ -149,9 +177,7 @@ impl ResolvedConfig {
         };
         if let Some(enabled) = chosen.enabled {
             if d.is_core && !enabled {
-                resolved
-                    .notes
-                    .push("a core processor cannot be disabled; it stays on".into());
+                resolved.note(texts::CORE_STAYS_ON.into());
             } else {
                 resolved.enabled = enabled;
             }
@@ -161,13 +187,13 @@ impl ResolvedConfig {
         }
         for (key, value) in chosen.settings {
             match d.config_fields.iter().find(|f| f.key == key) {
-                None => resolved
-                    .notes
-                    .push(format!("unknown setting \"{key}\" ignored")),
-                Some(field) if !fits(field, &value) => resolved.notes.push(format!(
-                    "setting \"{key}\" = {value} is not a valid {:?}; the default is used",
-                    field.field_type
-                )),
+                None => resolved.note(texts::UNKNOWN_SETTING.with("key", &key)),
+                Some(field) if !fits(field, &value) => resolved.note(
+                    texts::INVALID_SETTING
+                        .with("key", &key)
+                        .with("value", &value)
+                        .with("type", format!("{:?}", field.field_type)),
+                ),
                 Some(_) => {
                     resolved.origins.insert(key.clone(), origin);
                     resolved.values.insert(key, value);
@@ -175,6 +201,11 @@ impl ResolvedConfig {
             }
         }
         resolved
+    }
+
+    fn note(&mut self, said: Said) {
+        self.notes.push(said.to_string());
+        self.notes_said.push(said);
     }
 
     pub fn get(&self, key: &str) -> Option<&Value> {

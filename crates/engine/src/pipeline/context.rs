@@ -10,6 +10,7 @@ use super::{BuildRequest, DroppedItem, History, PipelineMessage, Source, SourceK
 use crate::cache::{BuildCache, HistoryCounts};
 use crate::model::{AgentPreset, InjectionStrategy, Role, Session};
 use crate::profiles::ModelProfile;
+use crate::said::Said;
 use crate::tokens::TokenizerChoice;
 
 /// Options of one build.
@@ -90,7 +91,10 @@ pub enum LogLevel {
 pub struct LogEntry {
     pub processor: String,
     pub level: LogLevel,
+    /// In English, as the command line prints it.
     pub message: String,
+    /// The same as a code with parameters, for the app to say in its language.
+    pub said: Said,
 }
 
 /// A message that a processor wants placed like a recipe step (the lorebook's activated
@@ -181,20 +185,23 @@ impl<'a, 's> PipelineContext<'a, 's> {
         }
     }
 
-    pub fn log(&mut self, processor: &str, level: LogLevel, message: impl Into<String>) {
+    /// Logs one of the texts of `crate::texts` (or [`Said::plain`], a plugin's own words).
+    pub fn log(&mut self, processor: &str, level: LogLevel, said: impl Into<Said>) {
+        let said = said.into();
         self.logs.push(LogEntry {
             processor: processor.to_string(),
             level,
-            message: message.into(),
+            message: said.to_string(),
+            said,
         });
     }
 
-    pub fn info(&mut self, processor: &str, message: impl Into<String>) {
-        self.log(processor, LogLevel::Info, message);
+    pub fn info(&mut self, processor: &str, said: impl Into<Said>) {
+        self.log(processor, LogLevel::Info, said);
     }
 
-    pub fn warn(&mut self, processor: &str, message: impl Into<String>) {
-        self.log(processor, LogLevel::Warning, message);
+    pub fn warn(&mut self, processor: &str, said: impl Into<Said>) {
+        self.log(processor, LogLevel::Warning, said);
     }
 
     /// Budget = context window − reserved reply tokens (RULES 5.6).

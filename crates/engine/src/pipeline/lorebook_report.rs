@@ -4,6 +4,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::said::Said;
+use crate::texts;
+
 /// Why an entry activated.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
@@ -42,7 +45,10 @@ pub struct ActivatedEntry {
 pub struct CutEntry {
     pub entry_id: String,
     pub tokens: u32,
+    /// Why, in English.
     pub reason: String,
+    /// The reason as a code with parameters, for the app to say in its language.
+    pub said: Said,
 }
 
 /// What the lorebook did in one build, for the preview.
@@ -58,18 +64,26 @@ pub struct LorebookReport {
     pub budget: u32,
 }
 
-impl std::fmt::Display for Activation {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl Activation {
+    /// The reason as the logs say it.
+    pub fn said(&self) -> Said {
         match self {
-            Activation::Constant => write!(f, "constant"),
+            Activation::Constant => texts::BY_CONSTANT.into(),
             Activation::Key {
                 key,
                 history_index: Some(i),
-            } => write!(f, "key \"{key}\" in history #{i}"),
-            Activation::Key { key, .. } => write!(f, "key \"{key}\" in the input"),
-            Activation::Recursion { key, from_entry } => {
-                write!(f, "key \"{key}\" in the content of entry \"{from_entry}\"")
-            }
+            } => texts::BY_KEY_IN_HISTORY.with("key", key).with("index", i),
+            Activation::Key { key, .. } => texts::BY_KEY_IN_INPUT.with("key", key),
+            Activation::Recursion { key, from_entry } => texts::BY_RECURSION
+                .with("key", key)
+                .with("entry", from_entry),
         }
+    }
+}
+
+/// In English.
+impl std::fmt::Display for Activation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.said())
     }
 }

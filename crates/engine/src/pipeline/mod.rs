@@ -26,6 +26,7 @@ use crate::assets::AssetSource;
 use crate::cache::BuildCache;
 use crate::model::{AgentPreset, ProcessorConfig, Session};
 use crate::profiles::{profile_for_model, ModelProfile};
+use crate::texts;
 use crate::EngineError;
 
 /// One step of the pipeline. Implementations are stateless: everything a build needs is in the
@@ -123,14 +124,11 @@ impl Pipeline {
         let mut ctx = PipelineContext::new(request, request.profile());
         for config in request.preset.processors.iter().flatten() {
             if !self.processors.iter().any(|(d, _)| d.id == config.id) {
-                ctx.warn(
-                    "pipeline",
-                    format!("preset settings name unknown processor \"{}\"", config.id),
-                );
+                ctx.warn("pipeline", texts::UNKNOWN_PROCESSOR.with("id", &config.id));
             }
         }
         for (config, _, processor) in self.resolve_with(request.preset, &ctx.profile) {
-            for note in &config.notes {
+            for note in &config.notes_said {
                 ctx.warn(&config.id, note.clone());
             }
             if config.enabled {

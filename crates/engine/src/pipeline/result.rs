@@ -11,6 +11,8 @@ use super::message::Body;
 use super::{AttachmentRef, LogEntry, LogLevel, PipelineContext, Source, SourceKind};
 use crate::model::Role;
 use crate::profiles::{ModelProfile, ProviderFormat};
+use crate::said::Said;
+use crate::texts;
 use crate::tokens::TokenizerChoice;
 
 /// One message of the build result, with its tokens and provenance (RULES 3.7).
@@ -194,7 +196,33 @@ pub struct DroppedItem {
     /// history at the first message that no longer fits).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tokens: Option<u32>,
+    /// Why, in English, as the command line prints it.
     pub reason: String,
+    /// The reason as a code with parameters, for the app to say in its language.
+    pub said: Said,
+}
+
+impl DroppedItem {
+    /// An item for one message (`count` 1, no run) with its reason.
+    pub fn one(
+        processor: &str,
+        action: DropAction,
+        source: Source,
+        tokens: Option<u32>,
+        reason: impl Into<Said>,
+    ) -> Self {
+        let said = reason.into();
+        DroppedItem {
+            processor: processor.to_string(),
+            action,
+            source,
+            count: 1,
+            last_history_index: None,
+            tokens,
+            reason: said.to_string(),
+            said,
+        }
+    }
 }
 
 /// What a build returns: the final messages, the budget, what was dropped or cut, the logs.
@@ -306,7 +334,10 @@ impl<'s> PipelineContext<'_, 's> {
             self.log(
                 "token-limiter",
                 LogLevel::Error,
-                format!("over budget by {over} tokens ({total} of {budget})"),
+                texts::OVER_BUDGET
+                    .with("over", over)
+                    .with("total", total)
+                    .with("budget", budget),
             );
         }
         let warnings = self

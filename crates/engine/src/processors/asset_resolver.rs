@@ -9,6 +9,8 @@ use crate::pipeline::{
     DropAction, DroppedItem, PipelineContext, Processor, ProcessorDescriptor, ResolvedConfig,
 };
 use crate::providers::accepts;
+use crate::said::Said;
+use crate::texts;
 use crate::EngineError;
 
 pub struct AssetResolver;
@@ -52,7 +54,9 @@ impl Processor for AssetResolver {
                 let Some(a) = r.resolve(session) else {
                     continue;
                 };
-                match accepts(format, &caps, a).and_then(|()| assets.check(a)) {
+                let checked =
+                    accepts(format, &caps, a).and_then(|()| assets.check(a).map_err(Said::plain));
+                match checked {
                     Ok(()) => {
                         kept.push(*r);
                         kept_count += 1;
@@ -62,19 +66,21 @@ impl Processor for AssetResolver {
                             "\n\n[Attachment \"{}\" ({}) not sent: {why}]",
                             a.name, a.mime
                         ));
-                        warnings.push(format!(
-                            "attachment \"{}\" not sent to {}: {why}",
-                            a.name, ctx.model
+                        warnings.push(
+                            texts::NOT_SENT
+                                .with("name", &a.name)
+                                .with("model", ctx.model)
+                                .part("why", why.clone()),
+                        );
+                        dropped.push(DroppedItem::one(
+                            ID,
+                            DropAction::Dropped,
+                            m.source().into_owned(),
+                            None,
+                            texts::REPLACED_BY_NOTE
+                                .with("name", &a.name)
+                                .part("why", why),
                         ));
-                        dropped.push(DroppedItem {
-                            processor: ID.into(),
-                            action: DropAction::Dropped,
-                            source: m.source().into_owned(),
-                            count: 1,
-                            last_history_index: None,
-                            tokens: None,
-                            reason: format!("attachment \"{}\": {why}; replaced by a note", a.name),
-                        });
                     }
                 }
             }
@@ -89,10 +95,7 @@ impl Processor for AssetResolver {
         }
         ctx.dropped.extend(dropped);
         if kept_count > 0 {
-            ctx.info(
-                ID,
-                format!("{kept_count} attachments go to the provider as files"),
-            );
+            ctx.info(ID, texts::SENT_AS_FILES.with("count", kept_count));
         }
         Ok(())
     }

@@ -6,6 +6,7 @@ use crate::model::Role;
 use crate::pipeline::{
     ConfigField, PipelineContext, Processor, ProcessorDescriptor, ResolvedConfig,
 };
+use crate::texts;
 use crate::EngineError;
 
 pub struct ConvertSystemToUser;
@@ -50,7 +51,7 @@ impl Processor for ConvertSystemToUser {
             converted += 1;
         }
         if converted > 0 {
-            ctx.info(ID, format!("{converted} system messages converted to user"));
+            ctx.info(ID, texts::SYSTEM_CONVERTED.with("count", converted));
         }
         Ok(())
     }

@@ -7,6 +7,7 @@ use crate::pipeline::{
     ConfigField, PipelineContext, PipelineMessage, Processor, ProcessorDescriptor, ResolvedConfig,
     Source,
 };
+use crate::texts;
 use crate::EngineError;
 
 pub struct EnsureAlternation;
@@ -77,7 +78,7 @@ impl Processor for EnsureAlternation {
         }
         ctx.messages = out;
         if added > 0 {
-            ctx.info(ID, format!("{added} placeholder turns added"));
+            ctx.info(ID, texts::TURNS_ADDED.with("count", added));
         }
         Ok(())
     }

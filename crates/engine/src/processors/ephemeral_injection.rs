@@ -8,6 +8,7 @@ use crate::pipeline::{
     ConfigField, EphemeralKind, PipelineContext, PipelineMessage, Placement, Processor,
     ProcessorDescriptor, ResolvedConfig, Source, SourceKind,
 };
+use crate::texts;
 use crate::EngineError;
 
 pub struct EphemeralInjection;
@@ -51,7 +52,7 @@ impl Processor for EphemeralInjection {
             return Ok(());
         };
         if ephemeral.content.trim().is_empty() {
-            ctx.info(ID, "the ephemeral content is empty; nothing injected");
+            ctx.info(ID, texts::EPHEMERAL_EMPTY);
             return Ok(());
         }
         let (start, end) = match ephemeral.kind {
@@ -80,11 +81,9 @@ impl Processor for EphemeralInjection {
                 m.source_mut().ephemeral = Some(kind);
                 ctx.info(
                     ID,
-                    format!(
-                        "{} content ({} characters) put before the last user message",
-                        kind.as_str(),
-                        ephemeral.content.chars().count()
-                    ),
+                    texts::EPHEMERAL_INJECTED
+                        .with("kind", kind.as_str())
+                        .with("chars", ephemeral.content.chars().count()),
                 );
             }
             None => {
@@ -93,10 +92,7 @@ impl Processor for EphemeralInjection {
                 source.ephemeral = Some(kind);
                 ctx.messages
                     .push(PipelineMessage::new(Role::User, block, source));
-                ctx.warn(
-                    ID,
-                    "no user message to carry the ephemeral content; it is sent as a user message of its own",
-                );
+                ctx.warn(ID, texts::EPHEMERAL_OWN_MESSAGE);
             }
         }
         Ok(())

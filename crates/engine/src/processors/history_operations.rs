@@ -20,6 +20,8 @@ use crate::pipeline::{
     ConfigField, DropAction, DroppedItem, PipelineContext, Processor, ProcessorDescriptor,
     ResolvedConfig, SourceKind,
 };
+use crate::said::Said;
+use crate::texts;
 use crate::EngineError;
 
 pub struct HistoryOperations;
@@ -140,7 +142,7 @@ impl Processor for HistoryOperations {
             })
             .collect();
         if remove.is_empty() {
-            ctx.info(ID, format!("{operation}: nothing removed"));
+            ctx.info(ID, texts::NOTHING_REMOVED.with("operation", operation));
             return Ok(());
         }
         let reason = describe(operation, config);
@@ -157,13 +159,14 @@ impl Processor for HistoryOperations {
                     run.last_history_index = index;
                 }
                 _ => dropped.push(DroppedItem {
-                    processor: ID.into(),
-                    action: DropAction::Dropped,
-                    source: m.source().into_owned(),
-                    count: 1,
                     last_history_index: index,
-                    tokens: None,
-                    reason: reason.clone(),
+                    ..DroppedItem::one(
+                        ID,
+                        DropAction::Dropped,
+                        m.source().into_owned(),
+                        None,
+                        reason.clone(),
+                    )
                 }),
             }
         }
@@ -171,7 +174,10 @@ impl Processor for HistoryOperations {
         ctx.dropped.extend(dropped);
         ctx.info(
             ID,
-            format!("{reason}: removed {} of {n} history messages", remove.len()),
+            texts::HISTORY_REMOVED
+                .part("reason", reason)
+                .with("removed", remove.len())
+                .with("total", n),
         );
         Ok(())
     }
@@ -218,27 +224,33 @@ fn truncate(positions: &[usize], config: &ResolvedConfig) -> Vec<usize> {
     kept.to_vec()
 }
 
-fn describe(operation: &str, config: &ResolvedConfig) -> String {
+/// The reason of what `operation` removed.
+fn describe(operation: &str, config: &ResolvedConfig) -> Said {
     match operation {
         "truncate" => {
             let role = match config.str("role") {
-                "any" | "" => String::new(),
-                r => format!(" of role {r}"),
+                "any" | "" => None,
+                r => Some(r),
+            };
+            let (plain, with_role) = match config.str("truncateMode") {
+                "range" => (texts::TRUNCATE_RANGE, texts::TRUNCATE_RANGE_ROLE),
+                _ => (texts::TRUNCATE, texts::TRUNCATE_ROLE),
+            };
+            let said = match role {
+                Some(role) => with_role.with("role", role),
+                None => plain.into(),
             };
             match config.str("truncateMode") {
-                "range" => format!(
-                    "history-operations: truncate to range {}..{}{role}",
-                    count(config, "rangeStart"),
-                    count(config, "rangeEnd")
-                ),
-                mode => format!(
-                    "history-operations: truncate {mode} {}{role}",
-                    count(config, "count")
-                ),
+                "range" => said
+                    .with("start", count(config, "rangeStart"))
+                    .with("end", count(config, "rangeEnd")),
+                mode => said
+                    .with("mode", mode)
+                    .with("count", count(config, "count")),
             }
         }
-        "filter" => "history-operations: filter".into(),
-        _ => "history-operations: clear".into(),
+        "filter" => texts::FILTER.into(),
+        _ => texts::CLEAR.into(),
     }
 }
 

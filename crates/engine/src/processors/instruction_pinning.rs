@@ -6,6 +6,7 @@ use crate::pipeline::{
     ConfigField, PipelineContext, PipelineMessage, Processor, ProcessorDescriptor, ResolvedConfig,
     Source,
 };
+use crate::texts;
 use crate::EngineError;
 
 pub struct InstructionPinning;
@@ -44,7 +45,7 @@ impl Processor for InstructionPinning {
             .rev()
             .find(|m| m.role == Role::User && m.kind().is_history())
         else {
-            ctx.info(ID, "no user message to restate");
+            ctx.info(ID, texts::NO_REQUEST);
             return Ok(());
         };
         let text = config
@@ -57,7 +58,7 @@ impl Processor for InstructionPinning {
         };
         ctx.messages
             .push(PipelineMessage::new(role, text, Source::processor(ID)));
-        ctx.info(ID, "the newest user request is restated at the end");
+        ctx.info(ID, texts::PINNED);
         Ok(())
     }
 }

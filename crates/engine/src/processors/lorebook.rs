@@ -26,6 +26,7 @@ use crate::pipeline::{
     LorebookReport, PipelineContext, Placement, Processor, ProcessorDescriptor, ResolvedConfig,
     Source, SourceKind,
 };
+use crate::texts;
 use crate::EngineError;
 
 pub struct Lorebook;
@@ -134,10 +135,9 @@ impl Processor for Lorebook {
                 if roll >= u64::from(p) {
                     ctx.info(
                         ID,
-                        format!(
-                            "entry \"{}\" matched but its {p}% chance did not come up",
-                            entry.id
-                        ),
+                        texts::CHANCE_FAILED
+                            .with("entry", &entry.id)
+                            .with("chance", p),
                     );
                     continue;
                 }
@@ -162,25 +162,31 @@ impl Processor for Lorebook {
             let entry = &book.entries[i];
             let tokens = ctx.cache.count(ctx.tokenizer.kind, &entry.content) + overhead;
             if used + tokens > budget {
-                let why = format!("over the lorebook budget of {budget} tokens ({used} used)");
-                ctx.dropped.push(DroppedItem {
-                    processor: ID.into(),
-                    action: DropAction::Dropped,
-                    source: source(entry),
-                    count: 1,
-                    last_history_index: None,
-                    tokens: Some(tokens),
-                    reason: why.clone(),
-                });
+                let why = texts::LOREBOOK_OVER_BUDGET
+                    .with("budget", budget)
+                    .with("used", used);
+                ctx.dropped.push(DroppedItem::one(
+                    ID,
+                    DropAction::Dropped,
+                    source(entry),
+                    Some(tokens),
+                    why.clone(),
+                ));
                 report.cut.push(CutEntry {
                     entry_id: entry.id.clone(),
                     tokens,
-                    reason: why,
+                    reason: why.to_string(),
+                    said: why,
                 });
                 continue;
             }
             used += tokens;
-            ctx.info(ID, format!("entry \"{}\" activated: {reason}", entry.id));
+            ctx.info(
+                ID,
+                texts::ACTIVATED
+                    .with("entry", &entry.id)
+                    .part("reason", reason.said()),
+            );
             ctx.blackboard.injections.push(InjectionCandidate {
                 role: entry.role,
                 content: entry.content.clone(),

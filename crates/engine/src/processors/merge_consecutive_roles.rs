@@ -4,6 +4,7 @@
 use crate::pipeline::{
     ConfigField, PipelineContext, PipelineMessage, Processor, ProcessorDescriptor, ResolvedConfig,
 };
+use crate::texts;
 use crate::EngineError;
 
 pub struct MergeConsecutiveRoles;
@@ -43,10 +44,7 @@ impl Processor for MergeConsecutiveRoles {
         let merged = before - out.len();
         ctx.messages = out;
         if merged > 0 {
-            ctx.info(
-                ID,
-                format!("{merged} messages merged into their predecessors"),
-            );
+            ctx.info(ID, texts::ROLES_MERGED.with("count", merged));
         }
         Ok(())
     }

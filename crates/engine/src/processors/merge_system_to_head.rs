@@ -5,6 +5,7 @@ use crate::model::Role;
 use crate::pipeline::{
     ConfigField, PipelineContext, PipelineMessage, Processor, ProcessorDescriptor, ResolvedConfig,
 };
+use crate::texts;
 use crate::EngineError;
 
 pub struct MergeSystemToHead;
@@ -53,7 +54,7 @@ impl Processor for MergeSystemToHead {
         }
         messages.extend(rest);
         ctx.messages = messages;
-        ctx.info(ID, format!("{count} system messages merged into the head"));
+        ctx.info(ID, texts::SYSTEM_MERGED.with("count", count));
         Ok(())
     }
 }

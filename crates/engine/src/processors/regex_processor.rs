@@ -15,6 +15,8 @@ use crate::pipeline::{
     ConfigField, PipelineContext, Processor, ProcessorDescriptor, ResolvedConfig,
 };
 use crate::regex_rule::{rewrite, CompiledRule, PatternError};
+use crate::said::{Said, Text};
+use crate::texts;
 use crate::EngineError;
 
 use super::ephemeral_injection::{DOCUMENT_END, DOCUMENT_START, QUOTE_END, QUOTE_START};
@@ -85,17 +87,20 @@ impl Processor for RegexProcessor {
                 Ok(c) => c,
                 // Validation refuses invalid patterns on save; a build still never fails on one.
                 Err(PatternError::Invalid(e)) => {
-                    ctx.warn(ID, format!("rule \"{}\" skipped: {e}", rule.id));
+                    ctx.warn(
+                        ID,
+                        texts::RULE_INVALID
+                            .with("rule", &rule.id)
+                            .part("why", Said::plain(e)),
+                    );
                     continue;
                 }
                 Err(PatternError::OverBudget) => {
                     ctx.warn(
                         ID,
-                        format!(
-                            "rule \"{}\" skipped: the patterns of this build already take {} MiB",
-                            rule.id,
-                            PATTERN_BUILD_BYTES >> 20
-                        ),
+                        texts::RULE_OVER_BUDGET
+                            .with("rule", &rule.id)
+                            .with("mib", PATTERN_BUILD_BYTES >> 20),
                     );
                     continue;
                 }
@@ -199,32 +204,36 @@ impl Processor for RegexProcessor {
             if count > 0 {
                 ctx.info(
                     ID,
-                    format!("rule \"{}\" changed {count} history messages", rule.id),
+                    texts::RULE_CHANGED
+                        .with("rule", &rule.id)
+                        .with("count", count),
                 );
             }
             if long > 0 {
-                ctx.warn(ID, too_long_warning(&rule.id, long, "history messages"));
+                ctx.warn(
+                    ID,
+                    too_long_warning(texts::RULE_TOO_LONG_HISTORY, &rule.id, long),
+                );
             }
         }
         if left_over_cap > 0 {
             ctx.warn(
                 ID,
-                format!(
-                    "the regex rules of this build already added {} MiB; {left_over_cap} history messages were left as they were",
-                    REGEX_BUILD_GROWTH >> 20
-                ),
+                texts::GROWTH_SPENT_HISTORY
+                    .with("mib", REGEX_BUILD_GROWTH >> 20)
+                    .with("count", left_over_cap),
             );
         }
         Ok(())
     }
 }
 
-/// The warning for a rule left out of `count` texts because it would have made them too long.
-pub(crate) fn too_long_warning(rule: &str, count: u32, what: &str) -> String {
-    format!(
-        "rule \"{rule}\" was not applied to {count} {what}: it would have made each more than {} MiB longer",
-        REGEX_RULE_GROWTH >> 20
-    )
+/// The warning for a rule left out of `count` texts (history messages or templates, as `text`
+/// says) because it would have made them too long.
+pub(crate) fn too_long_warning(text: Text, rule: &str, count: u32) -> Said {
+    text.with("rule", rule)
+        .with("count", count)
+        .with("mib", REGEX_RULE_GROWTH >> 20)
 }
 
 /// Identifies a list of history rules by everything that decides what they do to a message.

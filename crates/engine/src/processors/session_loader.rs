@@ -7,6 +7,7 @@ use crate::pipeline::{
     PipelineContext, PipelineMessage, Placement, Processor, ProcessorDescriptor, ResolvedConfig,
     Source, SourceKind,
 };
+use crate::texts;
 use crate::EngineError;
 
 pub struct SessionLoader;
@@ -41,7 +42,7 @@ impl Processor for SessionLoader {
             .enumerate()
             .map(|(i, stored)| PipelineMessage::from_stored(i, stored))
             .collect();
-        ctx.info(ID, format!("loaded {} messages", session.messages.len()));
+        ctx.info(ID, texts::LOADED.with("count", session.messages.len()));
 
         if let Some(input) = ctx
             .options
@@ -54,17 +55,14 @@ impl Processor for SessionLoader {
                 .last()
                 .is_some_and(|m| m.role == Role::User && m.content.trim() == input.trim());
             if already_sent {
-                ctx.info(
-                    ID,
-                    "the session already ends with the input; not appended again",
-                );
+                ctx.info(ID, texts::INPUT_ALREADY_SENT);
             } else {
                 ctx.history.push(PipelineMessage::new(
                     Role::User,
                     input,
                     Source::new(SourceKind::Input, Placement::List),
                 ));
-                ctx.info(ID, "input appended as the newest user message");
+                ctx.info(ID, texts::INPUT_APPENDED);
             }
         }
         Ok(())

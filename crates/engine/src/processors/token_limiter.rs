@@ -12,6 +12,8 @@ use crate::pipeline::{
     ConfigField, DropAction, DroppedItem, PipelineContext, PipelineMessage, Processor,
     ProcessorDescriptor, ResolvedConfig, SourceKind,
 };
+use crate::said::Text;
+use crate::texts;
 use crate::EngineError;
 
 pub struct TokenLimiter;
@@ -84,7 +86,9 @@ impl Processor for TokenLimiter {
             ctx.over_budget = Some(fixed - budget);
             ctx.warn(
                 ID,
-                format!("the fixed part alone ({fixed} tokens) exceeds the budget of {budget}; all droppable history is dropped"),
+                texts::FIXED_OVER_BUDGET
+                    .with("fixed", fixed)
+                    .with("budget", budget),
             );
         }
         let mut cut_at = 0; // history_indices[..cut_at] are dropped
@@ -138,31 +142,30 @@ impl Processor for TokenLimiter {
                     run.last_history_index = index;
                 }
                 _ => runs.push(DroppedItem {
-                    processor: ID.into(),
-                    action: DropAction::Dropped,
-                    source: messages[i].source().into_owned(),
-                    count: 1,
                     last_history_index: index,
-                    tokens,
-                    reason: format!("over the budget of {budget} tokens (oldest history first)"),
+                    ..DroppedItem::one(
+                        ID,
+                        DropAction::Dropped,
+                        messages[i].source().into_owned(),
+                        tokens,
+                        texts::HISTORY_OVER_BUDGET.with("budget", budget),
+                    )
                 }),
             }
             previous = index;
         }
         if let Some((i, cut)) = truncated {
-            runs.push(DroppedItem {
-                processor: ID.into(),
-                action: DropAction::Truncated,
-                source: messages[i].source().into_owned(),
-                count: 1,
-                last_history_index: None,
-                tokens: Some(cut),
-                reason: format!("cut to its last tokens to fill the budget of {budget}"),
-            });
+            runs.push(DroppedItem::one(
+                ID,
+                DropAction::Truncated,
+                messages[i].source().into_owned(),
+                Some(cut),
+                texts::CUT_TO_FIT.with("budget", budget),
+            ));
         }
         let dropped_tokens = match runs.iter().map(|r| r.tokens).sum::<Option<u32>>() {
-            Some(t) => format!("{t} tokens"),
-            None => "not all counted".into(),
+            Some(t) => texts::TOKENS.with("count", t),
+            None => texts::NOT_ALL_COUNTED.into(),
         };
         let dropped_count = dropped_set.len();
         if dropped_count > 0 {
@@ -175,14 +178,25 @@ impl Processor for TokenLimiter {
         }
         ctx.messages = messages;
         ctx.dropped.extend(runs);
+        let summary = if truncated.is_some() {
+            texts::LIMITED_CUT_ONE
+        } else {
+            texts::LIMITED
+        };
         ctx.info(
             ID,
-            format!(
-                "budget {budget}: kept {} of {} history messages; dropped {dropped_count} ({dropped_tokens}){}",
-                history_indices.len() - dropped_count + usize::from(newest_user.is_some()),
-                history_indices.len() + usize::from(newest_user.is_some()),
-                if truncated.is_some() { "; cut one" } else { "" }
-            ),
+            summary
+                .with("budget", budget)
+                .with(
+                    "kept",
+                    history_indices.len() - dropped_count + usize::from(newest_user.is_some()),
+                )
+                .with(
+                    "total",
+                    history_indices.len() + usize::from(newest_user.is_some()),
+                )
+                .with("dropped", dropped_count)
+                .part("tokens", dropped_tokens),
         );
         Ok(())
     }
@@ -196,6 +210,18 @@ enum Section {
     Memory,
     History,
     Input,
+}
+
+impl Section {
+    /// The name of a section that can be cut (history and the input never are).
+    fn said(self) -> Text {
+        match self {
+            Section::System => texts::SECTION_SYSTEM,
+            Section::Summary => texts::SECTION_SUMMARY,
+            Section::Memory => texts::SECTION_MEMORY,
+            Section::History | Section::Input => unreachable!("never cut to a share"),
+        }
+    }
 }
 
 /// `proportional`: every section but history and the current input is cut to its share of the
@@ -220,10 +246,7 @@ fn cut_sections(
     ];
     let total: f64 = shares.iter().map(|(_, s)| s).sum();
     if total <= 0.0 {
-        ctx.warn(
-            ID,
-            "proportional: every share is 0; the fixed-preset rules apply",
-        );
+        ctx.warn(ID, texts::ZERO_SHARES);
         return;
     }
     let cap = |section: Section| {
@@ -282,32 +305,35 @@ fn cut_sections(
                 m.set_truncated(head);
                 let after = ctx.count_message(m);
                 used += after;
-                ctx.dropped.push(DroppedItem {
-                    processor: ID.into(),
-                    action: DropAction::Truncated,
-                    source: m.source().into_owned(),
-                    count: 1,
-                    last_history_index: None,
-                    tokens: Some(tokens.saturating_sub(after)),
-                    reason: format!("proportional: cut to the {section:?} share of {cap} tokens"),
-                });
+                ctx.dropped.push(DroppedItem::one(
+                    ID,
+                    DropAction::Truncated,
+                    m.source().into_owned(),
+                    Some(tokens.saturating_sub(after)),
+                    texts::SECTION_CUT
+                        .part("section", section.said())
+                        .with("cap", cap),
+                ));
             } else {
                 keep[i] = false;
-                ctx.dropped.push(DroppedItem {
-                    processor: ID.into(),
-                    action: DropAction::Dropped,
-                    source: messages[i].source().into_owned(),
-                    count: 1,
-                    last_history_index: None,
-                    tokens: Some(tokens),
-                    reason: format!("proportional: over the {section:?} share of {cap} tokens"),
-                });
+                ctx.dropped.push(DroppedItem::one(
+                    ID,
+                    DropAction::Dropped,
+                    messages[i].source().into_owned(),
+                    Some(tokens),
+                    texts::SECTION_DROPPED
+                        .part("section", section.said())
+                        .with("cap", cap),
+                ));
             }
             full = true;
         }
         ctx.info(
             ID,
-            format!("proportional: {section:?} uses {used} of its {cap} tokens"),
+            texts::SECTION_USED
+                .part("section", section.said())
+                .with("used", used)
+                .with("cap", cap),
         );
     }
     if keep.contains(&false) {

@@ -7,6 +7,8 @@ use crate::model::{Attachment, AttachmentKind};
 use crate::pipeline::{
     ConfigField, PipelineContext, Processor, ProcessorDescriptor, ResolvedConfig,
 };
+use crate::said::Said;
+use crate::texts;
 use crate::EngineError;
 
 pub struct TranscriptionProcessor;
@@ -94,7 +96,11 @@ impl Processor for TranscriptionProcessor {
                             inlined += 1;
                         }
                         Err(e) => {
-                            warnings.push(format!("text attachment \"{}\" not read: {e}", a.name));
+                            warnings.push(
+                                texts::TEXT_NOT_READ
+                                    .with("name", &a.name)
+                                    .part("why", Said::plain(e)),
+                            );
                             kept.push(*r);
                         }
                     }
@@ -127,7 +133,9 @@ impl Processor for TranscriptionProcessor {
         if inlined + transcribed > 0 {
             ctx.info(
                 ID,
-                format!("{inlined} text attachments inlined, {transcribed} transcripts used"),
+                texts::TRANSCRIBED
+                    .with("inlined", inlined)
+                    .with("transcribed", transcribed),
             );
         }
         Ok(())

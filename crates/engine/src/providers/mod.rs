@@ -16,6 +16,8 @@ use crate::assets::AssetSource;
 use crate::model::{Attachment, AttachmentKind, Session};
 use crate::pipeline::{BuildResult, BuiltMessage};
 use crate::profiles::{Capabilities, ProviderFormat};
+use crate::said::{Said, Text};
+use crate::texts;
 use crate::EngineError;
 
 /// Whether a model of this format and these capabilities takes `attachment` as it is; the error
@@ -24,48 +26,46 @@ pub fn accepts(
     format: ProviderFormat,
     caps: &Capabilities,
     attachment: &Attachment,
-) -> Result<(), String> {
+) -> Result<(), Said> {
     let mime = attachment.mime.to_ascii_lowercase();
-    let refuse = |why: &str| Err(why.to_string());
+    let refuse = |why: Text| Err(Said::from(why));
     match attachment.kind {
         AttachmentKind::Image => {
             if !caps.vision {
-                return refuse("the model does not take images");
+                return refuse(texts::NO_IMAGES);
             }
             match mime.as_str() {
                 "image/png" | "image/jpeg" | "image/jpg" | "image/gif" | "image/webp" => Ok(()),
-                _ => refuse("only PNG, JPEG, GIF and WebP images are taken"),
+                _ => refuse(texts::IMAGE_TYPES),
             }
         }
         AttachmentKind::Audio => {
             if !caps.audio {
-                return refuse("the model does not take audio");
+                return refuse(texts::NO_AUDIO);
             }
             match format {
                 ProviderFormat::OpenaiChat if openai::audio_format(&mime).is_some() => Ok(()),
-                ProviderFormat::OpenaiChat => refuse("only WAV and MP3 audio is taken"),
+                ProviderFormat::OpenaiChat => refuse(texts::AUDIO_TYPES),
                 ProviderFormat::Gemini if mime.starts_with("audio/") => Ok(()),
-                _ => refuse("the API does not take audio"),
+                _ => refuse(texts::API_NO_AUDIO),
             }
         }
         AttachmentKind::Video => match format {
             ProviderFormat::Gemini if caps.video && mime.starts_with("video/") => Ok(()),
-            _ => refuse("the model does not take video"),
+            _ => refuse(texts::NO_VIDEO),
         },
         AttachmentKind::Document | AttachmentKind::Text => {
             if !caps.documents {
-                return refuse("the model does not take documents");
+                return refuse(texts::NO_DOCUMENTS);
             }
             let text = mime.starts_with("text/");
             match format {
                 ProviderFormat::OpenaiChat if mime == "application/pdf" => Ok(()),
-                ProviderFormat::OpenaiChat => refuse("only PDF files are taken as file parts"),
+                ProviderFormat::OpenaiChat => refuse(texts::PDF_ONLY),
                 ProviderFormat::AnthropicMessages if mime == "application/pdf" || text => Ok(()),
-                ProviderFormat::AnthropicMessages => {
-                    refuse("only PDF and plain text documents are taken")
-                }
+                ProviderFormat::AnthropicMessages => refuse(texts::PDF_OR_PLAIN_TEXT),
                 ProviderFormat::Gemini if mime == "application/pdf" || text => Ok(()),
-                ProviderFormat::Gemini => refuse("only PDF and text documents are taken"),
+                ProviderFormat::Gemini => refuse(texts::PDF_OR_TEXT),
             }
         }
     }

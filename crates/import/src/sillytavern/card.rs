@@ -9,7 +9,9 @@ use serde_json::Value;
 
 use super::world_info::{dedupe_ids, entry_from_card, map_entry};
 use crate::json::{self, Object};
+use crate::texts;
 use crate::{ImportReport, Problem, Reported};
+use promptloom_engine::Said;
 
 /// A character and the lorebook its card carries.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -115,15 +117,15 @@ pub(crate) fn card_from_value(root: &Object) -> Result<Reported<CharacterCard>, 
     };
     if !std::ptr::eq(data, root) {
         for key in json::unknown_set_keys(data, CARD_KNOWN) {
-            report.push(format!("data.{key}"), "not mapped");
+            report.push(format!("data.{key}"), texts::NOT_MAPPED);
         }
     }
     if let Some(Value::Object(ext)) = data.get("extensions") {
         for key in json::unknown_set_keys(ext, EXTENSIONS_IGNORED) {
             let message = if key == "depth_prompt" {
-                "not mapped (the character's note at a depth)"
+                texts::DEPTH_PROMPT
             } else {
-                "not mapped"
+                texts::NOT_MAPPED
             };
             report.push(format!("data.extensions.{key}"), message);
         }
@@ -134,7 +136,7 @@ pub(crate) fn card_from_value(root: &Object) -> Result<Reported<CharacterCard>, 
         Some(other) => {
             report.push(
                 "data.character_book",
-                format!("{} instead of a lorebook; skipped", json::kind(other)),
+                texts::NOT_A_LOREBOOK.part("kind", json::kind_text(other)),
             );
             None
         }
@@ -169,14 +171,13 @@ fn book_from_value(book: &Object, report: &mut ImportReport) -> Lorebook {
     if let Some(budget) = json::int(book, "token_budget").filter(|b| *b > 0) {
         report.push(
             "data.character_book.token_budget",
-            format!(
-                "{budget} tokens not mapped: this model's budget is a percent of the context ({}% kept)",
-                lorebook.token_budget
-            ),
+            texts::TOKEN_BUDGET
+                .with("budget", budget)
+                .with("percent", lorebook.token_budget),
         );
     }
     for key in json::unknown_set_keys(book, BOOK_KNOWN) {
-        report.push(format!("data.character_book.{key}"), "not mapped");
+        report.push(format!("data.character_book.{key}"), texts::NOT_MAPPED);
     }
     match book.get("entries") {
         Some(Value::Array(items)) => {
@@ -185,7 +186,7 @@ fn book_from_value(book: &Object, report: &mut ImportReport) -> Lorebook {
                 let Value::Object(obj) = value else {
                     report.push(
                         &item,
-                        format!("{} instead of an entry; skipped", json::kind(value)),
+                        texts::NOT_AN_ENTRY.part("kind", json::kind_text(value)),
                     );
                     continue;
                 };
@@ -196,7 +197,7 @@ fn book_from_value(book: &Object, report: &mut ImportReport) -> Lorebook {
         None | Some(Value::Null) => {}
         Some(other) => report.push(
             "data.character_book.entries",
-            format!("{} instead of a list; skipped", json::kind(other)),
+            texts::NOT_A_LIST.part("kind", json::kind_text(other)),
         ),
     }
     dedupe_ids(&mut lorebook.entries, report);
@@ -267,10 +268,7 @@ pub(crate) fn card_json_from_png(
             Ok(text) => Ok(("ccv3".into(), text)),
             Err(e) => match chara.map(|c| decode_card_base64("chara", c)) {
                 Some(Ok(text)) => {
-                    report.push(
-                        "ccv3",
-                        format!("unreadable ({e}); the `chara` chunk was used"),
-                    );
+                    report.push("ccv3", texts::CCV3_UNREADABLE.part("why", Said::plain(&e)));
                     Ok(("chara".into(), text))
                 }
                 _ => Err(e),
@@ -376,10 +374,7 @@ pub(crate) fn card_json_from_charx(
     }
     let others = archive.len() - 1;
     if others > 0 {
-        report.push(
-            "assets",
-            format!("{others} other file(s) in the archive (images, assets) not imported"),
-        );
+        report.push("assets", texts::ARCHIVE_FILES.with("count", others));
     }
     Ok(text)
 }

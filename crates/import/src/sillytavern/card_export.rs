@@ -10,6 +10,7 @@ use serde_json::{json, Map, Value};
 
 use super::card::CharacterCard;
 use super::world_info::placement_order;
+use crate::texts;
 use crate::{ImportReport, Reported};
 
 pub fn export_card(card: &CharacterCard) -> Reported<Value> {
@@ -47,10 +48,7 @@ fn character_book(book: &Lorebook, report: &mut ImportReport) -> Value {
         .map(|(i, e)| entry(i, e, report))
         .collect();
     if book.token_budget != 25 {
-        report.push(
-            "lorebook.tokenBudget",
-            "a card's token_budget is in tokens, not percent; left out",
-        );
+        report.push("lorebook.tokenBudget", texts::CARD_TOKEN_BUDGET);
     }
     json!({
         "scan_depth": book.scan_depth,
@@ -63,18 +61,12 @@ fn character_book(book: &Lorebook, report: &mut ImportReport) -> Value {
 fn entry(index: usize, e: &LorebookEntry, report: &mut ImportReport) -> Value {
     let item = format!("lorebook entry {}", e.id);
     let (position, depth) = position_of(&e.strategy).unwrap_or_else(|| {
-        report.push(
-            &item,
-            "its placement has no SillyTavern position; exported before the character (0)",
-        );
+        report.push(&item, texts::ENTRY_POSITION);
         (0, None)
     });
     if let Some(order) = e.strategy.order {
         if order != placement_order(i64::from(e.order)) {
-            report.push(
-                &item,
-                "its placement order differs from its budget order; SillyTavern has one order",
-            );
+            report.push(&item, texts::ENTRY_ORDER);
         }
     }
     let mut ext = Map::new();
@@ -165,10 +157,7 @@ pub fn export_world_info(book: &Lorebook) -> Reported<Value> {
     ];
     for (item, differs) in settings {
         if differs {
-            report.push(
-                item,
-                "SillyTavern keeps this in its global world info settings, not in the file; not exported",
-            );
+            report.push(item, texts::GLOBAL_SETTING);
         }
     }
     let mut entries = Map::new();
@@ -196,7 +185,7 @@ pub fn export_world_info(book: &Lorebook) -> Reported<Value> {
         if e.id != i.to_string() {
             report.push(
                 format!("lorebook entry {}", e.id),
-                format!("SillyTavern keys entries by number; written as uid {i}"),
+                texts::UID.with("uid", i),
             );
         }
         entries.insert(i.to_string(), wi);

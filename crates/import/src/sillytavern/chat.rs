@@ -13,6 +13,7 @@ use promptloom_engine::model::{
 use serde_json::Value;
 
 use crate::json::{self, Object};
+use crate::texts;
 use crate::{ImportReport, Problem, Reported};
 
 /// True when the object is a chat file's metadata line (or a one-line chat).
@@ -70,14 +71,17 @@ pub(crate) fn session_from_lines(
             ],
         );
         if !keys.is_empty() {
-            report.push(format!("chat_metadata: {}", keys.join(", ")), "not mapped");
+            report.push(
+                format!("chat_metadata: {}", keys.join(", ")),
+                texts::NOT_MAPPED,
+            );
         }
     }
     let mut messages = Vec::new();
     for (line, obj) in lines {
         let item = format!("line {line}");
         let Some(content) = json::string(&obj, "mes") else {
-            report.push(item, "no `mes` text; skipped");
+            report.push(item, texts::NO_MES);
             continue;
         };
         let extra = obj.get("extra").and_then(Value::as_object);
@@ -86,10 +90,7 @@ pub(crate) fn session_from_lines(
             Role::User
         } else if json::boolean(&obj, "is_system").unwrap_or(false) {
             if !narrator {
-                report.push(
-                    item,
-                    "hidden from the prompt in SillyTavern (is_system); skipped",
-                );
+                report.push(item, texts::HIDDEN);
                 continue;
             }
             Role::System
@@ -98,19 +99,13 @@ pub(crate) fn session_from_lines(
         };
         if let Some(Value::Array(swipes)) = obj.get("swipes") {
             if swipes.len() > 1 {
-                report.push(
-                    &item,
-                    format!(
-                        "{} alternative swipes not mapped; the chosen one kept",
-                        swipes.len() - 1
-                    ),
-                );
+                report.push(&item, texts::SWIPES.with("count", swipes.len() - 1));
             }
         }
         if let Some(extra) = extra {
             for key in ["image", "file", "inline_image"] {
                 if extra.get(key).is_some_and(json::is_set) {
-                    report.push(&item, format!("attachment `extra.{key}` not imported"));
+                    report.push(&item, texts::ATTACHMENT_NOT_IMPORTED.with("key", key));
                 }
             }
         }

@@ -10,6 +10,7 @@ use serde_json::{json, Map, Value};
 
 use super::preset::{marker, Marker, GLOBAL_ORDER_ID};
 use super::world_info::placement_order;
+use crate::texts;
 use crate::{ImportReport, Reported};
 
 /// Prompts SillyTavern ships and flags `system_prompt` (they cannot be deleted there).
@@ -30,10 +31,7 @@ pub fn export_preset(preset: &AgentPreset) -> Reported<Value> {
         };
         let item = format!("template {}", template.id);
         if identifiers.values().any(|i| *i == identifier) {
-            report.push(
-                item,
-                format!("a second template for SillyTavern's `{identifier}`; left out"),
-            );
+            report.push(item, texts::SECOND_TEMPLATE.with("identifier", identifier));
             continue;
         }
         prompts.push(prompt_from_template(
@@ -51,10 +49,7 @@ pub fn export_preset(preset: &AgentPreset) -> Reported<Value> {
             let Some(identifier) = identifiers.get(step.message_id.as_str()) else {
                 report.push(
                     format!("recipe {} step {i}", recipe.id),
-                    format!(
-                        "names template {} that was left out; left out",
-                        step.message_id
-                    ),
+                    texts::STEP_TEMPLATE_LEFT_OUT.with("template", &step.message_id),
                 );
                 continue;
             };
@@ -65,44 +60,29 @@ pub fn export_preset(preset: &AgentPreset) -> Reported<Value> {
             if step.injection_strategy.is_some()
                 && step.injection_strategy.as_ref() != template_default
             {
-                report.push(
-                    &item,
-                    "the step's own placement is not exported: SillyTavern places per prompt",
-                );
+                report.push(&item, texts::STEP_PLACEMENT);
             }
             if step.overrides.is_some() {
-                report.push(
-                    &item,
-                    "overrides not exported: SillyTavern has none per step",
-                );
+                report.push(&item, texts::STEP_OVERRIDES);
             }
             order.push(json!({ "identifier": identifier, "enabled": step.enabled }));
         }
     }
 
     if preset.character.is_some() {
-        report.push(
-            "character",
-            "not exported: SillyTavern keeps it in a character card",
-        );
+        report.push("character", texts::CHARACTER);
     }
     if preset.lorebook.is_some() {
-        report.push(
-            "lorebook",
-            "not exported: SillyTavern keeps it in a world info file",
-        );
+        report.push("lorebook", texts::LOREBOOK);
     }
     if preset.regex_rules.as_ref().is_some_and(|r| !r.is_empty()) {
-        report.push(
-            "regexRules",
-            "not exported: SillyTavern keeps them in its regex extension",
-        );
+        report.push("regexRules", texts::REGEX_RULES);
     }
     if preset.processors.as_ref().is_some_and(|p| !p.is_empty()) {
-        report.push("processors", "not exported");
+        report.push("processors", texts::NOT_EXPORTED);
     }
     if preset.variables.as_ref().is_some_and(|v| !v.is_empty()) {
-        report.push("variables", "not exported");
+        report.push("variables", texts::NOT_EXPORTED);
     }
 
     let value = json!({
@@ -124,14 +104,11 @@ fn choose_recipe<'a>(
         .or_else(|| preset.context_recipes.first());
     for recipe in &preset.context_recipes {
         if Some(recipe.id.as_str()) != chosen.map(|c| c.id.as_str()) {
-            report.push(
-                format!("recipe {}", recipe.id),
-                "not exported: a SillyTavern preset has one prompt order",
-            );
+            report.push(format!("recipe {}", recipe.id), texts::OTHER_RECIPE);
         }
     }
     if chosen.is_none() {
-        report.push("contextRecipes", "no recipe; the prompt order is empty");
+        report.push("contextRecipes", texts::NO_RECIPE);
     }
     chosen
 }
@@ -157,26 +134,17 @@ fn prompt_from_template(
             return marker_prompt()
         }
         (TemplateType::Placeholder, _) => {
-            report.push(
-                item,
-                "SillyTavern has no such marker; exported as a marker it will leave empty",
-            );
+            report.push(item, texts::UNKNOWN_MARKER);
             return marker_prompt();
         }
         (TemplateType::Message, Some(Marker::Field(content))) => {
             if template.content.as_deref() != Some(content) {
-                report.push(
-                    item,
-                    format!("SillyTavern fills `{identifier}` itself; the content is not exported"),
-                );
+                report.push(item, texts::MARKER_CONTENT.with("identifier", identifier));
             }
             return marker_prompt();
         }
         (TemplateType::Message, Some(Marker::Slot(_))) => {
-            report.push(
-                item,
-                format!("a message with the id of SillyTavern's marker `{identifier}`; exported as that marker"),
-            );
+            report.push(item, texts::MARKER_ID.with("identifier", identifier));
             return marker_prompt();
         }
         (TemplateType::Message, None) => {}
@@ -209,10 +177,7 @@ fn prompt_from_template(
             );
         }
         (None, Some(anchor)) => {
-            report.push(
-                item,
-                format!("placement at the anchor `{anchor}` has no SillyTavern form; exported in list order"),
-            );
+            report.push(item, texts::ANCHOR_PLACEMENT.with("anchor", anchor));
             prompt.insert("injection_position".into(), json!(0));
         }
         (None, None) => {

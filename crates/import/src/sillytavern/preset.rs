@@ -18,6 +18,7 @@ use serde_json::Value;
 
 use super::world_info::{clamp_u32, placement_order};
 use crate::json::{self, Object};
+use crate::texts;
 use crate::{ImportReport, Problem, Reported};
 
 /// The character_id of SillyTavern's global prompt order.
@@ -90,17 +91,17 @@ pub(crate) fn preset_from_value(
         let Value::Object(prompt) = value else {
             report.push(
                 format!("prompts[{i}]"),
-                format!("{} instead of a prompt; skipped", json::kind(value)),
+                texts::NOT_A_PROMPT.part("kind", json::kind_text(value)),
             );
             continue;
         };
         let Some(id) = json::text(prompt, "identifier") else {
-            report.push(format!("prompts[{i}]"), "no identifier; skipped");
+            report.push(format!("prompts[{i}]"), texts::NO_IDENTIFIER);
             continue;
         };
         let item = format!("prompts[{i}] ({id})");
         if templates.iter().any(|t| t.id == id) {
-            report.push(&item, "a second prompt with this identifier; skipped");
+            report.push(&item, texts::SECOND_PROMPT);
             continue;
         }
         own_enabled.push(json::boolean(prompt, "enabled").unwrap_or(true));
@@ -111,10 +112,7 @@ pub(crate) fn preset_from_value(
     let in_order: HashSet<&str> = steps.iter().map(|s| s.message_id.as_str()).collect();
     for template in &templates {
         if !in_order.contains(template.id.as_str()) {
-            report.push(
-                format!("prompt {}", template.id),
-                "not in the order list; kept as a template without a step",
-            );
+            report.push(format!("prompt {}", template.id), texts::NOT_IN_ORDER);
         }
     }
 
@@ -127,10 +125,7 @@ pub(crate) fn preset_from_value(
     }
     other_keys.sort_unstable();
     if !other_keys.is_empty() {
-        report.push(
-            other_keys.join(", "),
-            "not mapped (sampler, API and formatting settings of SillyTavern)",
-        );
+        report.push(other_keys.join(", "), texts::PRESET_SETTINGS);
     }
 
     let stem = json::file_stem(file);
@@ -168,13 +163,13 @@ fn template_from_prompt(
 ) -> MessageTemplate {
     let name = json::text(prompt, "name");
     let role = parse_role(prompt.get("role")).unwrap_or_else(|bad| {
-        report.push(item, format!("{bad} is unknown; system used"));
+        report.push(item, texts::UNKNOWN_ROLE.with("role", &bad));
         Role::System
     });
     let position = json::int(prompt, "injection_position").unwrap_or(0);
     let is_marker = json::boolean(prompt, "marker").unwrap_or(false);
     if json::boolean(prompt, "forbid_overrides") == Some(true) {
-        report.push(item, "forbid_overrides not mapped");
+        report.push(item, texts::FORBID_OVERRIDES);
     }
     let slot = |kind: TemplateType| MessageTemplate {
         id: id.to_owned(),
@@ -187,16 +182,10 @@ fn template_from_prompt(
     let template = match marker(id) {
         Some(Marker::Slot(kind)) => {
             if position == 1 {
-                report.push(
-                    item,
-                    "in-chat position ignored: a slot is always in list order",
-                );
+                report.push(item, texts::SLOT_POSITION_IGNORED);
             }
             if kind == TemplateType::Placeholder && id == "dialogueExamples" {
-                report.push(
-                    item,
-                    "imported as an anchor; the character's example dialogue is not sent from it (use {{mesExamples}} in a template)",
-                );
+                report.push(item, texts::EXAMPLES_ANCHOR);
             }
             slot(kind)
         }
@@ -206,20 +195,12 @@ fn template_from_prompt(
             ..slot(TemplateType::Message)
         },
         None if is_marker => {
-            report.push(
-                item,
-                "a marker SillyTavern fills from elsewhere; kept as a placeholder anchor",
-            );
+            report.push(item, texts::MARKER_PLACEHOLDER);
             slot(TemplateType::Placeholder)
         }
         None => {
             if let Some(field) = character_override(id) {
-                report.push(
-                    item,
-                    format!(
-                        "SillyTavern sends the character's {field} here instead when the card has one; this template always sends its own content"
-                    ),
-                );
+                report.push(item, texts::CARD_FIELD_INSTEAD.with("field", field));
             }
             MessageTemplate {
                 content: Some(json::string(prompt, "content").unwrap_or_default()),
@@ -231,7 +212,7 @@ fn template_from_prompt(
     if !matches!(position, 0 | 1) {
         report.push(
             item,
-            format!("injection_position {position} is unknown; list order used"),
+            texts::UNKNOWN_INJECTION_POSITION.with("position", position),
         );
     }
     template
@@ -283,10 +264,7 @@ fn steps_from_order(
         .find(|l| json::int(l, "character_id") == Some(GLOBAL_ORDER_ID))
         .or_else(|| lists.last());
     let Some(chosen) = chosen else {
-        report.push(
-            "prompt_order",
-            "no order list; the steps follow the prompts in file order",
-        );
+        report.push("prompt_order", texts::NO_ORDER_LIST);
         return Ok(templates
             .iter()
             .zip(own_enabled)
@@ -302,9 +280,9 @@ fn steps_from_order(
     if character_id != Some(GLOBAL_ORDER_ID) {
         report.push(
             "prompt_order",
-            format!(
-                "no global order list (character_id {GLOBAL_ORDER_ID}); the last list (character_id {}) was used",
-                character_id.map_or("none".into(), |c| c.to_string())
+            texts::LAST_ORDER_LIST.with("global", GLOBAL_ORDER_ID).with(
+                "used",
+                character_id.map_or("none".into(), |c| c.to_string()),
             ),
         );
     }
@@ -319,19 +297,16 @@ fn steps_from_order(
         let Some(entry) = value.as_object() else {
             report.push(
                 item,
-                format!("{} instead of an order entry; skipped", json::kind(value)),
+                texts::NOT_AN_ORDER_ENTRY.part("kind", json::kind_text(value)),
             );
             continue;
         };
         let Some(id) = json::text(entry, "identifier") else {
-            report.push(item, "no identifier; skipped");
+            report.push(item, texts::NO_IDENTIFIER);
             continue;
         };
         if !templates.iter().any(|t| t.id == id) {
-            report.push(
-                format!("{item} ({id})"),
-                "names a prompt the preset does not have; skipped",
-            );
+            report.push(format!("{item} ({id})"), texts::UNKNOWN_PROMPT);
             continue;
         }
         steps.push(RecipeStep {

@@ -12,7 +12,9 @@ use serde_json::Value;
 
 use super::world_info::clamp_u32;
 use crate::json::{self, Object};
+use crate::texts;
 use crate::{ImportReport, Problem, Reported};
+use promptloom_engine::{Said, Text};
 
 pub(crate) fn looks_like_regex(value: &Value) -> bool {
     match value {
@@ -71,7 +73,7 @@ pub(crate) fn rules_from_value(value: &Value) -> Result<Reported<Vec<RegexRule>>
         let Value::Object(obj) = script else {
             report.push(
                 format!("[{i}]"),
-                format!("{} instead of a script; skipped", json::kind(script)),
+                texts::NOT_A_SCRIPT.part("kind", json::kind_text(script)),
             );
             continue;
         };
@@ -82,10 +84,7 @@ pub(crate) fn rules_from_value(value: &Value) -> Result<Reported<Vec<RegexRule>>
         };
         if let Some(rule) = rule_from_script(i, obj, &item, &mut report) {
             if rules.iter().any(|r: &RegexRule| r.id == rule.id) {
-                report.push(
-                    &item,
-                    format!("a second script with id {}; skipped", rule.id),
-                );
+                report.push(&item, texts::SECOND_SCRIPT.with("id", &rule.id));
                 continue;
             }
             rules.push(rule);
@@ -104,7 +103,7 @@ fn rule_from_script(
     report: &mut ImportReport,
 ) -> Option<RegexRule> {
     let Some(find) = json::text(obj, "findRegex") else {
-        report.push(item, "no findRegex; skipped");
+        report.push(item, texts::NO_FIND_REGEX);
         return None;
     };
     let (pattern, js_flags) = split_js_regex(&find);
@@ -119,7 +118,7 @@ fn rule_from_script(
         }
     }
     if !dropped.is_empty() {
-        report.push(item, format!("regex flag(s) \"{dropped}\" not mapped"));
+        report.push(item, texts::FLAGS_NOT_MAPPED.with("flags", &dropped));
     }
     let mut enabled = !json::boolean(obj, "disabled").unwrap_or(false);
     let placements: Vec<i64> = match obj.get("placement") {
@@ -133,25 +132,24 @@ fn rule_from_script(
             2 => roles.push(Role::Assistant),
             other => report.push(
                 item,
-                format!("placement {other} ({}) not mapped", placement_name(*other)),
+                texts::PLACEMENT_NOT_MAPPED
+                    .with("placement", other)
+                    .part("name", placement_name(*other)),
             ),
         }
     }
     roles.sort();
     roles.dedup();
     if roles.is_empty() && enabled {
-        report.push(item, "applies to no user or AI message; imported disabled");
+        report.push(item, texts::APPLIES_TO_NOTHING);
         enabled = false;
     }
     if json::boolean(obj, "markdownOnly") == Some(true) && enabled {
-        report.push(
-            item,
-            "changes only SillyTavern's display (markdownOnly); imported disabled",
-        );
+        report.push(item, texts::MARKDOWN_ONLY);
         enabled = false;
     }
     for key in json::unknown_set_keys(obj, SCRIPT_KNOWN) {
-        report.push(item, format!("{key} not mapped"));
+        report.push(item, texts::KEY_NOT_MAPPED.with("key", key));
     }
     let depth = |key: &str| json::int(obj, key).filter(|d| *d >= 0).map(clamp_u32);
     let rule = RegexRule {
@@ -171,18 +169,21 @@ fn rule_from_script(
         enabled,
     };
     if let Err(e) = regex_rule::compile(&rule) {
-        report.push(item, format!("pattern not supported here ({e}); skipped"));
+        report.push(
+            item,
+            texts::PATTERN_NOT_SUPPORTED.part("why", Said::plain(&e)),
+        );
         return None;
     }
     Some(rule)
 }
 
-fn placement_name(placement: i64) -> &'static str {
+fn placement_name(placement: i64) -> Text {
     match placement {
-        0 => "markdown display",
-        3 => "slash commands",
-        5 => "world info",
-        6 => "reasoning",
-        _ => "unknown",
+        0 => texts::PLACEMENT_MARKDOWN,
+        3 => texts::PLACEMENT_SLASH_COMMANDS,
+        5 => texts::PLACEMENT_WORLD_INFO,
+        6 => texts::PLACEMENT_REASONING,
+        _ => texts::PLACEMENT_UNKNOWN,
     }
 }

@@ -17,6 +17,7 @@ use promptloom_engine::model::{
 use serde_json::Value;
 
 use crate::json::{self, Object};
+use crate::texts;
 use crate::{ImportReport, Problem, Reported};
 
 /// SillyTavern's default depth for "at depth" entries.
@@ -243,25 +244,17 @@ pub(crate) fn map_entry(entry: StEntry, item: &str, report: &mut ImportReport) -
     let placement = placement_order(st_order);
     let position = entry.position.unwrap_or(0);
     let strategy = position_strategy(position, entry.depth, placement).unwrap_or_else(|| {
-        report.push(
-            item,
-            format!(
-                "position {position} is not one this model knows; placed after worldInfoBefore"
-            ),
-        );
+        report.push(item, texts::UNKNOWN_POSITION.with("position", position));
         position_strategy(0, None, placement).unwrap_or_default()
     });
     if matches!(position, 2 | 3) {
-        report.push(
-            item,
-            "placed at the anchor `authorsNote`; a recipe needs a placeholder of that id for it to be sent",
-        );
+        report.push(item, texts::AUTHORS_NOTE);
     }
     let role = if position == 4 {
         match entry.role {
             None => Role::System,
             Some(n) => role_from_number(n).unwrap_or_else(|| {
-                report.push(item, format!("role {n} is unknown; system used"));
+                report.push(item, texts::UNKNOWN_ENTRY_ROLE.with("role", n));
                 Role::System
             }),
         }
@@ -274,19 +267,13 @@ pub(crate) fn map_entry(entry: StEntry, item: &str, report: &mut ImportReport) -
         2 => SelectiveLogic::NotAny,
         3 => SelectiveLogic::AndAll,
         other => {
-            report.push(
-                item,
-                format!("selectiveLogic {other} is unknown; AND ANY used"),
-            );
+            report.push(item, texts::UNKNOWN_LOGIC.with("logic", other));
             SelectiveLogic::AndAny
         }
     };
     let mut secondary_keys = entry.secondary_keys;
     if entry.selective == Some(false) && !secondary_keys.is_empty() {
-        report.push(
-            item,
-            "secondary keys left out: the entry is not selective, so SillyTavern ignores them",
-        );
+        report.push(item, texts::SECONDARY_KEYS_LEFT_OUT);
         secondary_keys.clear();
     }
     let probability = match (entry.use_probability, entry.probability) {
@@ -295,7 +282,10 @@ pub(crate) fn map_entry(entry: StEntry, item: &str, report: &mut ImportReport) -
         (_, Some(p)) => Some(p.clamp(0.0, 100.0).round() as u32),
     };
     if !entry.unmapped.is_empty() {
-        report.push(item, format!("not mapped: {}", entry.unmapped.join(", ")));
+        report.push(
+            item,
+            texts::NOT_MAPPED_FIELDS.with("fields", entry.unmapped.join(", ")),
+        );
     }
     LorebookEntry {
         id: entry.id,
@@ -328,7 +318,7 @@ pub(crate) fn dedupe_ids(entries: &mut [LorebookEntry], report: &mut ImportRepor
             let new_id = format!("{}-{n}", entry.id);
             report.push(
                 format!("entry {}", entry.id),
-                format!("duplicate id; renamed {new_id}"),
+                texts::DUPLICATE_ID.with("id", &new_id),
             );
             entry.id = new_id.clone();
             seen.insert(new_id);
@@ -363,7 +353,7 @@ pub(crate) fn lorebook_from_value(root: &Object) -> Result<Reported<Lorebook>, P
         let Value::Object(obj) = value else {
             report.push(
                 &item,
-                format!("{} instead of an entry; skipped", json::kind(value)),
+                texts::NOT_AN_ENTRY.part("kind", json::kind_text(value)),
             );
             continue;
         };
@@ -372,7 +362,7 @@ pub(crate) fn lorebook_from_value(root: &Object) -> Result<Reported<Lorebook>, P
     }
     dedupe_ids(&mut entries, &mut report);
     for key in json::unknown_set_keys(root, &["entries", "name", "description"]) {
-        report.push(key, "not mapped");
+        report.push(key, texts::NOT_MAPPED);
     }
     Ok(Reported {
         value: Lorebook {

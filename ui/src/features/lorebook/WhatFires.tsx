@@ -1,10 +1,11 @@
 import { useApp } from "../../app/store";
-import { useT } from "../../app/useT";
+import { useSay, useT } from "../../app/useT";
 import { activationText } from "./lorebook";
 
 /** What the lorebook activated for the chosen session and model, and what its budget cut. */
 export function WhatFires() {
   const t = useT();
+  const say = useSay();
   const report = useApp((s) => s.preview?.result.lorebook ?? null);
   const hasBook = useApp((s) => (s.preset?.lorebook?.entries?.length ?? 0) > 0);
   if (!hasBook) return null;
@@ -33,7 +34,7 @@ export function WhatFires() {
           })}
           {report.cut.map((c) => (
             <li key={`cut-${c.entryId}`} className="warn-text" data-cut={c.entryId}>
-              <strong>{c.entryId}</strong> {t("lore.why.cut", { reason: c.reason })}
+              <strong>{c.entryId}</strong> {t("lore.why.cut", { reason: say(c.said, c.reason) })}
             </li>
           ))}
         </ul>

@@ -1,7 +1,7 @@
 import { act, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { beforeEach, describe, expect, it } from "vitest";
 import { App } from "../../App";
-import { resetForTests, setModel, start } from "../../app/store";
+import { resetForTests, setLanguage, setModel, start } from "../../app/store";
 import { fakeBackend } from "../../test/fakeBackend";
 import type { ProcessorConfig } from "../../bindings";
 
@@ -113,6 +113,16 @@ describe("the pipeline panel", () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(pipelineCalls()).toBe(before + 1);
     expect((field as HTMLInputElement).value).toBe("Hi!!!");
+  });
+
+  it("says the processors, their settings and notes in Chinese", async () => {
+    await openPipeline([{ id: "ensure-alternation", settings: { colour: "blue" } }]);
+    act(() => setLanguage("zh-CN"));
+    const limiter = screen.getByTestId("processor-token-limiter");
+    expect(limiter.textContent).toContain("Token 限制器");
+    expect(limiter.textContent).toContain("份额：聊天记录");
+    expect(limiter.textContent).not.toContain("Share: history");
+    expect(screen.getByTestId("notes-ensure-alternation").textContent).toContain("已忽略未知设置“colour”");
   });
 
   it("moves a processor when its priority is changed", async () => {

@@ -3,7 +3,7 @@ import type { ConfigField, PipelineStage, SettingOrigin, Value } from "../../bin
 import { api, errorMessage } from "../../app/api";
 import type { Preset } from "../../app/model";
 import { editPreset, useApp } from "../../app/store";
-import { useT } from "../../app/useT";
+import { useDescribe, useSay, useT } from "../../app/useT";
 import {
   enabledView,
   entryOf,
@@ -106,6 +106,8 @@ export function PipelinePanel() {
 
 function ProcessorCard({ stage, preset }: { stage: PipelineStage; preset: Preset }) {
   const t = useT();
+  const say = useSay();
+  const describe = useDescribe();
   const d = stage.descriptor;
   const enabled = enabledView(preset, stage);
   const priority = priorityView(preset, stage);
@@ -126,14 +128,14 @@ function ProcessorCard({ stage, preset }: { stage: PipelineStage; preset: Preset
             checked={enabled.value}
             disabled={d.isCore}
             title={switchTitle}
-            aria-label={t("pipeline.enable", { name: d.name })}
+            aria-label={t("pipeline.enable", { name: describe(d, "name") })}
             onChange={(e) => editPreset((p) => setProcessorEnabled(p, stage, e.target.checked))}
           />
           <span aria-hidden="true" />
         </label>
         <div className="processor-title">
           <span className="step-title">
-            <strong>{d.name}</strong>
+            <strong>{describe(d, "name")}</strong>
             {d.isCore && (
               <span className="tag tag-core" title={t("pipeline.coreLocked")}>
                 {t("pipeline.core")}
@@ -171,7 +173,7 @@ function ProcessorCard({ stage, preset }: { stage: PipelineStage; preset: Preset
           </button>
         )}
       </div>
-      <p className="processor-description muted">{d.description}</p>
+      <p className="processor-description muted">{describe(d, "description")}</p>
       {hasEntry && (
         <p className="processor-scope" data-testid={`scope-${d.id}`}>
           {t("pipeline.presetScope")}
@@ -181,7 +183,7 @@ function ProcessorCard({ stage, preset }: { stage: PipelineStage; preset: Preset
         <ul className="processor-notes" data-testid={`notes-${d.id}`}>
           {stage.resolved.notes.map((note, i) => (
             <li key={i} className="warn-text">
-              ⚠ {note}
+              ⚠ {stage.resolved.notesSaid[i] ? say(stage.resolved.notesSaid[i], note) : note}
             </li>
           ))}
         </ul>
@@ -199,6 +201,7 @@ function ProcessorCard({ stage, preset }: { stage: PipelineStage; preset: Preset
 
 function SettingRow({ stage, preset, field }: { stage: PipelineStage; preset: Preset; field: ConfigField }) {
   const t = useT();
+  const describe = useDescribe();
   const id = stage.descriptor.id;
   const key = field.key;
   const view = settingView(preset, stage, field);
@@ -271,7 +274,7 @@ function SettingRow({ stage, preset, field }: { stage: PipelineStage; preset: Pr
   return (
     <div className={`setting origin-${view.origin}`}>
       <label className="setting-label" htmlFor={inputId}>
-        {field.label}
+        {describe(stage.descriptor, { label: key })}
       </label>
       <div className="setting-control">
         {control}
@@ -288,7 +291,9 @@ function SettingRow({ stage, preset, field }: { stage: PipelineStage; preset: Pr
           </button>
         )}
       </div>
-      {field.description && <p className="setting-description muted">{field.description}</p>}
+      {field.description && (
+        <p className="setting-description muted">{describe(stage.descriptor, { help: key })}</p>
+      )}
     </div>
   );
 }

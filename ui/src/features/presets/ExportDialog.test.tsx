@@ -46,7 +46,7 @@ describe("exporting", () => {
     expect(exported.get("/home/me/helper.st-preset.json")?.preset?.id).toBe("helper");
     expect(screen.getByTestId("export-path").textContent).toBe("/home/me/helper.st-preset.json");
     expect(report.textContent).toContain("Not exported (1)");
-    expect(report.textContent).toContain("a SillyTavern preset does not choose by model");
+    expect(report.textContent).toContain("not exported: a SillyTavern preset has one prompt order");
 
     fireEvent.click(within(screen.getByTestId("export-dialog")).getByText("Close"));
     expect(screen.queryByTestId("export-dialog")).toBeNull();

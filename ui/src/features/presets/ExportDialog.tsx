@@ -1,6 +1,6 @@
 import { useEffect, useRef } from "react";
 import { useApp } from "../../app/store";
-import { useT } from "../../app/useT";
+import { useSay, useT } from "../../app/useT";
 import {
   EXPORT_FORMATS,
   backToFormats,
@@ -109,6 +109,7 @@ function FormatChoice({ current }: { current: ExportState }) {
 
 function Outcome({ current }: { current: ExportState }) {
   const t = useT();
+  const say = useSay();
   const close = useRef<HTMLButtonElement>(null);
   // Close takes the focus once the export is over.
   useEffect(() => {
@@ -135,7 +136,7 @@ function Outcome({ current }: { current: ExportState }) {
               <ul className="not-mapped" data-testid="export-not-mapped">
                 {current.notMapped.map((n, i) => (
                   <li key={i}>
-                    <code>{n.item}</code>: {n.message}
+                    <code>{n.item}</code>: {say(n.said, n.message)}
                   </li>
                 ))}
               </ul>

@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { App } from "../../App";
 import { getState, resetForTests, start } from "../../app/store";
 import { fakeBackend, samplePreset, type FakeFile } from "../../test/fakeBackend";
-import type { LorebookEntry } from "../../bindings";
+import type { LorebookEntry, Said } from "../../bindings";
 
 type Backend = ReturnType<typeof fakeBackend>;
 
@@ -30,11 +30,30 @@ function worldInfo(backend: Backend): FakeFile {
       const preset = backend.presets.get(into!)!;
       const before = preset.lorebook?.entries?.length ?? 0;
       backend.storeElsewhere({ ...preset, lorebook: { entries: [...(lorebook === "merge" ? (preset.lorebook?.entries ?? []) : []), ...entries(1)] } });
-      const notes =
+      const said = (code: string, params: Record<string, string>, parts: Record<string, Said> = {}): Said => ({
+        code,
+        params,
+        parts,
+      });
+      const howMany = (count: number) =>
+        count === 1 ? said("import.one-entry", {}) : said("import.entries", { count: String(count) });
+      const [notes, notesSaid] =
         lorebook === "merge"
-          ? [`1 entry added to the lorebook of preset "${into}"`, `entry id "e0" was taken; imported as "e0-2"`]
-          : [`the lorebook of preset "${into}" was replaced; it had ${before} entries`];
-      return { kind: "preset", id: into!, notes };
+          ? [
+              [
+                `1 entry added to the lorebook of preset "${into}", which keeps its 4 entries and settings`,
+                `entry "e0" is taken in the lorebook; added as "e0-2"`,
+              ],
+              [
+                said("import.lorebook-merged", { preset: into! }, { added: howMany(1), kept: howMany(4) }),
+                said("import.entry-renamed", { entry: "e0", renamed: "e0-2" }),
+              ],
+            ]
+          : [
+              [`the lorebook of preset "${into}" was replaced; it had ${before} entries`],
+              [said("import.lorebook-replaced", { preset: into! }, { entries: howMany(before) })],
+            ];
+      return { kind: "preset", id: into!, notes, notesSaid };
     },
   };
 }
@@ -62,7 +81,7 @@ describe("importing a file", () => {
       ),
     );
     expect(calls.find((c) => c.cmd === "inspect_import")?.args).toEqual({ file: 1 });
-    expect(dialog.textContent).toContain("sampling settings are not part of a preset");
+    expect(dialog.textContent).toContain("not mapped (sampler, API and formatting settings of SillyTavern)");
     expect(calls.some((c) => c.cmd === "import_file")).toBe(false);
     fireEvent.click(within(dialog).getByTestId("confirm-import"));
     await waitFor(() => expect(screen.queryByTestId("import-dialog")).toBeNull());
@@ -124,8 +143,8 @@ describe("importing a file", () => {
     const notes = await screen.findByTestId("import-notes");
     expect(backend.calls.find((c) => c.cmd === "import_file")?.args).toEqual({ file: 1, into: "helper", lorebook: "merge" });
     expect([...notes.querySelectorAll("li")].map((li) => li.textContent)).toEqual([
-      '1 entry added to the lorebook of preset "helper"',
-      'entry id "e0" was taken; imported as "e0-2"',
+      '1 entry added to the lorebook of preset "helper", which keeps its 4 entries and settings',
+      'entry "e0" is taken in the lorebook; added as "e0-2"',
     ]);
     // The preset was reloaded with what the import made, at its new revision.
     await waitFor(() => expect(getState().preset?.lorebook?.entries).toHaveLength(5));

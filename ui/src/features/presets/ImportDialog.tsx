@@ -1,7 +1,7 @@
 import { useEffect, useState } from "react";
-import type { LorebookChoice } from "../../bindings";
+import type { LorebookChoice, Said } from "../../bindings";
 import { useApp } from "../../app/store";
-import { useT } from "../../app/useT";
+import { useSay, useT } from "../../app/useT";
 import { LorebookChoiceField, useLorebookSize } from "./LorebookChoice";
 import { cancelImport, confirmImport, useImport, type ImportState } from "./importing";
 
@@ -26,7 +26,7 @@ function ImportFile({ pending }: { pending: ImportState }) {
       <div role="dialog" aria-modal="true" className="dialog import-dialog" data-testid="import-dialog" aria-label={t("import.title")}>
         <h2>{t("import.title")}</h2>
         <p className="muted file-path">{pending.file.name}</p>
-        {notes !== null && !importing ? <Done notes={notes} error={pending.error} /> : <Report pending={pending} />}
+        {notes !== null && !importing ? <Done notes={notes} said={pending.notesSaid} error={pending.error} /> : <Report pending={pending} />}
       </div>
     </div>
   );
@@ -35,6 +35,7 @@ function ImportFile({ pending }: { pending: ImportState }) {
 /** What the file holds, the preset it goes into, and the Import button. */
 function Report({ pending }: { pending: ImportState }) {
   const t = useT();
+  const say = useSay();
   const presets = useApp((s) => s.presets);
   const current = useApp((s) => s.preset?.id ?? null);
   const [into, setInto] = useState<string | null>(null);
@@ -92,7 +93,7 @@ function Report({ pending }: { pending: ImportState }) {
               <ul className="not-mapped">
                 {preview.notMapped.map((n, i) => (
                   <li key={i}>
-                    <code>{n.item}</code>: {n.message}
+                    <code>{n.item}</code>: {say(n.said, n.message)}
                   </li>
                 ))}
               </ul>
@@ -124,8 +125,9 @@ function Report({ pending }: { pending: ImportState }) {
 }
 
 /** After the import: what it did beyond the mapping, until the user has read it. */
-function Done({ notes, error }: { notes: string[]; error: string | null }) {
+function Done({ notes, said, error }: { notes: string[]; said: Said[]; error: string | null }) {
   const t = useT();
+  const say = useSay();
   return (
     <>
       <p role="status">{t("import.done")}</p>
@@ -135,7 +137,7 @@ function Done({ notes, error }: { notes: string[]; error: string | null }) {
           {/* Focusable, so that a long list scrolls from the keyboard. */}
           <ul className="import-notes" data-testid="import-notes" tabIndex={0} aria-labelledby="import-notes-title">
             {notes.map((note, i) => (
-              <li key={i}>{note}</li>
+              <li key={i}>{said[i] ? say(said[i], note) : note}</li>
             ))}
           </ul>
         </>

@@ -2,7 +2,7 @@
 // holds, then the import itself. The page never holds a path, only the number the shell gave the
 // file. What the import dialog shows lives here, apart from the app's store, as the export
 // dialog's does in `exporting.ts` (`app/dialogState.ts`).
-import type { ChosenFile, DialogText, ImportPreview, LorebookChoice } from "../../bindings";
+import type { ChosenFile, DialogText, ImportPreview, LorebookChoice, Said } from "../../bindings";
 import { api, errorMessage } from "../../app/api";
 import { dialogState, useDialog } from "../../app/dialogState";
 import {
@@ -20,8 +20,11 @@ export interface ImportState {
   preview: ImportPreview | null;
   error: string | null;
   importing: boolean;
-  /** Once imported: what the import did beyond the mapping; the dialog shows it until OK. */
+  /** Once imported: what the import did beyond the mapping, in English; the dialog shows it until
+   * OK. */
   notes: string[] | null;
+  /** The same notes as codes with parameters, said in the UI's language. */
+  notesSaid: Said[];
 }
 
 const dialog = dialogState<ImportState>();
@@ -43,7 +46,7 @@ export async function chooseImport(text: DialogText) {
 
 /** Reads chosen `file` for import and shows what it holds; nothing is saved until `confirmImport`. */
 export async function inspectImport(file: ChosenFile) {
-  set({ file, preview: null, error: null, importing: false, notes: null });
+  set({ file, preview: null, error: null, importing: false, notes: null, notesSaid: [] });
   try {
     patchImport(file.id, { preview: await api.inspectImport(file.id) });
   } catch (e) {
@@ -76,7 +79,7 @@ export async function confirmImport(into: string | null, lorebook: LorebookChoic
     await flushSession();
     const outcome = await api.importFile(id, into, lorebook);
     // Imported: from here on the dialog cannot import it again.
-    patchImport(id, { notes: outcome.notes });
+    patchImport(id, { notes: outcome.notes, notesSaid: outcome.notesSaid });
     if (outcome.kind === "session") {
       await refreshSessions();
       await openSession(outcome.id);

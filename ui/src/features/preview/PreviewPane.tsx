@@ -4,7 +4,7 @@ import { WhatFires } from "../lorebook/WhatFires";
 import type { BuiltMessage, Preview } from "../../bindings";
 import { previewRequest, setInput, setModel, useApp } from "../../app/store";
 import { api, errorMessage } from "../../app/api";
-import { useT } from "../../app/useT";
+import { useSay, useT } from "../../app/useT";
 import { MessageHead } from "./MessageHead";
 import { SessionPicker } from "../session/SessionPicker";
 import { TokenBar } from "./TokenBar";
@@ -69,6 +69,7 @@ export function PreviewPane() {
 
 function PreviewBody({ preview, stale }: { preview: Preview; stale: boolean }) {
   const t = useT();
+  const say = useSay();
   const { result } = preview;
   const [open, setOpen] = useState<number | null>(null);
   return (
@@ -112,7 +113,7 @@ function PreviewBody({ preview, stale }: { preview: Preview; stale: boolean }) {
                   action: d.action,
                   source: sourceLabel(d.source),
                   count: d.count,
-                  reason: d.reason,
+                  reason: say(d.said, d.reason),
                 })}
               </li>
             ))}
@@ -128,7 +129,7 @@ function PreviewBody({ preview, stale }: { preview: Preview; stale: boolean }) {
           <ul>
             {result.warnings.map((w, i) => (
               <li key={i}>
-                <code>{w.processor}</code> {w.message}
+                <code>{w.processor}</code> {say(w.said, w.message)}
               </li>
             ))}
           </ul>
@@ -141,7 +142,7 @@ function PreviewBody({ preview, stale }: { preview: Preview; stale: boolean }) {
         <ul>
           {result.logs.map((l, i) => (
             <li key={i} className={`log-${l.level}`}>
-              <code>{l.processor}</code> {l.message}
+              <code>{l.processor}</code> {say(l.said, l.message)}
             </li>
           ))}
         </ul>

@@ -5,7 +5,7 @@ import type { ContextRecipe, RecipeMatches } from "../../bindings";
 import type { Preset } from "../../app/model";
 import { api, errorMessage } from "../../app/api";
 import { editPreset, editPresetFor, getState, openWorkbenchRecipe, useApp } from "../../app/store";
-import { useT } from "../../app/useT";
+import { useSay, useT } from "../../app/useT";
 import { ConfirmDialog } from "../../app/ConfirmDialog";
 import { TagInput } from "../../components/TagInput";
 import { IdField } from "../../components/IdField";
@@ -174,6 +174,7 @@ function RecipePanel({ preset, recipe, at }: { preset: Preset; recipe: ContextRe
 /** The model filter as tags, refused when a pattern is not one, and the models it reaches. */
 function ModelFilter({ preset, recipe, at }: { preset: Preset; recipe: ContextRecipe; at: number }) {
   const t = useT();
+  const say = useSay();
   const models = useApp((s) => s.models);
   const model = useApp((s) => s.model);
   const [matches, setMatches] = useState<{ all: RecipeMatches; own: RecipeMatches } | null>(null);
@@ -203,7 +204,7 @@ function ModelFilter({ preset, recipe, at }: { preset: Preset; recipe: ContextRe
   }, [preset, recipe, models, model]);
 
   const invalid: Record<string, string> = {};
-  for (const p of matches?.all.problems ?? []) if (p.recipe === recipe.id) invalid[p.pattern] = p.message;
+  for (const p of matches?.all.problems ?? []) if (p.recipe === recipe.id) invalid[p.pattern] = say(p.said, p.message);
   const winner = new Map((matches?.all.models ?? []).map((m) => [m.model, m.recipe]));
   const reached = (matches?.own.models ?? []).filter((m) => m.recipe !== null).map((m) => m.model);
   const wins = reached.filter((m) => winner.get(m) === recipe.id);
@@ -215,7 +216,8 @@ function ModelFilter({ preset, recipe, at }: { preset: Preset; recipe: ContextRe
         { ...preset, contextRecipes: [{ ...recipe, modelFilter: [pattern] }] },
         [],
       );
-      return check.problems[0]?.message ?? null;
+      const problem = check.problems[0];
+      return problem ? say(problem.said, problem.message) : null;
     } catch (e) {
       return errorMessage(e);
     }

@@ -1,0 +1,480 @@
+//! `injection-assembler` (priority 300): recipe choice, instantiation, macros, and placement by
+//! the exact rules of RULES 3.
+//!
+//! It runs in named phases, each a function below: the macro environment ([`macro_env`]), the
+//! steps ([`instantiate_steps`]), the earlier processors' candidates ([`place_candidates`]), the
+//! places ([`sort_into_places`]) and the output ([`emit`]). The output is built in one pass: the
+//! skeleton in step order, each slot expanded in place with its "before" and "after" anchor
+//! injections around it, the `chat_history` block carrying its depth injections. Nothing is
+//! inserted into a long vector after the fact.
+
+use std::collections::{BTreeMap, HashMap};
+
+use super::regex_processor::too_long_warning;
+use crate::limits::REGEX_BUILD_GROWTH;
+use crate::macros::{expand, has_macros, MacroEnv, MacroState};
+use crate::model::{
+    AgentPreset, AnchorPosition, Character, ContextRecipe, InjectionStrategy, MessageTemplate,
+    Role, Session, TemplateType,
+};
+use crate::pipeline::{
+    BuildOptions, ConfigField, DropAction, DroppedItem, InjectionCandidate, PipelineContext,
+    PipelineMessage, Placement, Processor, ProcessorDescriptor, ResolvedConfig, Source, SourceKind,
+};
+use crate::recipe::choose_recipe;
+use crate::regex_rule::{rewrite, CompiledRule};
+use crate::said::Said;
+use crate::texts;
+use crate::EngineError;
+
+mod placement;
+
+use placement::*;
+
+pub struct InjectionAssembler;
+
+const ID: &str = "injection-assembler";
+/// The anchor of the history block (RULES 3.5).
+const CHAT_HISTORY: &str = "chat_history";
+/// Where an injection candidate without a strategy goes (a lorebook entry in list order), as
+/// SillyTavern places world info by default.
+const WORLD_INFO: &str = "worldInfoBefore";
+
+impl Processor for InjectionAssembler {
+    fn descriptor(&self) -> ProcessorDescriptor {
+        ProcessorDescriptor {
+            id: ID,
+            name: "Injection assembler",
+            description: "Chooses the recipe for the model, instantiates its steps, applies macros \
+                          and places every message: list order, depth in the history, or at an anchor.",
+            priority: 300,
+            is_core: true,
+            default_enabled: true,
+            config_fields: vec![ConfigField::boolean(
+                "macrosInHistory",
+                "Apply macros to history messages",
+                false,
+            )
+            .describe("By default macros expand in templates and lorebook entries only.")],
+        }
+    }
+
+    /// The phases in order: recipe choice (RULES 3.1), the macro environment (RULES 4), the
+    /// recipe's steps (RULES 3.2, 3.3), the earlier processors' candidates (RULES 6.4), their
+    /// places (RULES 3.4, 3.5), and the output (RULES 3.5, 3.6). What the phases log is written
+    /// once they are done, in the order they logged it.
+    fn execute(
+        &self,
+        ctx: &mut PipelineContext<'_, '_>,
+        config: &ResolvedConfig,
+    ) -> Result<(), EngineError> {
+        let recipe = choose_recipe(ctx.preset, ctx.model)?;
+        ctx.recipe = Some(recipe.id.clone());
+        ctx.info(
+            ID,
+            texts::RECIPE_APPLIES
+                .with("recipe", &recipe.id)
+                .with("filters", recipe.model_filter.join(", "))
+                .with("model", ctx.model),
+        );
+        let mut history = std::mem::take(&mut ctx.history).into_vec();
+        let mut log = Vec::new();
+
+        let last = LastMessages::of(&history);
+        let env = macro_env(ctx.preset, ctx.session, ctx.model, ctx.options, &last);
+        let mut macros = Macros::new(env, std::mem::take(&mut ctx.variables));
+        if config.bool("macrosInHistory") {
+            expand_history(&mut history, &mut macros, &mut log);
+        }
+
+        let mut rules = TemplateRules::new(std::mem::take(&mut ctx.blackboard.template_rules));
+        let mut layout = instantiate_steps(
+            ctx.preset,
+            recipe,
+            &mut macros,
+            &mut rules,
+            &mut ctx.blackboard.regex_growth,
+            &mut log,
+        )?;
+        place_candidates(
+            std::mem::take(&mut ctx.blackboard.injections),
+            recipe.steps.len(),
+            &mut layout,
+            &mut macros,
+            &mut log,
+        );
+        let n = history.len();
+        let has_history_slot = layout.has_history_slot;
+        let skeleton_len = layout.skeleton.len();
+        let mut places =
+            sort_into_places(std::mem::take(&mut layout.injections), &layout, n, &mut log);
+        let profile = ctx.session.user_profile.as_ref();
+        let profile_content = profile.and_then(|p| p.content.as_deref()).unwrap_or("");
+        let out = emit(
+            layout.skeleton,
+            &mut places,
+            history,
+            profile_content,
+            &mut macros,
+            &mut log,
+        );
+
+        let listed = out.len();
+        ctx.variables = macros.state.variables().clone();
+        rules.report(&mut log);
+        for line in log {
+            match line {
+                LogLine::Info(said) => ctx.info(ID, said),
+                LogLine::Warning(said) => ctx.warn(ID, said),
+            }
+        }
+        for (mut message, reason) in places.dropped {
+            let tokens = ctx.count_message(&mut message);
+            ctx.dropped.push(DroppedItem::one(
+                ID,
+                DropAction::Dropped,
+                message.source().into_owned(),
+                Some(tokens),
+                reason,
+            ));
+        }
+        ctx.info(
+            ID,
+            texts::ASSEMBLED
+                .with("listed", listed)
+                .with("skeleton", skeleton_len)
+                .with("depth", places.depth_count)
+                .with("anchor", places.anchor_count)
+                .with("history", if has_history_slot { n } else { 0 }),
+        );
+        ctx.messages = out;
+        Ok(())
+    }
+}
+
+/// One line the assembler logs. The phases collect them in order; `execute` writes them out
+/// once assembly is done.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum LogLine {
+    Info(Said),
+    Warning(Said),
+}
+
+/// The newest history messages of any role, of the user and of the assistant, as the earlier
+/// processors left the history: what `{{lastMessage}}`, `{{lastUserMessage}}` and
+/// `{{lastCharMessage}}` read (RULES 4.2).
+struct LastMessages {
+    any: String,
+    user: String,
+    assistant: String,
+}
+
+impl LastMessages {
+    fn of(history: &[PipelineMessage<'_>]) -> Self {
+        let last_of = |role: Option<Role>| {
+            history
+                .iter()
+                .rev()
+                .find(|m| role.is_none_or(|r| m.role == r))
+                .map(|m| m.content().to_string())
+                .unwrap_or_default()
+        };
+        LastMessages {
+            any: last_of(None),
+            user: last_of(Some(Role::User)),
+            assistant: last_of(Some(Role::Assistant)),
+        }
+    }
+}
+
+/// The macro environment (RULES 4.2): the user profile, the preset's character (its name
+/// falling back to the preset's), the session's summary, the model id, the newest history texts
+/// and the build's timestamp; the session seeds the random macros (RULES 4.3).
+fn macro_env<'x>(
+    preset: &'x AgentPreset,
+    session: &'x Session,
+    model: &'x str,
+    options: &BuildOptions,
+    last: &'x LastMessages,
+) -> MacroEnv<'x> {
+    let character = preset.character.as_ref();
+    let field = |f: fn(&Character) -> &Option<String>| {
+        character.and_then(|c| f(c).as_deref()).unwrap_or("")
+    };
+    let profile = session.user_profile.as_ref();
+    MacroEnv {
+        user: profile.map(|p| p.name.as_str()).unwrap_or("User"),
+        char_name: character.map(|c| c.name.as_str()).unwrap_or(&preset.name),
+        description: field(|c| &c.description),
+        personality: field(|c| &c.personality),
+        scenario: field(|c| &c.scenario),
+        persona: profile.and_then(|p| p.content.as_deref()).unwrap_or(""),
+        mes_examples: field(|c| &c.example_dialogue),
+        summary: session.summary.as_deref().unwrap_or(""),
+        model,
+        last_message: &last.any,
+        last_user_message: &last.user,
+        last_char_message: &last.assistant,
+        timestamp: options.timestamp,
+        session_id: &session.id,
+        message_count: session.messages.len(),
+    }
+}
+
+/// The macros of one assembly: the environment, and the variables and random stream that carry
+/// from one text to the next (RULES 4.3).
+struct Macros<'x> {
+    env: MacroEnv<'x>,
+    state: MacroState,
+}
+
+impl<'x> Macros<'x> {
+    fn new(env: MacroEnv<'x>, variables: BTreeMap<String, String>) -> Self {
+        let state = MacroState::new(&env, variables);
+        Macros { env, state }
+    }
+
+    /// `text` with its macros expanded (RULES 4); each warning is logged under `position`.
+    fn expand(&mut self, text: &str, position: &str, log: &mut Vec<LogLine>) -> String {
+        if !has_macros(text) {
+            return text.to_string();
+        }
+        let out = expand(text, &self.env, &mut self.state, position);
+        log.extend(out.warnings.into_iter().map(|w| {
+            LogLine::Warning(
+                texts::MACRO_WARNING
+                    .with("position", position)
+                    .part("warning", w),
+            )
+        }));
+        out.text
+    }
+}
+
+/// With the `macrosInHistory` setting, the history's macros are expanded first, oldest first
+/// (RULES 4.1, 4.3).
+fn expand_history(
+    history: &mut [PipelineMessage<'_>],
+    macros: &mut Macros<'_>,
+    log: &mut Vec<LogLine>,
+) {
+    for (i, m) in history.iter_mut().enumerate() {
+        if has_macros(m.content()) {
+            let text = macros.expand(m.content(), &format!("history:{i}"), log);
+            m.set_content(text);
+        }
+    }
+}
+
+/// The regex rules of scope `templates` or `both`, compiled by the regex processor, as the
+/// assembler applies them to each step's text after its macros (RULES 3.2 item 6, 5.2), within
+/// the growth the build has left; with what they could not do, for the warnings.
+struct TemplateRules {
+    rules: Vec<CompiledRule>,
+    /// For each rule, how many texts it left alone because it would have grown them too much.
+    too_long: Vec<u32>,
+    /// Texts left as they were because the build's regex growth was spent.
+    over_cap: u32,
+}
+
+impl TemplateRules {
+    fn new(rules: Vec<CompiledRule>) -> Self {
+        TemplateRules {
+            too_long: vec![0; rules.len()],
+            rules,
+            over_cap: 0,
+        }
+    }
+
+    /// `content` after the rules that apply to `role`; `growth` is what the build's regex rules
+    /// have added so far (RULES 5.2, last item).
+    fn apply(&mut self, role: Role, content: String, growth: &mut usize) -> String {
+        let applying = self
+            .rules
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.applies(role, None));
+        let done = rewrite(applying, &content);
+        for &k in &done.too_long {
+            self.too_long[k] += 1;
+        }
+        let Some(next) = done.text else {
+            return content;
+        };
+        let grown = next.len().saturating_sub(content.len());
+        if *growth + grown <= REGEX_BUILD_GROWTH {
+            *growth += grown;
+            next
+        } else {
+            *growth = REGEX_BUILD_GROWTH;
+            self.over_cap += 1;
+            content
+        }
+    }
+
+    /// One warning per rule that was left out somewhere, and one when the build's growth ran out.
+    fn report(&self, log: &mut Vec<LogLine>) {
+        for (rule, &count) in self.rules.iter().zip(&self.too_long) {
+            if count > 0 {
+                log.push(LogLine::Warning(too_long_warning(
+                    texts::RULE_TOO_LONG_TEMPLATES,
+                    &rule.id,
+                    count,
+                )));
+            }
+        }
+        if self.over_cap > 0 {
+            log.push(LogLine::Warning(
+                texts::GROWTH_SPENT_TEMPLATES
+                    .with("mib", REGEX_BUILD_GROWTH >> 20)
+                    .with("count", self.over_cap),
+            ));
+        }
+    }
+}
+
+/// What the steps make: the skeleton in step order, the injections still to place, and the
+/// anchors the recipe offers.
+struct Layout {
+    skeleton: Vec<Part>,
+    injections: Vec<Injection>,
+    /// Each anchor name (RULES 3.5 item 1) with the skeleton index of its slot.
+    anchors: HashMap<String, usize>,
+    has_history_slot: bool,
+    has_profile_slot: bool,
+}
+
+impl Layout {
+    /// A slot step joins the skeleton and names its anchors, unless it repeats a slot already
+    /// there (RULES 3.3 item 4, 3.5 items 1 and 5).
+    fn add_slot(
+        &mut self,
+        template: &MessageTemplate,
+        step_index: usize,
+        role: Role,
+        strategy: &InjectionStrategy,
+        label: &Said,
+        log: &mut Vec<LogLine>,
+    ) {
+        if *strategy != InjectionStrategy::default() {
+            log.push(LogLine::Warning(
+                texts::SLOT_STRATEGY_IGNORED.part("step", label.clone()),
+            ));
+        }
+        let duplicate = match template.kind {
+            TemplateType::ChatHistory => std::mem::replace(&mut self.has_history_slot, true),
+            TemplateType::UserProfile => std::mem::replace(&mut self.has_profile_slot, true),
+            _ => self.anchors.contains_key(&template.id),
+        };
+        if duplicate {
+            log.push(LogLine::Warning(
+                texts::SECOND_SLOT
+                    .part("step", label.clone())
+                    .with("kind", template.kind.as_str()),
+            ));
+            return;
+        }
+        let index = self.skeleton.len();
+        self.anchors.entry(template.id.clone()).or_insert(index);
+        match template.kind {
+            TemplateType::ChatHistory => {
+                self.anchors.insert(CHAT_HISTORY.into(), index);
+            }
+            TemplateType::UserProfile => {
+                self.anchors.insert("user_profile".into(), index);
+            }
+            _ => {}
+        }
+        self.skeleton.push(Part::Slot {
+            kind: template.kind,
+            template_id: template.id.clone(),
+            step_index,
+            role,
+        });
+    }
+}
+
+/// Instantiates the recipe's enabled steps (RULES 3.2): each step's template, role, strategy and
+/// text, the text with its macros expanded and the template rules applied, a blank one not
+/// sent; then classifies each message (RULES 3.3): a slot or a message in list order joins the
+/// skeleton, the others are injections to place.
+fn instantiate_steps(
+    preset: &AgentPreset,
+    recipe: &ContextRecipe,
+    macros: &mut Macros<'_>,
+    rules: &mut TemplateRules,
+    regex_growth: &mut usize,
+    log: &mut Vec<LogLine>,
+) -> Result<Layout, EngineError> {
+    let mut layout = Layout {
+        skeleton: Vec::new(),
+        injections: Vec::new(),
+        anchors: HashMap::new(),
+        has_history_slot: false,
+        has_profile_slot: false,
+    };
+    for (step_index, step) in recipe.steps.iter().enumerate() {
+        if !step.enabled {
+            continue;
+        }
+        let template =
+            preset
+                .template(&step.message_id)
+                .ok_or_else(|| EngineError::UnknownTemplate {
+                    recipe: recipe.id.clone(),
+                    step: step_index,
+                    template: step.message_id.clone(),
+                })?;
+        let overrides = step.overrides.as_ref();
+        let role = overrides.and_then(|o| o.role).unwrap_or(template.role);
+        // The step's strategy replaces the template's whole; `{}` means list order.
+        let strategy = step
+            .injection_strategy
+            .clone()
+            .or_else(|| template.default_injection_strategy.clone())
+            .unwrap_or_default();
+        let label = texts::STEP
+            .with("step", step_index)
+            .with("template", &template.id);
+
+        if template.kind.is_slot() {
+            layout.add_slot(template, step_index, role, &strategy, &label, log);
+            continue;
+        }
+
+        let raw = overrides
+            .and_then(|o| o.content.as_deref())
+            .or(template.content.as_deref())
+            .unwrap_or("");
+        let content = macros.expand(raw, &format!("template:{}#{step_index}", template.id), log);
+        let content = rules.apply(role, content, regex_growth);
+        if content.trim().is_empty() {
+            log.push(LogLine::Info(texts::STEP_EMPTY.part("step", label)));
+            continue;
+        }
+        let mut source = Source::new(SourceKind::Template, Placement::List);
+        source.template_id = Some(template.id.clone());
+        source.step_index = Some(step_index as u32);
+        let message = PipelineMessage::new(role, content, source);
+        match classify(&strategy) {
+            Class::List => layout.skeleton.push(Part::Message(Box::new(message))),
+            class => {
+                if strategy.depth.is_some() && strategy.anchor_target.is_some() {
+                    log.push(LogLine::Warning(
+                        texts::DEPTH_AND_ANCHOR.part("step", label.clone()),
+                    ));
+                }
+                layout.injections.push(Injection {
+                    class,
+                    order: strategy.order(),
+                    tie: step_index,
+                    message,
+                });
+            }
+        }
+    }
+    Ok(layout)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,142 @@
+//! Everything a build says to people, one list: each text's code and its English (see
+//! [`crate::said`]). The command line prints the English; the app says each code in the UI's
+//! language (`ui/src/i18n/engineTexts.json` is written from this list, and a test fails when the
+//! Chinese table lacks a code). The processors' names, descriptions and setting labels are not
+//! here: their codes come from the processor and setting ids
+//! ([`ProcessorDescriptor::texts`](crate::pipeline::ProcessorDescriptor::texts)).
+
+crate::texts! {
+    /// Text the engine does not own (a plugin's message, a reason from an asset source or the
+    /// regex library): said as it is in every language.
+    PLAIN = "plain" => "{text}";
+
+    // The pipeline and the settings merge (RULES 5.9).
+    UNKNOWN_PROCESSOR = "pipeline.unknown-processor" => "preset settings name unknown processor \"{id}\"";
+    CORE_STAYS_ON = "settings.core-stays-on" => "a core processor cannot be disabled; it stays on";
+    UNKNOWN_SETTING = "settings.unknown" => "unknown setting \"{key}\" ignored";
+    INVALID_SETTING = "settings.invalid" => "setting \"{key}\" = {value} is not a valid {type}; the default is used";
+
+    // Model filter patterns (RULES 3.1, last paragraph)
+    PATTERN_EMPTY = "pattern.empty" => "a model pattern cannot be empty";
+    PATTERN_SPACE = "pattern.space" => "\"{pattern}\" contains a space ({char}); model ids have none";
+    PATTERN_CHARACTER = "pattern.character" => "\"{pattern}\" contains '{char}'; a model pattern is letters, digits, . _ - : / @ + and the wildcards * ?";
+
+    // session-loader
+    LOADED = "session-loader.loaded" => "loaded {count} messages";
+    INPUT_ALREADY_SENT = "session-loader.input-already-sent" => "the session already ends with the input; not appended again";
+    INPUT_APPENDED = "session-loader.input-appended" => "input appended as the newest user message";
+
+    // history-operations
+    NOTHING_REMOVED = "history-operations.nothing-removed" => "{operation}: nothing removed";
+    HISTORY_REMOVED = "history-operations.removed" => "{reason}: removed {removed} of {total} history messages";
+    TRUNCATE = "history-operations.truncate" => "history-operations: truncate {mode} {count}";
+    TRUNCATE_ROLE = "history-operations.truncate-role" => "history-operations: truncate {mode} {count} of role {role}";
+    TRUNCATE_RANGE = "history-operations.range" => "history-operations: truncate to range {start}..{end}";
+    TRUNCATE_RANGE_ROLE = "history-operations.range-role" => "history-operations: truncate to range {start}..{end} of role {role}";
+    FILTER = "history-operations.filter" => "history-operations: filter";
+    CLEAR = "history-operations.clear" => "history-operations: clear";
+
+    // regex-processor, and the template rules the assembler applies (RULES 5.2)
+    RULE_INVALID = "regex.rule-invalid" => "rule \"{rule}\" skipped: {why}";
+    RULE_OVER_BUDGET = "regex.rule-over-budget" => "rule \"{rule}\" skipped: the patterns of this build already take {mib} MiB";
+    RULE_CHANGED = "regex.rule-changed" => "rule \"{rule}\" changed {count} history messages";
+    RULE_TOO_LONG_HISTORY = "regex.too-long-history" => "rule \"{rule}\" was not applied to {count} history messages: it would have made each more than {mib} MiB longer";
+    RULE_TOO_LONG_TEMPLATES = "regex.too-long-templates" => "rule \"{rule}\" was not applied to {count} templates: it would have made each more than {mib} MiB longer";
+    GROWTH_SPENT_HISTORY = "regex.growth-spent-history" => "the regex rules of this build already added {mib} MiB; {count} history messages were left as they were";
+    GROWTH_SPENT_TEMPLATES = "regex.growth-spent-templates" => "the regex rules of this build already added {mib} MiB; {count} templates were left as they were";
+
+    // transcription-processor
+    TEXT_NOT_READ = "transcription.not-read" => "text attachment \"{name}\" not read: {why}";
+    TRANSCRIBED = "transcription.done" => "{inlined} text attachments inlined, {transcribed} transcripts used";
+
+    // lorebook (RULES 6), its keys and their caps
+    KEY_INVALID = "lorebook.key-invalid" => "entry \"{entry}\": key {key} is not a valid regex: {why}";
+    MORE_KEYS_INVALID = "lorebook.more-keys-invalid" => "{count} more keys are not valid regexes and were skipped";
+    REGEX_KEYS_OVER_BUDGET = "lorebook.regex-keys-over-budget" => "{count} regex keys skipped: the patterns of this build already take {mib} MiB";
+    PLAIN_KEYS_OVER_CAP = "lorebook.plain-keys-over-cap" => "{count} plain keys skipped: the book's keys take more than {mib} MiB";
+    OCCURRENCES_CAP = "lorebook.occurrences-cap" => "the lorebook's keys occurred more than {count} times in this build; the scan stopped there";
+    REGEX_TEXT_CAP = "lorebook.regex-text-cap" => "the lorebook's regex keys read more than {mib} MiB of text in this build; the scan stopped there";
+    CHANCE_FAILED = "lorebook.chance-failed" => "entry \"{entry}\" matched but its {chance}% chance did not come up";
+    LOREBOOK_OVER_BUDGET = "lorebook.over-budget" => "over the lorebook budget of {budget} tokens ({used} used)";
+    ACTIVATED = "lorebook.activated" => "entry \"{entry}\" activated: {reason}";
+    BY_CONSTANT = "lorebook.activation.constant" => "constant";
+    BY_KEY_IN_HISTORY = "lorebook.activation.key-in-history" => "key \"{key}\" in history #{index}";
+    BY_KEY_IN_INPUT = "lorebook.activation.key-in-input" => "key \"{key}\" in the input";
+    BY_RECURSION = "lorebook.activation.recursion" => "key \"{key}\" in the content of entry \"{entry}\"";
+
+    // injection-assembler (RULES 3)
+    RECIPE_APPLIES = "assembler.recipe" => "recipe \"{recipe}\" [{filters}] applies to model \"{model}\"";
+    MACRO_WARNING = "assembler.macro-warning" => "{position}: {warning}";
+    STEP = "assembler.step" => "step {step} (\"{template}\")";
+    LOREBOOK_ENTRY = "assembler.lorebook-entry" => "lorebook entry \"{entry}\"";
+    SLOT_STRATEGY_IGNORED = "assembler.slot-strategy-ignored" => "{step}: a slot is always placed in list order; its strategy is ignored";
+    SECOND_SLOT = "assembler.second-slot" => "{step}: a second {kind} slot is ignored";
+    STEP_EMPTY = "assembler.step-empty" => "{step}: empty after macros and rules; not sent";
+    DEPTH_AND_ANCHOR = "assembler.depth-and-anchor" => "{step}: has both depth and anchor; depth wins";
+    CANDIDATE_EMPTY = "assembler.candidate-empty" => "{kind} \"{position}\": empty after macros; not sent";
+    DEPTH_WITHOUT_HISTORY = "assembler.depth-without-history" => "depth {depth} injection dropped: the recipe has no enabled chat_history slot";
+    ANCHOR_MISSING = "assembler.anchor-missing" => "anchor \"{anchor}\" is not in the recipe";
+    INJECTION_DROPPED = "assembler.injection-dropped" => "{what}: {reason}";
+    INJECTION_DROPPED_ANCHOR = "assembler.injection-dropped-anchor" => "{what}: {reason}; dropped";
+    NO_HISTORY_SLOT = "assembler.no-history-slot" => "the recipe has no enabled chat_history slot: {count} history messages not sent";
+    PROFILE_EMPTY = "assembler.profile-empty" => "no user profile content; the user_profile slot is empty";
+    ASSEMBLED = "assembler.summary" => "{listed} messages: {skeleton} skeleton parts, {depth} depth and {anchor} anchor injections, {history} history";
+
+    // ephemeral-injection (RULES 5.5)
+    EPHEMERAL_EMPTY = "ephemeral.empty" => "the ephemeral content is empty; nothing injected";
+    EPHEMERAL_INJECTED = "ephemeral.injected" => "{kind} content ({chars} characters) put before the last user message";
+    EPHEMERAL_OWN_MESSAGE = "ephemeral.own-message" => "no user message to carry the ephemeral content; it is sent as a user message of its own";
+
+    // token-limiter (RULES 5.6)
+    OVER_BUDGET = "token-limiter.over-budget" => "over budget by {over} tokens ({total} of {budget})";
+    FIXED_OVER_BUDGET = "token-limiter.fixed-over-budget" => "the fixed part alone ({fixed} tokens) exceeds the budget of {budget}; all droppable history is dropped";
+    HISTORY_OVER_BUDGET = "token-limiter.dropped" => "over the budget of {budget} tokens (oldest history first)";
+    CUT_TO_FIT = "token-limiter.truncated" => "cut to its last tokens to fill the budget of {budget}";
+    LIMITED = "token-limiter.summary" => "budget {budget}: kept {kept} of {total} history messages; dropped {dropped} ({tokens})";
+    LIMITED_CUT_ONE = "token-limiter.summary-cut" => "budget {budget}: kept {kept} of {total} history messages; dropped {dropped} ({tokens}); cut one";
+    TOKENS = "token-limiter.tokens" => "{count} tokens";
+    NOT_ALL_COUNTED = "token-limiter.not-all-counted" => "not all counted";
+    ZERO_SHARES = "token-limiter.zero-shares" => "proportional: every share is 0; the fixed-preset rules apply";
+    SECTION_CUT = "token-limiter.section-cut" => "proportional: cut to the {section} share of {cap} tokens";
+    SECTION_DROPPED = "token-limiter.section-dropped" => "proportional: over the {section} share of {cap} tokens";
+    SECTION_USED = "token-limiter.section-used" => "proportional: {section} uses {used} of its {cap} tokens";
+    SECTION_SYSTEM = "token-limiter.section.system" => "System";
+    SECTION_SUMMARY = "token-limiter.section.summary" => "Summary";
+    SECTION_MEMORY = "token-limiter.section.memory" => "Memory";
+
+    // instruction-pinning and the formatters
+    NO_REQUEST = "instruction-pinning.no-request" => "no user message to restate";
+    PINNED = "instruction-pinning.pinned" => "the newest user request is restated at the end";
+    SYSTEM_MERGED = "merge-system-to-head.merged" => "{count} system messages merged into the head";
+    SYSTEM_CONVERTED = "convert-system-to-user.converted" => "{count} system messages converted to user";
+    ROLES_MERGED = "merge-consecutive-roles.merged" => "{count} messages merged into their predecessors";
+    TURNS_ADDED = "ensure-alternation.added" => "{count} placeholder turns added";
+
+    // asset-resolver, and what a provider format takes (RULES 5.7)
+    NOT_SENT = "asset-resolver.not-sent" => "attachment \"{name}\" not sent to {model}: {why}";
+    REPLACED_BY_NOTE = "asset-resolver.replaced" => "attachment \"{name}\": {why}; replaced by a note";
+    SENT_AS_FILES = "asset-resolver.kept" => "{count} attachments go to the provider as files";
+    NO_IMAGES = "attachment.no-images" => "the model does not take images";
+    IMAGE_TYPES = "attachment.image-types" => "only PNG, JPEG, GIF and WebP images are taken";
+    NO_AUDIO = "attachment.no-audio" => "the model does not take audio";
+    AUDIO_TYPES = "attachment.audio-types" => "only WAV and MP3 audio is taken";
+    API_NO_AUDIO = "attachment.api-no-audio" => "the API does not take audio";
+    NO_VIDEO = "attachment.no-video" => "the model does not take video";
+    NO_DOCUMENTS = "attachment.no-documents" => "the model does not take documents";
+    PDF_ONLY = "attachment.pdf-only" => "only PDF files are taken as file parts";
+    PDF_OR_PLAIN_TEXT = "attachment.pdf-or-plain-text" => "only PDF and plain text documents are taken";
+    PDF_OR_TEXT = "attachment.pdf-or-text" => "only PDF and text documents are taken";
+
+    // macros (RULES 4) and their caps
+    VARIABLE_TOO_LARGE = "macro.variable-too-large" => "variable \"{name}\" would hold more than {size}; it keeps its value and the rest are left as written";
+    EXPANSION_CAP = "macro.expansion-cap" => "macros produced more than {size} here; the rest are left as written";
+    BUILD_CAP = "macro.build-cap" => "the macros of this build produced more than {size}; from here on every macro is left as written";
+    TOO_MANY_MACROS = "macro.too-many" => "more than {count} macros; the rest are left as written";
+    UNKNOWN_MACRO = "macro.unknown" => "unknown macro {macro}";
+    NO_ARGUMENTS = "macro.no-arguments" => "macro {macro} takes no arguments";
+    NEEDS_ARGUMENTS = "macro.needs-arguments" => "macro {macro} needs arguments";
+    BAD_DICE = "macro.bad-dice" => "macro {macro}: expected dice like 2d6, d20 or 20";
+    NO_VARIABLE_NAME = "macro.no-variable-name" => "macro {macro} needs a variable name";
+    LONG_VARIABLE_NAME = "macro.long-variable-name" => "macro {macro}: a variable name is at most {bytes} bytes";
+    NESTED_TOO_DEEP = "macro.nested-too-deep" => "macro values nest more than {depth} levels deep; the rest are left as written";
+}

@@ -1,0 +1,94 @@
+//! Everything the importers and exporters report, one list: each item's code and its English (see
+//! `promptloom_engine::said`). The command line prints the English; the app says each code in the
+//! UI's language (`ui/src/i18n/engineTexts.json` is written from this list and the engine's).
+
+promptloom_engine::texts! {
+    // What a JSON value was where another was expected.
+    KIND_NULL = "import.kind.null" => "null";
+    KIND_BOOLEAN = "import.kind.boolean" => "a boolean";
+    KIND_NUMBER = "import.kind.number" => "a number";
+    KIND_STRING = "import.kind.string" => "a string";
+    KIND_ARRAY = "import.kind.array" => "an array";
+    KIND_OBJECT = "import.kind.object" => "an object";
+
+    NOT_MAPPED = "import.not-mapped" => "not mapped";
+    NOT_MAPPED_FIELDS = "import.not-mapped-fields" => "not mapped: {fields}";
+    KEY_NOT_MAPPED = "import.key-not-mapped" => "{key} not mapped";
+
+    // SillyTavern chat-completion presets (RULES 7.2)
+    NOT_A_PROMPT = "import.not-a-prompt" => "{kind} instead of a prompt; skipped";
+    NO_IDENTIFIER = "import.no-identifier" => "no identifier; skipped";
+    SECOND_PROMPT = "import.second-prompt" => "a second prompt with this identifier; skipped";
+    NOT_IN_ORDER = "import.not-in-order" => "not in the order list; kept as a template without a step";
+    PRESET_SETTINGS = "import.preset-settings" => "not mapped (sampler, API and formatting settings of SillyTavern)";
+    UNKNOWN_ROLE = "import.unknown-role" => "{role} is unknown; system used";
+    FORBID_OVERRIDES = "import.forbid-overrides" => "forbid_overrides not mapped";
+    SLOT_POSITION_IGNORED = "import.slot-position-ignored" => "in-chat position ignored: a slot is always in list order";
+    EXAMPLES_ANCHOR = "import.examples-anchor" => "imported as an anchor; the character's example dialogue is not sent from it (use {{mesExamples}} in a template)";
+    MARKER_PLACEHOLDER = "import.marker-placeholder" => "a marker SillyTavern fills from elsewhere; kept as a placeholder anchor";
+    CARD_FIELD_INSTEAD = "import.card-field-instead" => "SillyTavern sends the character's {field} here instead when the card has one; this template always sends its own content";
+    UNKNOWN_INJECTION_POSITION = "import.unknown-injection-position" => "injection_position {position} is unknown; list order used";
+    NO_ORDER_LIST = "import.no-order-list" => "no order list; the steps follow the prompts in file order";
+    LAST_ORDER_LIST = "import.last-order-list" => "no global order list (character_id {global}); the last list (character_id {used}) was used";
+    NOT_AN_ORDER_ENTRY = "import.not-an-order-entry" => "{kind} instead of an order entry; skipped";
+    UNKNOWN_PROMPT = "import.unknown-prompt" => "names a prompt the preset does not have; skipped";
+
+    // World info, in its own file or in a card
+    UNKNOWN_POSITION = "import.unknown-position" => "position {position} is not one this model knows; placed after worldInfoBefore";
+    AUTHORS_NOTE = "import.authors-note" => "placed at the anchor `authorsNote`; a recipe needs a placeholder of that id for it to be sent";
+    UNKNOWN_ENTRY_ROLE = "import.unknown-entry-role" => "role {role} is unknown; system used";
+    UNKNOWN_LOGIC = "import.unknown-logic" => "selectiveLogic {logic} is unknown; AND ANY used";
+    SECONDARY_KEYS_LEFT_OUT = "import.secondary-keys-left-out" => "secondary keys left out: the entry is not selective, so SillyTavern ignores them";
+    DUPLICATE_ID = "import.duplicate-id" => "duplicate id; renamed {id}";
+    NOT_AN_ENTRY = "import.not-an-entry" => "{kind} instead of an entry; skipped";
+
+    // Character cards
+    DEPTH_PROMPT = "import.depth-prompt" => "not mapped (the character's note at a depth)";
+    NOT_A_LOREBOOK = "import.not-a-lorebook" => "{kind} instead of a lorebook; skipped";
+    TOKEN_BUDGET = "import.token-budget" => "{budget} tokens not mapped: this model's budget is a percent of the context ({percent}% kept)";
+    NOT_A_LIST = "import.not-a-list" => "{kind} instead of a list; skipped";
+    CCV3_UNREADABLE = "import.ccv3-unreadable" => "unreadable ({why}); the `chara` chunk was used";
+    ARCHIVE_FILES = "import.archive-files" => "{count} other file(s) in the archive (images, assets) not imported";
+
+    // Regex scripts
+    NOT_A_SCRIPT = "import.not-a-script" => "{kind} instead of a script; skipped";
+    SECOND_SCRIPT = "import.second-script" => "a second script with id {id}; skipped";
+    NO_FIND_REGEX = "import.no-find-regex" => "no findRegex; skipped";
+    FLAGS_NOT_MAPPED = "import.flags-not-mapped" => "regex flag(s) \"{flags}\" not mapped";
+    PLACEMENT_NOT_MAPPED = "import.placement-not-mapped" => "placement {placement} ({name}) not mapped";
+    PLACEMENT_MARKDOWN = "import.placement.markdown" => "markdown display";
+    PLACEMENT_SLASH_COMMANDS = "import.placement.slash-commands" => "slash commands";
+    PLACEMENT_WORLD_INFO = "import.placement.world-info" => "world info";
+    PLACEMENT_REASONING = "import.placement.reasoning" => "reasoning";
+    PLACEMENT_UNKNOWN = "import.placement.unknown" => "unknown";
+    APPLIES_TO_NOTHING = "import.applies-to-nothing" => "applies to no user or AI message; imported disabled";
+    MARKDOWN_ONLY = "import.markdown-only" => "changes only SillyTavern's display (markdownOnly); imported disabled";
+    PATTERN_NOT_SUPPORTED = "import.pattern-not-supported" => "pattern not supported here ({why}); skipped";
+
+    // Chats
+    NO_MES = "import.no-mes" => "no `mes` text; skipped";
+    HIDDEN = "import.hidden" => "hidden from the prompt in SillyTavern (is_system); skipped";
+    SWIPES = "import.swipes" => "{count} alternative swipes not mapped; the chosen one kept";
+    ATTACHMENT_NOT_IMPORTED = "import.attachment-not-imported" => "attachment `extra.{key}` not imported";
+
+    // Export to SillyTavern's formats (RULES 7.5)
+    SECOND_TEMPLATE = "export.second-template" => "a second template for SillyTavern's `{identifier}`; left out";
+    STEP_TEMPLATE_LEFT_OUT = "export.step-template-left-out" => "names template {template} that was left out; left out";
+    STEP_PLACEMENT = "export.step-placement" => "the step's own placement is not exported: SillyTavern places per prompt";
+    STEP_OVERRIDES = "export.step-overrides" => "overrides not exported: SillyTavern has none per step";
+    CHARACTER = "export.character" => "not exported: SillyTavern keeps it in a character card";
+    LOREBOOK = "export.lorebook" => "not exported: SillyTavern keeps it in a world info file";
+    REGEX_RULES = "export.regex-rules" => "not exported: SillyTavern keeps them in its regex extension";
+    NOT_EXPORTED = "export.not-exported" => "not exported";
+    OTHER_RECIPE = "export.other-recipe" => "not exported: a SillyTavern preset has one prompt order";
+    NO_RECIPE = "export.no-recipe" => "no recipe; the prompt order is empty";
+    UNKNOWN_MARKER = "export.unknown-marker" => "SillyTavern has no such marker; exported as a marker it will leave empty";
+    MARKER_CONTENT = "export.marker-content" => "SillyTavern fills `{identifier}` itself; the content is not exported";
+    MARKER_ID = "export.marker-id" => "a message with the id of SillyTavern's marker `{identifier}`; exported as that marker";
+    ANCHOR_PLACEMENT = "export.anchor-placement" => "placement at the anchor `{anchor}` has no SillyTavern form; exported in list order";
+    CARD_TOKEN_BUDGET = "export.token-budget" => "a card's token_budget is in tokens, not percent; left out";
+    ENTRY_POSITION = "export.entry-position" => "its placement has no SillyTavern position; exported before the character (0)";
+    ENTRY_ORDER = "export.entry-order" => "its placement order differs from its budget order; SillyTavern has one order";
+    GLOBAL_SETTING = "export.global-setting" => "SillyTavern keeps this in its global world info settings, not in the file; not exported";
+    UID = "export.uid" => "SillyTavern keys entries by number; written as uid {uid}";
+}
