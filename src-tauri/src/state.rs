@@ -1,12 +1,12 @@
 //! What the app holds while it runs: the store, the shared token cache and the sessions already
 //! read, so a preview after each keystroke neither rereads a long session nor recounts it.
 
-use promptloom_engine::codes;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use promptloom_engine::cache::BuildCache;
+use promptloom_engine::codes;
 use promptloom_engine::model::Session;
 use promptloom_store::Store;
 

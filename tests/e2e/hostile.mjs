@@ -261,6 +261,7 @@ export function hostileTests(test, current, replace, db) {
       await (await byTest("import")).click();
       const report = await until(() => text("import-dialog"), (t) => t.includes("未映射（SillyTavern"), "the import report in Chinese");
       assert.doesNotMatch(report, /not mapped \(sampler/);
+      assert.match(report, /SillyTavern 聊天补全预设：预设“Tavern”/, "the format and the kind in Chinese");
       await shot(browser(), "34-zh-import-report");
       await browser().execute(() => {
         const buttons = [...document.querySelectorAll('[data-testid="import-dialog"] button')];

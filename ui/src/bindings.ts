@@ -319,10 +319,14 @@ export type ImportOutcome = {
 export type ImportPreview = {
 	/**  The format recognised, in words (`SillyTavern chat-completion preset`). */
 	format: string,
+	/**  The same, said in the UI's language. */
+	formatSaid: Said,
 	/**  `preset`, `character`, `lorebook`, `regexRules` or `session`. */
 	kind: string,
 	/**  The name or id of what would be created. */
 	name: string,
+	/**  The name when it is a count (`3 entries`), said in the UI's language. */
+	nameSaid: Said | null,
 	/**  Lorebooks and regex rules go into an existing preset. */
 	needsPreset: boolean,
 	/**  Everything the importer could not map, item by item. */

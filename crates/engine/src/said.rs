@@ -48,7 +48,7 @@ impl Text {
 
 /// One text said: its code with its parameters and parts. It travels next to its English (a
 /// log line's `message`, an item's `reason`), which its `Display` gives.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub struct Said {

@@ -62,7 +62,7 @@ pub fn export_preset_as(
     Ok(match format {
         ExportFormat::Native => Reported {
             value: native::export_preset(preset),
-            report: ImportReport::new("Promptloom preset"),
+            report: ImportReport::new(texts::FORMAT_PROMPTLOOM_PRESET),
         },
         ExportFormat::SillyTavernPreset => pretty(export_sillytavern_preset(preset)),
         ExportFormat::SillyTavernCard => {
@@ -279,7 +279,12 @@ fn card_value(
         )));
     };
     let mut reported = sillytavern::card::card_from_value(root)?;
-    reported.report.format = format!("{} {container}", reported.report.format);
+    let card = reported.report.format_said.clone();
+    reported.report.set_format(
+        texts::FORMAT_CARD_IN
+            .part("card", card)
+            .with("container", container),
+    );
     let mut items = pre.items;
     items.append(&mut reported.report.items);
     reported.report.items = items;

@@ -4,7 +4,7 @@
 use promptloom_engine::model::{self, AgentPreset, Session};
 use serde_json::Value;
 
-use crate::{ImportReport, Imported, Problem, Reported};
+use crate::{texts, ImportReport, Imported, Problem, Reported};
 
 /// A native document: a session when it has `messages` and no preset fields, else a preset.
 pub(crate) fn import_value(value: Value) -> Result<Reported<Imported>, Problem> {
@@ -16,7 +16,7 @@ pub(crate) fn import_value(value: Value) -> Result<Reported<Imported>, Problem> 
         let session = model::session_from_value(value)?;
         Ok(Reported {
             value: Imported::Session { session },
-            report: ImportReport::new("Promptloom session"),
+            report: ImportReport::new(texts::FORMAT_PROMPTLOOM_SESSION),
         })
     } else {
         let preset = model::preset_from_value(value)?;
@@ -24,7 +24,7 @@ pub(crate) fn import_value(value: Value) -> Result<Reported<Imported>, Problem> 
             value: Imported::Preset {
                 preset: Box::new(preset),
             },
-            report: ImportReport::new("Promptloom preset"),
+            report: ImportReport::new(texts::FORMAT_PROMPTLOOM_PRESET),
         })
     }
 }

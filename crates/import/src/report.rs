@@ -20,15 +20,26 @@ pub struct ReportItem {
 pub struct ImportReport {
     /// The format that was recognised, in words (`SillyTavern chat-completion preset`).
     pub format: String,
+    /// The same, as a code the app says in its language.
+    #[serde(skip)]
+    pub format_said: Said,
     pub items: Vec<ReportItem>,
 }
 
 impl ImportReport {
-    pub fn new(format: impl Into<String>) -> Self {
+    pub fn new(format: impl Into<Said>) -> Self {
+        let format_said = format.into();
         ImportReport {
-            format: format.into(),
+            format: format_said.to_string(),
+            format_said,
             items: Vec::new(),
         }
+    }
+
+    /// Says the format as `format` (a card in its container).
+    pub fn set_format(&mut self, format: Said) {
+        self.format = format.to_string();
+        self.format_said = format;
     }
 
     /// Reports `item` with one of the texts of `crate::texts`.

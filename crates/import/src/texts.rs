@@ -11,6 +11,21 @@ promptloom_engine::texts! {
     KIND_ARRAY = "import.kind.array" => "an array";
     KIND_OBJECT = "import.kind.object" => "an object";
 
+    // The formats recognised, and what an import would create.
+    FORMAT_PROMPTLOOM_PRESET = "import.format.promptloom-preset" => "Promptloom preset";
+    FORMAT_PROMPTLOOM_SESSION = "import.format.promptloom-session" => "Promptloom session";
+    FORMAT_ST_PRESET = "import.format.sillytavern-preset" => "SillyTavern chat-completion preset";
+    FORMAT_ST_WORLD_INFO = "import.format.sillytavern-world-info" => "SillyTavern world info";
+    FORMAT_ST_REGEX = "import.format.sillytavern-regex" => "SillyTavern regex scripts";
+    FORMAT_ST_CHAT = "import.format.sillytavern-chat" => "SillyTavern chat";
+    FORMAT_ST_CARD_V2 = "import.format.sillytavern-card-v2" => "SillyTavern character card V2";
+    FORMAT_CARD = "import.format.card" => "character card {version}";
+    FORMAT_CARD_IN = "import.format.card-in" => "{card} {container}";
+    NAME_ENTRY = "import.name.entry" => "{count} entry";
+    NAME_ENTRIES = "import.name.entries" => "{count} entries";
+    NAME_RULE = "import.name.rule" => "{count} rule";
+    NAME_RULES = "import.name.rules" => "{count} rules";
+
     NOT_MAPPED = "import.not-mapped" => "not mapped";
     NOT_MAPPED_FIELDS = "import.not-mapped-fields" => "not mapped: {fields}";
     KEY_NOT_MAPPED = "import.key-not-mapped" => "{key} not mapped";

@@ -1,11 +1,11 @@
 //! The live preview: a build of the preset being edited over a stored session, and the request
 //! body a provider would receive for it.
 
-use promptloom_engine::codes;
 use std::sync::Arc;
 use std::time::Instant;
 
 use promptloom_engine::assets::InlineAssets;
+use promptloom_engine::codes;
 use promptloom_engine::model::{available_anchors, AgentPreset, Session};
 use promptloom_engine::pipeline::BuildResult;
 use promptloom_engine::{build, BuildOptions, BuildRequest};

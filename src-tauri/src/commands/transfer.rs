@@ -3,12 +3,12 @@
 //! the page names a chosen file by the number it was given, and an export by what to write, so a
 //! page that misbehaved could still read or write no file the user did not pick.
 
-use promptloom_engine::codes;
 use std::path::PathBuf;
 
+use promptloom_engine::codes;
 use promptloom_engine::model::AgentPreset;
 use promptloom_engine::Said;
-use promptloom_import::Imported;
+use promptloom_import::{texts, Imported};
 use promptloom_library::export::{self, ExportFormat};
 use promptloom_library::files::write_atomically;
 use promptloom_library::{import_into, ImportTarget, LorebookMode, Place};
@@ -76,10 +76,14 @@ pub fn file_dropped(app: &AppHandle, paths: &[PathBuf]) {
 pub struct ImportPreview {
     /// The format recognised, in words (`SillyTavern chat-completion preset`).
     pub format: String,
+    /// The same, said in the UI's language.
+    pub format_said: Said,
     /// `preset`, `character`, `lorebook`, `regexRules` or `session`.
     pub kind: String,
     /// The name or id of what would be created.
     pub name: String,
+    /// The name when it is a count (`3 entries`), said in the UI's language.
+    pub name_said: Option<Said>,
     /// Lorebooks and regex rules go into an existing preset.
     pub needs_preset: bool,
     /// Everything the importer could not map, item by item.
@@ -105,6 +109,15 @@ impl From<promptloom_import::ReportItem> for NotMapped {
     }
 }
 
+/// `n` things, said with `one` or `many`.
+fn counted(
+    n: usize,
+    one: promptloom_engine::said::Text,
+    many: promptloom_engine::said::Text,
+) -> Said {
+    if n == 1 { one } else { many }.with("count", n)
+}
+
 /// What a report lists as not mapped, for the page.
 fn not_mapped(report: promptloom_import::ImportReport) -> Vec<NotMapped> {
     report.items.into_iter().map(NotMapped::from).collect()
@@ -118,17 +131,29 @@ pub async fn inspect_import(app: AppHandle, file: u32) -> Result<ImportPreview, 
     let path = app.state::<ChosenFiles>().path(file)?;
     blocking(app, move |_| {
         let reported = promptloom_import::import_file(&path)?;
+        let name_said: Option<Said> = match &reported.value {
+            Imported::Lorebook { lorebook } => Some(counted(
+                lorebook.entries.len(),
+                texts::NAME_ENTRY,
+                texts::NAME_ENTRIES,
+            )),
+            Imported::RegexRules { rules } => {
+                Some(counted(rules.len(), texts::NAME_RULE, texts::NAME_RULES))
+            }
+            _ => None,
+        };
         let name = match &reported.value {
             Imported::Preset { preset } => preset.name.clone(),
             Imported::Character(card) => card.character.name.clone(),
-            Imported::Lorebook { lorebook } => format!("{} entries", lorebook.entries.len()),
-            Imported::RegexRules { rules } => format!("{} rules", rules.len()),
             Imported::Session { session } => {
                 session.title.clone().unwrap_or_else(|| session.id.clone())
             }
+            _ => name_said.as_ref().map(Said::to_string).unwrap_or_default(),
         };
         Ok(ImportPreview {
             format: reported.report.format.clone(),
+            format_said: reported.report.format_said.clone(),
+            name_said,
             kind: reported.value.kind().to_string(),
             name,
             needs_preset: matches!(

@@ -198,8 +198,10 @@ export function fakeBackend() {
         if (file.name.endsWith(".txt")) throw { code: "unknown_format", message: `${file.name}: not a file Promptloom reads` };
         return {
           format: "SillyTavern chat-completion preset",
+          formatSaid: said("import.format.sillytavern-preset"),
           kind: "preset",
           name: "Default",
+          nameSaid: null,
           needsPreset: false,
           notMapped: [
             {

@@ -81,8 +81,8 @@ pub(crate) fn card_from_value(root: &Object) -> Result<Reported<CharacterCard>, 
         Some(Value::Object(data)) => (
             data,
             match spec.as_str() {
-                "chara_card_v3" => "character card V3",
-                _ => "character card V2",
+                "chara_card_v3" => "V3",
+                _ => "V2",
             },
         ),
         Some(other) if spec.starts_with("chara_card_v") => {
@@ -94,9 +94,9 @@ pub(crate) fn card_from_value(root: &Object) -> Result<Reported<CharacterCard>, 
         _ if spec.starts_with("chara_card_v") => {
             return Err(Problem::shape("a card without `data`"))
         }
-        _ => (root, "character card V1"),
+        _ => (root, "V1"),
     };
-    let mut report = ImportReport::new(format);
+    let mut report = ImportReport::new(texts::FORMAT_CARD.with("version", format));
     let name = match data.get("name") {
         Some(Value::String(s)) if !s.trim().is_empty() => s.clone(),
         Some(Value::String(_)) => return Err(Problem::shape("the card's name is empty")),

@@ -14,7 +14,7 @@ use crate::texts;
 use crate::{ImportReport, Reported};
 
 pub fn export_card(card: &CharacterCard) -> Reported<Value> {
-    let mut report = ImportReport::new("SillyTavern character card V2");
+    let mut report = ImportReport::new(texts::FORMAT_ST_CARD_V2);
     let c: &Character = &card.character;
     let text = |v: &Option<String>| Value::String(v.clone().unwrap_or_default());
     let mut data = json!({
@@ -137,7 +137,7 @@ fn role_number(r: Role) -> i64 {
 /// A lorebook -> a SillyTavern world info file (`{"entries": {"0": {...}}}`), the inverse of the
 /// world info importer: the same keys, logic, order, position, depth and role as a card's book.
 pub fn export_world_info(book: &Lorebook) -> Reported<Value> {
-    let mut report = ImportReport::new("SillyTavern world info");
+    let mut report = ImportReport::new(texts::FORMAT_ST_WORLD_INFO);
     let defaults = Lorebook::default();
     let settings = [
         ("lorebook.scanDepth", book.scan_depth != defaults.scan_depth),

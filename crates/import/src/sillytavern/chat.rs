@@ -53,7 +53,7 @@ pub(crate) fn session_from_lines(
     file: &str,
     lines: Vec<(usize, Object)>,
 ) -> Result<Reported<Session>, Problem> {
-    let mut report = ImportReport::new("SillyTavern chat");
+    let mut report = ImportReport::new(texts::FORMAT_ST_CHAT);
     let mut lines = lines.into_iter().peekable();
     let header = match lines.peek() {
         Some((_, first)) if !looks_like_chat_message(first) => lines.next().map(|(_, o)| o),

@@ -17,7 +17,7 @@ use crate::{ImportReport, Reported};
 const BUILT_IN_PROMPTS: &[&str] = &["main", "nsfw", "jailbreak", "enhanceDefinitions"];
 
 pub fn export_preset(preset: &AgentPreset) -> Reported<Value> {
-    let mut report = ImportReport::new("SillyTavern chat-completion preset");
+    let mut report = ImportReport::new(texts::FORMAT_ST_PRESET);
     let recipe = choose_recipe(preset, &mut report);
 
     let mut prompts = Vec::new();

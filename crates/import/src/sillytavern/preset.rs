@@ -72,7 +72,7 @@ pub(crate) fn preset_from_value(
     file: &str,
     root: &Object,
 ) -> Result<Reported<AgentPreset>, Problem> {
-    let mut report = ImportReport::new("SillyTavern chat-completion preset");
+    let mut report = ImportReport::new(texts::FORMAT_ST_PRESET);
     let prompts: &[Value] = match root.get("prompts") {
         Some(Value::Array(items)) => items,
         None | Some(Value::Null) => &[],

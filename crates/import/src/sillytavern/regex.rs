@@ -57,7 +57,7 @@ const SCRIPT_KNOWN: &[&str] = &[
 ];
 
 pub(crate) fn rules_from_value(value: &Value) -> Result<Reported<Vec<RegexRule>>, Problem> {
-    let mut report = ImportReport::new("SillyTavern regex scripts");
+    let mut report = ImportReport::new(texts::FORMAT_ST_REGEX);
     let scripts: Vec<&Value> = match value {
         Value::Array(items) => items.iter().collect(),
         Value::Object(_) => vec![value],

@@ -329,7 +329,7 @@ pub(crate) fn dedupe_ids(entries: &mut [LorebookEntry], report: &mut ImportRepor
 /// A standalone SillyTavern world info file. The file carries no scan settings (they live in the
 /// user's settings), so the lorebook takes this model's defaults, which are SillyTavern's.
 pub(crate) fn lorebook_from_value(root: &Object) -> Result<Reported<Lorebook>, Problem> {
-    let mut report = ImportReport::new("SillyTavern world info");
+    let mut report = ImportReport::new(texts::FORMAT_ST_WORLD_INFO);
     let mut entries = Vec::new();
     let mut list: Vec<(String, &Value)> = match root.get("entries") {
         Some(Value::Object(map)) => map.iter().map(|(k, v)| (k.clone(), v)).collect(),

@@ -25,7 +25,15 @@ const entries = (n: number): LorebookEntry[] =>
 function worldInfo(backend: Backend): FakeFile {
   return {
     name: "World.json",
-    preview: { format: "SillyTavern world info", kind: "lorebook", name: "World", needsPreset: true, notMapped: [] },
+    preview: {
+      format: "SillyTavern world info",
+      formatSaid: { code: "import.format.sillytavern-world-info", params: {}, parts: {} },
+      kind: "lorebook",
+      name: "1 entry",
+      nameSaid: { code: "import.name.entry", params: { count: "1" }, parts: {} },
+      needsPreset: true,
+      notMapped: [],
+    },
     importAs: (into, lorebook) => {
       const preset = backend.presets.get(into!)!;
       const before = preset.lorebook?.entries?.length ?? 0;

@@ -32,6 +32,10 @@ function ImportFile({ pending }: { pending: ImportState }) {
   );
 }
 
+/** What an import can create; the backend names it by one of these. */
+const KINDS: string[] = ["preset", "character", "lorebook", "regexRules", "session"] satisfies Kind[];
+type Kind = "preset" | "character" | "lorebook" | "regexRules" | "session";
+
 /** What the file holds, the preset it goes into, and the Import button. */
 function Report({ pending }: { pending: ImportState }) {
   const t = useT();
@@ -62,7 +66,11 @@ function Report({ pending }: { pending: ImportState }) {
       {preview && (
         <>
           <p data-testid="import-summary">
-            {t("import.summary", { format: preview.format, kind: preview.kind, name: preview.name })}
+            {t("import.summary", {
+              format: say(preview.formatSaid, preview.format),
+              kind: KINDS.includes(preview.kind) ? t(`import.kind.${preview.kind as Kind}`) : preview.kind,
+              name: preview.nameSaid ? say(preview.nameSaid, preview.name) : preview.name,
+            })}
           </p>
           {preview.needsPreset && (
             <label>
