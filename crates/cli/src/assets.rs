@@ -4,7 +4,6 @@
 //! through a link, or names something other than a regular file is refused with the reason; the
 //! build then puts a note and a warning in its place (docs/ARCHITECTURE.md, "Limits").
 
-use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 
 use promptloom_engine::assets::{inline_bytes, AssetSource};
@@ -82,9 +81,7 @@ impl AssetSource for FileAssets {
             return Err("has neither dataBase64 nor path".into());
         };
         let full = self.locate(path)?;
-        let mut bytes = Vec::new();
-        std::fs::File::open(&full)
-            .and_then(|f| f.take(MAX_FILE_SIZE + 1).read_to_end(&mut bytes))
+        let bytes = promptloom_import::read_limited(&full)
             .map_err(|e| format!("\"{path}\": {}", in_words(&e)))?;
         if bytes.len() as u64 > MAX_FILE_SIZE {
             return Err(format!("\"{path}\" grew past the 50 MB limit"));

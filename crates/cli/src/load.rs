@@ -107,11 +107,7 @@ fn read(path: &Path) -> Result<Read, CliError> {
 /// The bytes of `path`, at most 50 MB of them: a file that grew after its size was looked at, or
 /// a device that never ends, is refused the same way.
 pub fn read_bounded(path: &Path) -> Result<Vec<u8>, CliError> {
-    use std::io::Read as _;
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|f| f.take(MAX_FILE_SIZE + 1).read_to_end(&mut bytes))
-        .map_err(|e| CliError::io(path, &e))?;
+    let bytes = promptloom_import::read_limited(path).map_err(|e| CliError::io(path, &e))?;
     if bytes.len() as u64 > MAX_FILE_SIZE {
         return Err(CliError::bad_input(path, "files over 50 MB are not read"));
     }

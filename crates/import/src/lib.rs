@@ -127,11 +127,19 @@ pub fn import_file(path: &Path) -> Result<Reported<Imported>, ImportError> {
         .map_err(|e| err(Problem::Io(e.to_string())))?
         .len();
     check_size(size).map_err(err)?;
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|f| f.take(MAX_FILE_SIZE + 1).read_to_end(&mut bytes))
-        .map_err(|e| err(Problem::Io(e.to_string())))?;
+    let bytes = read_limited(path).map_err(|e| err(Problem::Io(e.to_string())))?;
     import_bytes(&file, &bytes)
+}
+
+/// The bytes of `path`, reading at most one byte past [`MAX_FILE_SIZE`]: a file over the limit
+/// (one that grew after its size was looked at, or a device that never ends) comes back longer
+/// than the limit without being read whole, and the caller refuses it.
+pub fn read_limited(path: &Path) -> std::io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(MAX_FILE_SIZE + 1)
+        .read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 fn check_size(size: u64) -> Result<(), Problem> {
