@@ -11,6 +11,8 @@ import { answerDialog, launch, ROOT, scratchDatabase, shot, until } from "./harn
 
 const execFileAsync = promisify(execFile);
 const CLI = process.env.PROMPTLOOM_CLI ?? path.join(ROOT, "target/debug/promptloom");
+// Names the Chinese UI shows as they are: products, formats, units, the model picked.
+const NAMES = new Set(["Token", "SillyTavern", "Promptloom", "PDF", "API", "ID", "KiB", "MiB", "MB", "gpt-4o"]);
 
 // ---- a PNG card whose card chunk inflates to gigabytes ---------------------------------------
 
@@ -245,6 +247,19 @@ export function hostileTests(test, current, replace, db) {
       await (await byTest("tab-pipeline")).click();
       const panel = await until(() => text("pipeline-panel"), (t) => t.includes("会话加载器"), "the processors in Chinese");
       assert.doesNotMatch(panel, /Session loader|Reads the session/);
+      // Every word the panel shows, the choices of its selects too, is Chinese, but for names
+      // (products, units, the model), the processors' ids, and what a user would type: examples
+      // in quotes and macros.
+      const shown = await browser().execute(() => {
+        const panel = document.querySelector('[data-testid="pipeline-panel"]');
+        const ids = new Set([...panel.querySelectorAll(".processor-id")].map((e) => e.textContent));
+        const options = [...panel.querySelectorAll("option")].map((o) => o.textContent);
+        const lines = [...panel.innerText.split("\n"), ...options];
+        return lines.filter((line) => !ids.has(line.trim())).join("\n");
+      });
+      const words = shown.replace(/“[^”]*”|\{\{\w+\}\}/g, "").match(/[A-Za-z][\w-]+/g) ?? [];
+      const english = [...new Set(words)].filter((w) => !NAMES.has(w));
+      assert.deepEqual(english, [], `English in the Chinese pipeline panel: ${english.join(", ")}`);
       await shot(browser(), "33-zh-pipeline-and-warning");
       await (await byTest("tab-recipe")).click();
 

@@ -8,6 +8,7 @@ use std::path::{Component, Path, PathBuf};
 
 use promptloom_engine::assets::{inline_bytes, AssetSource};
 use promptloom_engine::model::Attachment;
+use promptloom_engine::{texts, Said};
 use promptloom_import::MAX_FILE_SIZE;
 
 pub struct FileAssets {
@@ -26,83 +27,75 @@ impl FileAssets {
 
     /// Where `path` leads, when it stays inside the session's folder and names a regular file
     /// of at most [`MAX_FILE_SIZE`] bytes.
-    fn locate(&self, path: &str) -> Result<PathBuf, String> {
+    fn locate(&self, path: &str) -> Result<PathBuf, Said> {
         let base = self
             .base
             .as_ref()
-            .ok_or_else(|| format!("\"{path}\" cannot be read: there is no session file"))?;
+            .ok_or_else(|| texts::ASSET_NO_SESSION_FILE.with("path", path))?;
         let relative = Path::new(path);
         if relative.has_root() || relative.is_absolute() {
-            return Err(format!(
-                "\"{path}\" is an absolute path; attachments are read from the session's folder only"
-            ));
+            return Err(texts::ASSET_ABSOLUTE.with("path", path));
         }
         if relative
             .components()
             .any(|c| !matches!(c, Component::Normal(_) | Component::CurDir))
         {
-            return Err(format!(
-                "\"{path}\" leaves the session's folder; attachments are read from it only"
-            ));
+            return Err(texts::ASSET_OUTSIDE.with("path", path));
         }
         let folder = base
             .canonicalize()
-            .map_err(|e| format!("the session's folder cannot be read: {e}"))?;
+            .map_err(|e| texts::ASSET_FOLDER_UNREADABLE.with("detail", e))?;
         // Links resolved: the file itself must be inside the folder too.
         let full = folder
             .join(relative)
             .canonicalize()
-            .map_err(|e| format!("\"{path}\": {}", in_words(&e)))?;
+            .map_err(|e| unreadable(path, &e))?;
         if !full.starts_with(&folder) {
-            return Err(format!(
-                "\"{path}\" is a link that leads outside the session's folder"
-            ));
+            return Err(texts::ASSET_LINK_OUTSIDE.with("path", path));
         }
-        let meta = std::fs::metadata(&full).map_err(|e| format!("\"{path}\": {}", in_words(&e)))?;
+        let meta = std::fs::metadata(&full).map_err(|e| unreadable(path, &e))?;
         if !meta.is_file() {
-            return Err(format!("\"{path}\" is not a regular file"));
+            return Err(texts::ASSET_NOT_REGULAR.with("path", path));
         }
         if meta.len() > MAX_FILE_SIZE {
-            return Err(format!(
-                "\"{path}\" is {} bytes, over the 50 MB limit",
-                meta.len()
-            ));
+            return Err(texts::ASSET_TOO_LARGE
+                .with("path", path)
+                .with("bytes", meta.len()));
         }
         Ok(full)
     }
 }
 
 impl AssetSource for FileAssets {
-    fn load(&self, attachment: &Attachment) -> Result<Vec<u8>, String> {
+    fn load(&self, attachment: &Attachment) -> Result<Vec<u8>, Said> {
         if let Some(inline) = inline_bytes(attachment) {
             return inline;
         }
         let Some(path) = &attachment.path else {
-            return Err("has neither dataBase64 nor path".into());
+            return Err(texts::ASSET_NO_DATA.into());
         };
         let full = self.locate(path)?;
-        let bytes = promptloom_import::read_limited(&full)
-            .map_err(|e| format!("\"{path}\": {}", in_words(&e)))?;
+        let bytes = promptloom_import::read_limited(&full).map_err(|e| unreadable(path, &e))?;
         if bytes.len() as u64 > MAX_FILE_SIZE {
-            return Err(format!("\"{path}\" grew past the 50 MB limit"));
+            return Err(texts::ASSET_GREW.with("path", path));
         }
         Ok(bytes)
     }
 
-    fn check(&self, attachment: &Attachment) -> Result<(), String> {
+    fn check(&self, attachment: &Attachment) -> Result<(), Said> {
         match (inline_bytes(attachment), &attachment.path) {
             (Some(inline), _) => inline.map(|_| ()),
             (None, Some(path)) => self.locate(path).map(|_| ()),
-            (None, None) => Err("has neither dataBase64 nor path".into()),
+            (None, None) => Err(texts::ASSET_NO_DATA.into()),
         }
     }
 }
 
-fn in_words(e: &std::io::Error) -> String {
+fn unreadable(path: &str, e: &std::io::Error) -> Said {
     match e.kind() {
-        std::io::ErrorKind::NotFound => "no such file".into(),
-        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
-        _ => e.to_string(),
+        std::io::ErrorKind::NotFound => texts::ASSET_NOT_FOUND.with("path", path),
+        std::io::ErrorKind::PermissionDenied => texts::ASSET_PERMISSION.with("path", path),
+        _ => texts::ASSET_UNREADABLE.with("path", path).with("detail", e),
     }
 }
 
@@ -145,8 +138,9 @@ mod tests {
             ("link.txt", "leads outside"),
         ] {
             let err = assets.load(&at(path)).expect_err(path);
-            assert!(err.contains(why), "{path}: {err}");
-            assert!(!err.contains("secret\""), "{err}");
+            let text = err.to_string();
+            assert!(text.contains(why), "{path}: {text}");
+            assert!(!text.contains("secret\""), "{text}");
             assert_eq!(assets.check(&at(path)), Err(err));
         }
         assert!(FileAssets::new(None).load(&at("x.txt")).is_err());

@@ -6,15 +6,17 @@
 use base64::Engine as _;
 
 use crate::model::Attachment;
+use crate::said::Said;
+use crate::texts;
 
 /// Hands out the bytes of an attachment.
 pub trait AssetSource: Send + Sync {
-    fn load(&self, attachment: &Attachment) -> Result<Vec<u8>, String>;
+    fn load(&self, attachment: &Attachment) -> Result<Vec<u8>, Said>;
 
     /// Whether `load` would give the attachment's bytes, or why not, without reading them where
     /// that can be told without (a file's path and kind). The asset resolver asks before an
     /// attachment goes into a request: one that cannot be read becomes a note and a warning.
-    fn check(&self, attachment: &Attachment) -> Result<(), String> {
+    fn check(&self, attachment: &Attachment) -> Result<(), Said> {
         self.load(attachment).map(|_| ())
     }
 }
@@ -25,22 +27,22 @@ pub trait AssetSource: Send + Sync {
 pub struct InlineAssets;
 
 impl AssetSource for InlineAssets {
-    fn load(&self, attachment: &Attachment) -> Result<Vec<u8>, String> {
+    fn load(&self, attachment: &Attachment) -> Result<Vec<u8>, Said> {
         inline_bytes(attachment).unwrap_or_else(|| {
             Err(match &attachment.path {
-                Some(path) => format!("\"{path}\" cannot be read here (no file access)"),
-                None => "has neither dataBase64 nor path".into(),
+                Some(path) => texts::ASSET_NO_FILE_ACCESS.with("path", path),
+                None => texts::ASSET_NO_DATA.into(),
             })
         })
     }
 }
 
 /// The decoded `dataBase64` of an attachment, if it has one.
-pub fn inline_bytes(attachment: &Attachment) -> Option<Result<Vec<u8>, String>> {
+pub fn inline_bytes(attachment: &Attachment) -> Option<Result<Vec<u8>, Said>> {
     attachment.data_base64.as_deref().map(|data| {
         base64::engine::general_purpose::STANDARD
             .decode(data.trim())
-            .map_err(|e| format!("dataBase64 does not decode: {e}"))
+            .map_err(|_| texts::ASSET_BAD_BASE64.into())
     })
 }
 
@@ -75,11 +77,14 @@ mod tests {
         let err = InlineAssets
             .load(&attachment(Some("!!!"), None))
             .unwrap_err();
-        assert!(err.contains("does not decode"), "{err}");
+        assert_eq!(err.code, texts::ASSET_BAD_BASE64.code);
         let err = InlineAssets
             .load(&attachment(None, Some("x.txt")))
             .unwrap_err();
-        assert!(err.contains("x.txt"), "{err}");
+        assert_eq!(
+            err.to_string(),
+            "\"x.txt\" cannot be read here (no file access)"
+        );
         assert_eq!(encode(b"hello"), "aGVsbG8=");
     }
 }

@@ -278,7 +278,7 @@ impl<'k> BookScan<'k> {
                         texts::KEY_INVALID
                             .with("entry", &key.entry)
                             .with("key", &key.shown)
-                            .part("why", Said::plain(why)),
+                            .part("why", why),
                     );
                     None
                 }

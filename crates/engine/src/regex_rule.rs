@@ -27,6 +27,8 @@ use crate::limits::{
     PATTERN_SEARCH_CACHE_BYTES, REGEX_BUILD_GROWTH, REGEX_RULE_GROWTH,
 };
 use crate::model::{RegexRule, Role};
+use crate::said::Said;
+use crate::texts;
 
 /// A compiled pattern. Clones share the program and its kept search cache.
 #[derive(Debug, Clone)]
@@ -141,12 +143,12 @@ fn cache() -> &'static Mutex<Cache> {
 
 /// Compiles a rule's pattern with its flags (`i`, `m`, `s`). The error text says where the pattern
 /// is wrong, or that it compiles too large; an unknown flag is an error too.
-pub fn compile(rule: &RegexRule) -> Result<Pattern, String> {
+pub fn compile(rule: &RegexRule) -> Result<Pattern, Said> {
     compile_pattern(&rule.pattern, &rule.flags)
 }
 
 /// [`compile`] for a bare pattern and its flags (lorebook keys written `/pattern/flags`).
-pub fn compile_pattern(pattern: &str, flags: &str) -> Result<Pattern, String> {
+pub fn compile_pattern(pattern: &str, flags: &str) -> Result<Pattern, Said> {
     let key = (pattern.to_string(), flags.to_string());
     if let Some(found) = lock().patterns.get(&key) {
         return Ok(found.clone());
@@ -168,7 +170,7 @@ fn lock() -> std::sync::MutexGuard<'static, Cache> {
     cache().lock().unwrap_or_else(|e| e.into_inner())
 }
 
-fn build(pattern: &str, flags: &str) -> Result<Pattern, String> {
+fn build(pattern: &str, flags: &str) -> Result<Pattern, Said> {
     let mut syntax = syntax::Config::new().utf8(true);
     for flag in flags.chars() {
         syntax = match flag {
@@ -177,7 +179,7 @@ fn build(pattern: &str, flags: &str) -> Result<Pattern, String> {
             's' => syntax.dot_matches_new_line(true),
             // JavaScript's global flag is how SillyTavern writes "replace all": always so here.
             'g' => syntax,
-            other => return Err(format!("unknown regex flag '{other}' (use i, m or s)")),
+            other => return Err(texts::PATTERN_UNKNOWN_FLAG.with("flag", other)),
         };
     }
     // What the regex crate does, with our caps; no full DFA, whose size grows fastest.
@@ -194,14 +196,11 @@ fn build(pattern: &str, flags: &str) -> Result<Pattern, String> {
         .build(pattern)
         .map_err(|e| {
             if let Some(limit) = e.size_limit() {
-                format!(
-                    "the pattern compiles to more than {} KiB, the most one pattern may take",
-                    limit >> 10
-                )
+                texts::PATTERN_TOO_LARGE.with("kib", limit >> 10)
             } else if let Some(syntax) = e.syntax_error() {
-                syntax.to_string()
+                syntax_said(pattern, syntax)
             } else {
-                e.to_string()
+                texts::PATTERN_INVALID.with("detail", e)
             }
         })?;
     Ok(Pattern {
@@ -210,6 +209,38 @@ fn build(pattern: &str, flags: &str) -> Result<Pattern, String> {
         source: Arc::from(pattern),
         kept: Arc::default(),
     })
+}
+
+/// Why `pattern` does not parse: the common cases (SillyTavern's JavaScript patterns use
+/// look-around and back-references, which this syntax has not) in texts of their own, the rest
+/// with the regex library's words; each with the character where it goes wrong.
+fn syntax_said(pattern: &str, error: &regex_syntax::Error) -> Said {
+    use regex_syntax::ast::ErrorKind as Kind;
+    let (text, span, detail) = match error {
+        regex_syntax::Error::Parse(e) => {
+            let text = match e.kind() {
+                Kind::UnsupportedLookAround => Some(texts::PATTERN_LOOK_AROUND),
+                Kind::UnsupportedBackreference => Some(texts::PATTERN_BACKREFERENCE),
+                Kind::GroupUnclosed => Some(texts::PATTERN_GROUP_UNCLOSED),
+                Kind::GroupUnopened => Some(texts::PATTERN_GROUP_UNOPENED),
+                Kind::ClassUnclosed => Some(texts::PATTERN_CLASS_UNCLOSED),
+                Kind::RepetitionMissing => Some(texts::PATTERN_REPETITION_MISSING),
+                Kind::EscapeUnrecognized => Some(texts::PATTERN_ESCAPE),
+                _ => None,
+            };
+            (text, *e.span(), e.kind().to_string())
+        }
+        regex_syntax::Error::Translate(e) => (None, *e.span(), e.kind().to_string()),
+        other => return texts::PATTERN_INVALID.with("detail", other),
+    };
+    let at = pattern
+        .get(..span.start.offset)
+        .map_or(0, |before| before.chars().count())
+        + 1;
+    match text {
+        Some(text) => text.with("at", at),
+        None => texts::PATTERN_SYNTAX.with("at", at).with("detail", detail),
+    }
 }
 
 /// What one build may keep compiled: [`PATTERN_BUILD_BYTES`] of distinct patterns. Once it is
@@ -224,7 +255,7 @@ pub struct PatternBudget {
 /// Why a pattern could not be had within a build.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PatternError {
-    Invalid(String),
+    Invalid(Said),
     /// The build's budget for compiled patterns is spent.
     OverBudget,
 }
@@ -459,10 +490,39 @@ mod tests {
     fn flags_and_errors() {
         let r = compiled("^hello", "x", "im");
         assert_eq!(apply(&r, "a\nHELLO").as_deref(), Some("a\nx"));
-        let err = compile(&rule("(open", "", "")).unwrap_err();
-        assert!(err.contains("unclosed"), "{err}");
+        let err = compile(&rule("ab(open", "", "")).unwrap_err();
+        assert_eq!(err.code, texts::PATTERN_GROUP_UNCLOSED.code);
+        assert_eq!(
+            err.to_string(),
+            "the group opened at character 3 is not closed"
+        );
         let err = compile(&rule("a", "", "q")).unwrap_err();
-        assert!(err.contains("'q'"), "{err}");
+        assert_eq!(err.to_string(), "unknown regex flag 'q' (use i, m or s)");
+    }
+
+    #[test]
+    fn why_a_pattern_does_not_parse_is_a_text_of_its_own_with_the_character() {
+        let cases = [
+            ("ñ(?=x)", texts::PATTERN_LOOK_AROUND, 2),
+            (r"(a)\1", texts::PATTERN_BACKREFERENCE, 4),
+            ("a)", texts::PATTERN_GROUP_UNOPENED, 2),
+            ("[ab", texts::PATTERN_CLASS_UNCLOSED, 1),
+            ("*a", texts::PATTERN_REPETITION_MISSING, 1),
+            (r"\q", texts::PATTERN_ESCAPE, 1),
+        ];
+        for (pattern, text, at) in cases {
+            let err = compile_pattern(pattern, "").unwrap_err();
+            assert_eq!(err.code, text.code, "{pattern}: {err}");
+            assert_eq!(err.params["at"], at.to_string(), "{pattern}: {err}");
+        }
+        // The rest keep the regex library's words, with the character.
+        let err = compile_pattern(r"\p{Nope}", "").unwrap_err();
+        assert_eq!(err.code, texts::PATTERN_SYNTAX.code);
+        assert_eq!(err.params["at"], "1");
+        assert!(
+            err.to_string().contains("Unicode property not found"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -482,7 +542,8 @@ mod tests {
     #[test]
     fn a_pattern_over_the_size_cap_is_refused_with_a_reason() {
         let err = compile(&rule(r"\w{200}", "", "")).unwrap_err();
-        assert!(err.contains("KiB"), "{err}");
+        assert_eq!(err.code, texts::PATTERN_TOO_LARGE.code);
+        assert!(err.to_string().contains("KiB"), "{err}");
     }
 
     #[test]

@@ -82,6 +82,18 @@ impl Said {
         crate::texts::PLAIN.with("text", text)
     }
 
+    /// A text whose code is made rather than declared: a processor's descriptor texts, whose
+    /// codes come from the processor's and the setting's ids
+    /// ([`ProcessorDescriptor::texts`](crate::pipeline::ProcessorDescriptor::texts)).
+    pub fn made(code: String, english: &'static str) -> Self {
+        Said {
+            code,
+            params: BTreeMap::new(),
+            parts: BTreeMap::new(),
+            english,
+        }
+    }
+
     pub fn with(mut self, name: &str, value: impl fmt::Display) -> Self {
         self.params.insert(name.to_string(), value.to_string());
         self

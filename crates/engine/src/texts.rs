@@ -10,6 +10,27 @@ crate::texts! {
     /// regex library): said as it is in every language.
     PLAIN = "plain" => "{text}";
 
+    // Names of the engine's kinds, said inside other texts: a setting's type, where a message
+    // came from, a template's type, one-turn content's kind.
+    FIELD_TEXT = "setting-type.text" => "Text";
+    FIELD_NUMBER = "setting-type.number" => "Number";
+    FIELD_BOOLEAN = "setting-type.boolean" => "Boolean";
+    FIELD_SELECT = "setting-type.select" => "Select";
+    SOURCE_TEMPLATE = "source.template" => "template";
+    SOURCE_HISTORY = "source.history" => "history";
+    SOURCE_INPUT = "source.input" => "input";
+    SOURCE_PROFILE = "source.profile" => "profile";
+    SOURCE_EPHEMERAL = "source.ephemeral" => "ephemeral";
+    SOURCE_LOREBOOK = "source.lorebook" => "lorebook";
+    SOURCE_PROCESSOR = "source.processor" => "processor";
+    TEMPLATE_MESSAGE = "template-type.message" => "message";
+    TEMPLATE_CHAT_HISTORY = "template-type.chat-history" => "chat_history";
+    TEMPLATE_USER_PROFILE = "template-type.user-profile" => "user_profile";
+    TEMPLATE_PLACEHOLDER = "template-type.placeholder" => "placeholder";
+    EPHEMERAL_DOCUMENT = "ephemeral-kind.document" => "document";
+    EPHEMERAL_QUOTE = "ephemeral-kind.quote" => "quote";
+    EPHEMERAL_CUSTOM = "ephemeral-kind.custom" => "custom";
+
     // The pipeline and the settings merge (RULES 5.9).
     UNKNOWN_PROCESSOR = "pipeline.unknown-processor" => "preset settings name unknown processor \"{id}\"";
     CORE_STAYS_ON = "settings.core-stays-on" => "a core processor cannot be disabled; it stays on";
@@ -37,6 +58,19 @@ crate::texts! {
     CLEAR = "history-operations.clear" => "history-operations: clear";
 
     // regex-processor, and the template rules the assembler applies (RULES 5.2)
+    // Why a regex pattern (a rule's, a lorebook key's) does not compile; `at` counts characters
+    // from 1.
+    PATTERN_UNKNOWN_FLAG = "regex-pattern.unknown-flag" => "unknown regex flag '{flag}' (use i, m or s)";
+    PATTERN_TOO_LARGE = "regex-pattern.too-large" => "the pattern compiles to more than {kib} KiB, the most one pattern may take";
+    PATTERN_LOOK_AROUND = "regex-pattern.look-around" => "look-around ((?=, (?!, (?<=, (?<!) is not supported (character {at})";
+    PATTERN_BACKREFERENCE = "regex-pattern.backreference" => "back-references (\\1, \\k<name>) are not supported (character {at})";
+    PATTERN_GROUP_UNCLOSED = "regex-pattern.group-unclosed" => "the group opened at character {at} is not closed";
+    PATTERN_GROUP_UNOPENED = "regex-pattern.group-unopened" => "the ) at character {at} closes no group";
+    PATTERN_CLASS_UNCLOSED = "regex-pattern.class-unclosed" => "the [ at character {at} is not closed";
+    PATTERN_REPETITION_MISSING = "regex-pattern.repetition-missing" => "the repetition at character {at} has nothing to repeat";
+    PATTERN_ESCAPE = "regex-pattern.escape" => "the escape at character {at} is not one the regex syntax knows";
+    PATTERN_SYNTAX = "regex-pattern.syntax" => "the pattern is not valid at character {at}: {detail}";
+    PATTERN_INVALID = "regex-pattern.invalid" => "the pattern is not valid: {detail}";
     RULE_INVALID = "regex.rule-invalid" => "rule \"{rule}\" skipped: {why}";
     RULE_OVER_BUDGET = "regex.rule-over-budget" => "rule \"{rule}\" skipped: the patterns of this build already take {mib} MiB";
     RULE_CHANGED = "regex.rule-changed" => "rule \"{rule}\" changed {count} history messages";
@@ -116,6 +150,22 @@ crate::texts! {
     NOT_SENT = "asset-resolver.not-sent" => "attachment \"{name}\" not sent to {model}: {why}";
     REPLACED_BY_NOTE = "asset-resolver.replaced" => "attachment \"{name}\": {why}; replaced by a note";
     SENT_AS_FILES = "asset-resolver.kept" => "{count} attachments go to the provider as files";
+    // Why an attachment's bytes cannot be had (an asset source's reasons).
+    ASSET_NO_DATA = "asset.no-data" => "has neither dataBase64 nor path";
+    ASSET_NO_FILE_ACCESS = "asset.no-file-access" => "\"{path}\" cannot be read here (no file access)";
+    ASSET_BAD_BASE64 = "asset.bad-base64" => "dataBase64 is not valid base64";
+    ASSET_NO_SESSION_FILE = "asset.no-session-file" => "\"{path}\" cannot be read: there is no session file";
+    ASSET_ABSOLUTE = "asset.absolute" => "\"{path}\" is an absolute path; attachments are read from the session's folder only";
+    ASSET_OUTSIDE = "asset.outside-folder" => "\"{path}\" leaves the session's folder; attachments are read from it only";
+    ASSET_FOLDER_UNREADABLE = "asset.folder-unreadable" => "the session's folder cannot be read: {detail}";
+    ASSET_LINK_OUTSIDE = "asset.link-outside" => "\"{path}\" is a link that leads outside the session's folder";
+    ASSET_NOT_FOUND = "asset.not-found" => "\"{path}\": no such file";
+    ASSET_PERMISSION = "asset.permission" => "\"{path}\": permission denied";
+    ASSET_UNREADABLE = "asset.unreadable" => "\"{path}\": {detail}";
+    ASSET_NOT_REGULAR = "asset.not-regular" => "\"{path}\" is not a regular file";
+    ASSET_TOO_LARGE = "asset.too-large" => "\"{path}\" is {bytes} bytes, over the 50 MB limit";
+    ASSET_GREW = "asset.grew" => "\"{path}\" grew past the 50 MB limit";
+
     NO_IMAGES = "attachment.no-images" => "the model does not take images";
     IMAGE_TYPES = "attachment.image-types" => "only PNG, JPEG, GIF and WebP images are taken";
     NO_AUDIO = "attachment.no-audio" => "the model does not take audio";
@@ -139,4 +189,97 @@ crate::texts! {
     NO_VARIABLE_NAME = "macro.no-variable-name" => "macro {macro} needs a variable name";
     LONG_VARIABLE_NAME = "macro.long-variable-name" => "macro {macro}: a variable name is at most {bytes} bytes";
     NESTED_TOO_DEEP = "macro.nested-too-deep" => "macro values nest more than {depth} levels deep; the rest are left as written";
+}
+
+use crate::model::TemplateType;
+use crate::pipeline::{EphemeralKind, FieldType, SourceKind};
+use crate::said::Said;
+
+impl FieldType {
+    /// The type's name, as said inside a text.
+    pub fn said(self) -> Said {
+        match self {
+            FieldType::Text => FIELD_TEXT,
+            FieldType::Number => FIELD_NUMBER,
+            FieldType::Boolean => FIELD_BOOLEAN,
+            FieldType::Select => FIELD_SELECT,
+        }
+        .into()
+    }
+}
+
+impl SourceKind {
+    /// The kind's name, as said inside a text (its English is [`SourceKind::as_str`]).
+    pub fn said(self) -> Said {
+        match self {
+            SourceKind::Template => SOURCE_TEMPLATE,
+            SourceKind::History => SOURCE_HISTORY,
+            SourceKind::Input => SOURCE_INPUT,
+            SourceKind::Profile => SOURCE_PROFILE,
+            SourceKind::Ephemeral => SOURCE_EPHEMERAL,
+            SourceKind::Lorebook => SOURCE_LOREBOOK,
+            SourceKind::Processor => SOURCE_PROCESSOR,
+        }
+        .into()
+    }
+}
+
+impl TemplateType {
+    /// The type's name, as said inside a text (its English is [`TemplateType::as_str`]).
+    pub fn said(self) -> Said {
+        match self {
+            TemplateType::Message => TEMPLATE_MESSAGE,
+            TemplateType::ChatHistory => TEMPLATE_CHAT_HISTORY,
+            TemplateType::UserProfile => TEMPLATE_USER_PROFILE,
+            TemplateType::Placeholder => TEMPLATE_PLACEHOLDER,
+        }
+        .into()
+    }
+}
+
+impl EphemeralKind {
+    /// The kind's name, as said inside a text (its English is [`EphemeralKind::as_str`]).
+    pub fn said(self) -> Said {
+        match self {
+            EphemeralKind::Document => EPHEMERAL_DOCUMENT,
+            EphemeralKind::Quote => EPHEMERAL_QUOTE,
+            EphemeralKind::Custom => EPHEMERAL_CUSTOM,
+        }
+        .into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_are_said_in_english_as_their_names() {
+        for kind in SourceKind::ALL {
+            assert_eq!(kind.said().to_string(), kind.as_str());
+        }
+        for t in [
+            TemplateType::Message,
+            TemplateType::ChatHistory,
+            TemplateType::UserProfile,
+            TemplateType::Placeholder,
+        ] {
+            assert_eq!(t.said().to_string(), t.as_str());
+        }
+        for k in [
+            EphemeralKind::Document,
+            EphemeralKind::Quote,
+            EphemeralKind::Custom,
+        ] {
+            assert_eq!(k.said().to_string(), k.as_str());
+        }
+        for f in [
+            FieldType::Text,
+            FieldType::Number,
+            FieldType::Boolean,
+            FieldType::Select,
+        ] {
+            assert_eq!(f.said().to_string(), format!("{f:?}"));
+        }
+    }
 }

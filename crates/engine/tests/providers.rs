@@ -231,7 +231,7 @@ fn an_attachment_whose_data_does_not_decode_becomes_a_note_and_a_warning_naming_
         result
             .warnings
             .iter()
-            .any(|w| w.message.contains("broken.png") && w.message.contains("does not decode")),
+            .any(|w| w.message.contains("broken.png") && w.message.contains("not valid base64")),
         "{:?}",
         result.warnings
     );

@@ -73,5 +73,21 @@ describe("say", () => {
     expect(describeProcessor("zh-CN", d, { label: "strategy" })).toBe("策略");
     expect(describeProcessor("en", d, { help: "strategy" })).toBe("d");
     expect(describeProcessor("zh-CN", { ...d, id: "plugin" }, "description")).toBe("Fits the context");
+    // A select's choices: their value in English, their own text in Chinese.
+    expect(describeProcessor("zh-CN", d, { option: "strategy", value: "proportional" })).toBe("按比例");
+    expect(describeProcessor("en", d, { option: "strategy", value: "proportional" })).toBe("proportional");
+    expect(describeProcessor("zh-CN", { ...d, id: "plugin" }, { option: "strategy", value: "x" })).toBe("x");
+  });
+
+  it("says a choice inside a log line in the same language", () => {
+    const line: Said = {
+      code: "history-operations.truncate-role",
+      params: { count: "5" },
+      parts: {
+        mode: { code: "processor.history-operations.truncateMode.option.keepLast", params: {}, parts: {} },
+        role: { code: "processor.history-operations.role.option.user", params: {}, parts: {} },
+      },
+    };
+    expect(say("zh-CN", line, "")).toBe("聊天记录操作：截断（保留最近的 N 条，N = 5，仅用户消息）");
   });
 });

@@ -38,8 +38,16 @@ function fill(table: Record<string, string>, said: Said): string {
   });
 }
 
-/** Which text of a processor's descriptor: its name, its description, a setting's label or help. */
-export type DescriptorText = "name" | "description" | { label: string } | { help: string };
+/**
+ * Which text of a processor's descriptor: its name, its description, a setting's label or help,
+ * or one choice of a select setting (whose English is the value itself).
+ */
+export type DescriptorText =
+  | "name"
+  | "description"
+  | { label: string }
+  | { help: string }
+  | { option: string; value: string };
 
 /**
  * A text of a processor's descriptor in `language`. Its code comes from the processor's id and
@@ -53,6 +61,8 @@ export function describe(language: Language, d: ProcessorDescriptor, which: Desc
         ? [`processor.${d.id}.description`, d.description]
         : "label" in which
           ? [`processor.${d.id}.${which.label}.label`, d.configFields.find((f) => f.key === which.label)?.label]
-          : [`processor.${d.id}.${which.help}.help`, d.configFields.find((f) => f.key === which.help)?.description];
+          : "help" in which
+            ? [`processor.${d.id}.${which.help}.help`, d.configFields.find((f) => f.key === which.help)?.description]
+            : [`processor.${d.id}.${which.option}.option.${which.value}`, which.value];
   return say(language, { code, params: {}, parts: {} }, text ?? "");
 }

@@ -31,8 +31,9 @@ pub struct ProcessorDescriptor {
 impl ProcessorDescriptor {
     /// The descriptor's texts for people, each with its code: the name
     /// (`processor.<id>.name`), the description (`processor.<id>.description`), and each
-    /// setting's label and help (`processor.<id>.<key>.label`, `processor.<id>.<key>.help`).
-    /// The app finds a processor's texts in its language by these codes (`ui/src/i18n/said.ts`).
+    /// setting's label and help (`processor.<id>.<key>.label`, `processor.<id>.<key>.help`)
+    /// and each choice of a select (`processor.<id>.<key>.option.<value>`, whose English is the
+    /// value itself, as the settings hold it). The app finds a processor's texts in its language by these codes (`ui/src/i18n/said.ts`).
     pub fn texts(&self) -> Vec<(String, &'static str)> {
         let id = self.id;
         let mut texts = vec![
@@ -45,8 +46,24 @@ impl ProcessorDescriptor {
             if !field.description.is_empty() {
                 texts.push((format!("processor.{id}.{key}.help"), field.description));
             }
+            for &option in &field.options {
+                texts.push((option_code(id, key, option), option));
+            }
         }
         texts
+    }
+}
+
+fn option_code(processor: &str, key: &str, option: &str) -> String {
+    format!("processor.{processor}.{key}.option.{option}")
+}
+
+/// A choice of a select setting as people read it (its code among the processor's texts), for
+/// a log line that names it; a value that is not one of `options` is said as it is.
+pub fn option_said(processor: &str, key: &str, options: &[&'static str], value: &str) -> Said {
+    match options.iter().find(|&&o| o == value) {
+        Some(&option) => Said::made(option_code(processor, key, option), option),
+        None => Said::plain(value),
     }
 }
 
@@ -192,7 +209,7 @@ impl ResolvedConfig {
                     texts::INVALID_SETTING
                         .with("key", &key)
                         .with("value", &value)
-                        .with("type", format!("{:?}", field.field_type)),
+                        .part("type", field.field_type.said()),
                 ),
                 Some(_) => {
                     resolved.origins.insert(key.clone(), origin);

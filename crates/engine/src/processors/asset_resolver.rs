@@ -9,7 +9,6 @@ use crate::pipeline::{
     DropAction, DroppedItem, PipelineContext, Processor, ProcessorDescriptor, ResolvedConfig,
 };
 use crate::providers::accepts;
-use crate::said::Said;
 use crate::texts;
 use crate::EngineError;
 
@@ -54,8 +53,7 @@ impl Processor for AssetResolver {
                 let Some(a) = r.resolve(session) else {
                     continue;
                 };
-                let checked =
-                    accepts(format, &caps, a).and_then(|()| assets.check(a).map_err(Said::plain));
+                let checked = accepts(format, &caps, a).and_then(|()| assets.check(a));
                 match checked {
                     Ok(()) => {
                         kept.push(*r);

@@ -82,7 +82,7 @@ impl Processor for EphemeralInjection {
                 ctx.info(
                     ID,
                     texts::EPHEMERAL_INJECTED
-                        .with("kind", kind.as_str())
+                        .part("kind", kind.said())
                         .with("chars", ephemeral.content.chars().count()),
                 );
             }

@@ -17,8 +17,8 @@ use std::collections::HashSet;
 
 use crate::model::Role;
 use crate::pipeline::{
-    ConfigField, DropAction, DroppedItem, PipelineContext, Processor, ProcessorDescriptor,
-    ResolvedConfig, SourceKind,
+    option_said, ConfigField, DropAction, DroppedItem, PipelineContext, Processor,
+    ProcessorDescriptor, ResolvedConfig, SourceKind,
 };
 use crate::said::Said;
 use crate::texts;
@@ -27,6 +27,15 @@ use crate::EngineError;
 pub struct HistoryOperations;
 
 const ID: &str = "history-operations";
+const OPERATIONS: &[&str] = &["truncate", "filter", "clear"];
+const TRUNCATE_MODES: &[&str] = &[
+    "keepLast",
+    "keepFirst",
+    "removeFirst",
+    "removeLast",
+    "range",
+];
+const ROLES: &[&str] = &["any", "system", "user", "assistant", "tool"];
 
 impl Processor for HistoryOperations {
     fn descriptor(&self) -> ProcessorDescriptor {
@@ -38,36 +47,15 @@ impl Processor for HistoryOperations {
             is_core: false,
             default_enabled: false,
             config_fields: vec![
-                ConfigField::select(
-                    "operation",
-                    "Operation",
-                    &["truncate", "filter", "clear"],
-                    "truncate",
-                ),
-                ConfigField::select(
-                    "truncateMode",
-                    "Truncate",
-                    &[
-                        "keepLast",
-                        "keepFirst",
-                        "removeFirst",
-                        "removeLast",
-                        "range",
-                    ],
-                    "keepLast",
-                ),
+                ConfigField::select("operation", "Operation", OPERATIONS, "truncate"),
+                ConfigField::select("truncateMode", "Truncate", TRUNCATE_MODES, "keepLast"),
                 ConfigField::number("count", "N", 20.0)
                     .describe("How many messages keep/remove counts."),
                 ConfigField::number("rangeStart", "Range start", 0.0),
                 ConfigField::number("rangeEnd", "Range end", 0.0)
                     .describe("Exclusive; 0 means to the end."),
-                ConfigField::select(
-                    "role",
-                    "Only this role",
-                    &["any", "system", "user", "assistant", "tool"],
-                    "any",
-                )
-                .describe("Truncate counts only this role's messages; the others stay."),
+                ConfigField::select("role", "Only this role", ROLES, "any")
+                    .describe("Truncate counts only this role's messages; the others stay."),
                 ConfigField::text("roles", "Keep roles", "")
                     .describe("Filter: roles to keep, e.g. \"user, assistant\"."),
                 ConfigField::text("contentContains", "Content contains", "")
@@ -142,7 +130,13 @@ impl Processor for HistoryOperations {
             })
             .collect();
         if remove.is_empty() {
-            ctx.info(ID, texts::NOTHING_REMOVED.with("operation", operation));
+            ctx.info(
+                ID,
+                texts::NOTHING_REMOVED.part(
+                    "operation",
+                    option_said(ID, "operation", OPERATIONS, operation),
+                ),
+            );
             return Ok(());
         }
         let reason = describe(operation, config);
@@ -237,7 +231,7 @@ fn describe(operation: &str, config: &ResolvedConfig) -> Said {
                 _ => (texts::TRUNCATE, texts::TRUNCATE_ROLE),
             };
             let said = match role {
-                Some(role) => with_role.with("role", role),
+                Some(role) => with_role.part("role", option_said(ID, "role", ROLES, role)),
                 None => plain.into(),
             };
             match config.str("truncateMode") {
@@ -245,7 +239,10 @@ fn describe(operation: &str, config: &ResolvedConfig) -> Said {
                     .with("start", count(config, "rangeStart"))
                     .with("end", count(config, "rangeEnd")),
                 mode => said
-                    .with("mode", mode)
+                    .part(
+                        "mode",
+                        option_said(ID, "truncateMode", TRUNCATE_MODES, mode),
+                    )
                     .with("count", count(config, "count")),
             }
         }

@@ -89,9 +89,7 @@ impl Processor for RegexProcessor {
                 Err(PatternError::Invalid(e)) => {
                     ctx.warn(
                         ID,
-                        texts::RULE_INVALID
-                            .with("rule", &rule.id)
-                            .part("why", Said::plain(e)),
+                        texts::RULE_INVALID.with("rule", &rule.id).part("why", e),
                     );
                     continue;
                 }

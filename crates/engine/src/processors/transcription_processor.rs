@@ -7,7 +7,6 @@ use crate::model::{Attachment, AttachmentKind};
 use crate::pipeline::{
     ConfigField, PipelineContext, Processor, ProcessorDescriptor, ResolvedConfig,
 };
-use crate::said::Said;
 use crate::texts;
 use crate::EngineError;
 
@@ -96,11 +95,8 @@ impl Processor for TranscriptionProcessor {
                             inlined += 1;
                         }
                         Err(e) => {
-                            warnings.push(
-                                texts::TEXT_NOT_READ
-                                    .with("name", &a.name)
-                                    .part("why", Said::plain(e)),
-                            );
+                            warnings
+                                .push(texts::TEXT_NOT_READ.with("name", &a.name).part("why", e));
                             kept.push(*r);
                         }
                     }

@@ -88,12 +88,10 @@ pub(crate) fn load<'a>(
         .iter()
         .filter_map(|r| r.resolve(session))
         .map(|attachment| {
-            let bytes = assets
-                .load(attachment)
-                .map_err(|message| EngineError::Asset {
-                    name: attachment.name.clone(),
-                    message,
-                })?;
+            let bytes = assets.load(attachment).map_err(|why| EngineError::Asset {
+                name: attachment.name.clone(),
+                message: why.to_string(),
+            })?;
             Ok(Loaded {
                 attachment,
                 base64: crate::assets::encode(&bytes),

@@ -14,7 +14,7 @@ use super::world_info::clamp_u32;
 use crate::json::{self, Object};
 use crate::texts;
 use crate::{ImportReport, Problem, Reported};
-use promptloom_engine::{Said, Text};
+use promptloom_engine::Text;
 
 pub(crate) fn looks_like_regex(value: &Value) -> bool {
     match value {
@@ -169,10 +169,7 @@ fn rule_from_script(
         enabled,
     };
     if let Err(e) = regex_rule::compile(&rule) {
-        report.push(
-            item,
-            texts::PATTERN_NOT_SUPPORTED.part("why", Said::plain(&e)),
-        );
+        report.push(item, texts::PATTERN_NOT_SUPPORTED.part("why", e));
         return None;
     }
     Some(rule)

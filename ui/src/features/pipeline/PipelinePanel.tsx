@@ -246,7 +246,7 @@ function SettingRow({ stage, preset, field }: { stage: PipelineStage; preset: Pr
         <select id={inputId} data-testid={testId} value={String(view.value)} onChange={(e) => write(e.target.value)}>
           {(field.options ?? []).map((o) => (
             <option key={o} value={o}>
-              {o}
+              {describe(stage.descriptor, { option: key, value: o })}
             </option>
           ))}
         </select>

@@ -370,7 +370,7 @@ impl Layout {
             log.push(LogLine::Warning(
                 texts::SECOND_SLOT
                     .part("step", label.clone())
-                    .with("kind", template.kind.as_str()),
+                    .part("kind", template.kind.said()),
             ));
             return;
         }

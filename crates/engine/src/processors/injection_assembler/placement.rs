@@ -31,7 +31,7 @@ pub(super) fn place_candidates(
         if content.trim().is_empty() {
             log.push(LogLine::Info(
                 texts::CANDIDATE_EMPTY
-                    .with("kind", candidate.source.kind.as_str())
+                    .part("kind", candidate.source.kind.said())
                     .with("position", &position),
             ));
             continue;
@@ -248,6 +248,6 @@ pub(super) fn describe(m: &PipelineMessage<'_>) -> Said {
     match (&source.template_id, source.step_index, &source.entry_id) {
         (Some(id), Some(step), _) => texts::STEP.with("step", step).with("template", id),
         (_, _, Some(entry)) => texts::LOREBOOK_ENTRY.with("entry", entry),
-        _ => Said::plain(source.kind.as_str()),
+        _ => source.kind.said(),
     }
 }
