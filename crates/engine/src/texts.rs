@@ -191,67 +191,10 @@ crate::texts! {
     NESTED_TOO_DEEP = "macro.nested-too-deep" => "macro values nest more than {depth} levels deep; the rest are left as written";
 }
 
-use crate::model::TemplateType;
-use crate::pipeline::{EphemeralKind, FieldType, SourceKind};
-use crate::said::Said;
-
-impl FieldType {
-    /// The type's name, as said inside a text.
-    pub fn said(self) -> Said {
-        match self {
-            FieldType::Text => FIELD_TEXT,
-            FieldType::Number => FIELD_NUMBER,
-            FieldType::Boolean => FIELD_BOOLEAN,
-            FieldType::Select => FIELD_SELECT,
-        }
-        .into()
-    }
-}
-
-impl SourceKind {
-    /// The kind's name, as said inside a text (its English is [`SourceKind::as_str`]).
-    pub fn said(self) -> Said {
-        match self {
-            SourceKind::Template => SOURCE_TEMPLATE,
-            SourceKind::History => SOURCE_HISTORY,
-            SourceKind::Input => SOURCE_INPUT,
-            SourceKind::Profile => SOURCE_PROFILE,
-            SourceKind::Ephemeral => SOURCE_EPHEMERAL,
-            SourceKind::Lorebook => SOURCE_LOREBOOK,
-            SourceKind::Processor => SOURCE_PROCESSOR,
-        }
-        .into()
-    }
-}
-
-impl TemplateType {
-    /// The type's name, as said inside a text (its English is [`TemplateType::as_str`]).
-    pub fn said(self) -> Said {
-        match self {
-            TemplateType::Message => TEMPLATE_MESSAGE,
-            TemplateType::ChatHistory => TEMPLATE_CHAT_HISTORY,
-            TemplateType::UserProfile => TEMPLATE_USER_PROFILE,
-            TemplateType::Placeholder => TEMPLATE_PLACEHOLDER,
-        }
-        .into()
-    }
-}
-
-impl EphemeralKind {
-    /// The kind's name, as said inside a text (its English is [`EphemeralKind::as_str`]).
-    pub fn said(self) -> Said {
-        match self {
-            EphemeralKind::Document => EPHEMERAL_DOCUMENT,
-            EphemeralKind::Quote => EPHEMERAL_QUOTE,
-            EphemeralKind::Custom => EPHEMERAL_CUSTOM,
-        }
-        .into()
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::model::TemplateType;
+    use crate::pipeline::{EphemeralKind, FieldType, SourceKind};
 
     #[test]
     fn kinds_are_said_in_english_as_their_names() {

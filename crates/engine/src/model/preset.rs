@@ -53,6 +53,19 @@ pub enum TemplateType {
 }
 
 impl TemplateType {
+    /// The type's name, as said inside a text (its English is [`TemplateType::as_str`]).
+    pub fn said(self) -> crate::said::Said {
+        match self {
+            TemplateType::Message => crate::texts::TEMPLATE_MESSAGE,
+            TemplateType::ChatHistory => crate::texts::TEMPLATE_CHAT_HISTORY,
+            TemplateType::UserProfile => crate::texts::TEMPLATE_USER_PROFILE,
+            TemplateType::Placeholder => crate::texts::TEMPLATE_PLACEHOLDER,
+        }
+        .into()
+    }
+}
+
+impl TemplateType {
     pub fn is_slot(self) -> bool {
         !matches!(self, TemplateType::Message)
     }

@@ -77,6 +77,19 @@ pub enum FieldType {
     Select,
 }
 
+impl FieldType {
+    /// The type's name, as said inside a text.
+    pub fn said(self) -> crate::said::Said {
+        match self {
+            FieldType::Text => crate::texts::FIELD_TEXT,
+            FieldType::Number => crate::texts::FIELD_NUMBER,
+            FieldType::Boolean => crate::texts::FIELD_BOOLEAN,
+            FieldType::Select => crate::texts::FIELD_SELECT,
+        }
+        .into()
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]

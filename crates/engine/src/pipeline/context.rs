@@ -55,6 +55,18 @@ pub enum EphemeralKind {
 }
 
 impl EphemeralKind {
+    /// The kind's name, as said inside a text (its English is [`EphemeralKind::as_str`]).
+    pub fn said(self) -> crate::said::Said {
+        match self {
+            EphemeralKind::Document => crate::texts::EPHEMERAL_DOCUMENT,
+            EphemeralKind::Quote => crate::texts::EPHEMERAL_QUOTE,
+            EphemeralKind::Custom => crate::texts::EPHEMERAL_CUSTOM,
+        }
+        .into()
+    }
+}
+
+impl EphemeralKind {
     pub fn as_str(self) -> &'static str {
         match self {
             EphemeralKind::Document => "document",

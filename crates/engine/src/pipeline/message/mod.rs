@@ -29,6 +29,22 @@ pub enum SourceKind {
 }
 
 impl SourceKind {
+    /// The kind's name, as said inside a text (its English is [`SourceKind::as_str`]).
+    pub fn said(self) -> crate::said::Said {
+        match self {
+            SourceKind::Template => crate::texts::SOURCE_TEMPLATE,
+            SourceKind::History => crate::texts::SOURCE_HISTORY,
+            SourceKind::Input => crate::texts::SOURCE_INPUT,
+            SourceKind::Profile => crate::texts::SOURCE_PROFILE,
+            SourceKind::Ephemeral => crate::texts::SOURCE_EPHEMERAL,
+            SourceKind::Lorebook => crate::texts::SOURCE_LOREBOOK,
+            SourceKind::Processor => crate::texts::SOURCE_PROCESSOR,
+        }
+        .into()
+    }
+}
+
+impl SourceKind {
     /// Every kind, in declaration order: `kind as usize` is its position (a test holds it so).
     pub const ALL: [SourceKind; 7] = [
         SourceKind::Template,
