@@ -11,6 +11,7 @@
 //! are never translated) and its parts (parameters that are sentences of their own, a reason
 //! inside a warning, said in the same language). `Display` gives the English.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -31,12 +32,12 @@ impl Text {
     }
 
     /// This text said with the parameter `name`.
-    pub fn with(self, name: &str, value: impl fmt::Display) -> Said {
+    pub fn with(self, name: &'static str, value: impl fmt::Display) -> Said {
         Said::from(self).with(name, value)
     }
 
     /// This text said with the part `name`, a sentence of its own.
-    pub fn part(self, name: &str, part: impl Into<Said>) -> Said {
+    pub fn part(self, name: &'static str, part: impl Into<Said>) -> Said {
         Said::from(self).part(name, part)
     }
 
@@ -52,11 +53,11 @@ impl Text {
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub struct Said {
-    pub code: String,
+    pub code: Cow<'static, str>,
     /// Values of the placeholders: user data (ids, names, patterns, numbers), never translated.
-    pub params: BTreeMap<String, String>,
+    pub params: BTreeMap<Cow<'static, str>, String>,
     /// Placeholders that are sentences of their own (a reason inside a warning).
-    pub parts: BTreeMap<String, Said>,
+    pub parts: BTreeMap<Cow<'static, str>, Said>,
     /// The English with placeholders, which `Display` fills; not on the wire (the UI has the
     /// list of texts).
     #[serde(skip)]
@@ -67,7 +68,7 @@ pub struct Said {
 impl From<Text> for Said {
     fn from(text: Text) -> Self {
         Said {
-            code: text.code.to_string(),
+            code: Cow::Borrowed(text.code),
             params: BTreeMap::new(),
             parts: BTreeMap::new(),
             english: text.english,
@@ -87,20 +88,20 @@ impl Said {
     /// ([`ProcessorDescriptor::texts`](crate::pipeline::ProcessorDescriptor::texts)).
     pub fn made(code: String, english: &'static str) -> Self {
         Said {
-            code,
+            code: Cow::Owned(code),
             params: BTreeMap::new(),
             parts: BTreeMap::new(),
             english,
         }
     }
 
-    pub fn with(mut self, name: &str, value: impl fmt::Display) -> Self {
-        self.params.insert(name.to_string(), value.to_string());
+    pub fn with(mut self, name: &'static str, value: impl fmt::Display) -> Self {
+        self.params.insert(Cow::Borrowed(name), value.to_string());
         self
     }
 
-    pub fn part(mut self, name: &str, part: impl Into<Said>) -> Self {
-        self.parts.insert(name.to_string(), part.into());
+    pub fn part(mut self, name: &'static str, part: impl Into<Said>) -> Self {
+        self.parts.insert(Cow::Borrowed(name), part.into());
         self
     }
 }
