@@ -95,7 +95,8 @@ pub struct ChosenFiles(Mutex<(u32, Vec<(u32, PathBuf)>)>);
 const CHOSEN_KEPT: usize = 16;
 
 impl ChosenFiles {
-    pub fn add(&self, path: PathBuf) -> crate::commands::transfer::ChosenFile {
+    /// Remembers `path`; its number and its file name, which the page may see.
+    pub fn add(&self, path: PathBuf) -> (u32, String) {
         let mut guard = self.0.lock().unwrap_or_else(|e| e.into_inner());
         let (next, files) = &mut *guard;
         *next += 1;
@@ -108,7 +109,7 @@ impl ChosenFiles {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| path.display().to_string());
         files.push((id, path));
-        crate::commands::transfer::ChosenFile { id, name }
+        (id, name)
     }
 
     /// The path of chosen file `id`.

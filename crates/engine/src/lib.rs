@@ -15,6 +15,7 @@ pub mod processors;
 pub mod profiles;
 pub mod providers;
 pub mod recipe;
+pub mod regex_pattern;
 pub mod regex_rule;
 pub mod said;
 pub mod texts;

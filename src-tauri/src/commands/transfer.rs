@@ -28,6 +28,12 @@ pub struct ChosenFile {
     pub name: String,
 }
 
+impl From<(u32, String)> for ChosenFile {
+    fn from((id, name): (u32, String)) -> Self {
+        ChosenFile { id, name }
+    }
+}
+
 /// A file was dropped on the window; the page shows what it would import.
 #[derive(Debug, Clone, Serialize, Deserialize, specta::Type, tauri_specta::Event)]
 pub struct FileDropped {
@@ -52,7 +58,7 @@ pub async fn choose_import_file(
     let handle = app.clone();
     tauri::async_runtime::spawn_blocking(move || {
         let path = dialogs::pick_file(&handle, &text.title, &text.filter)?;
-        Ok(path.map(|p| handle.state::<ChosenFiles>().add(p)))
+        Ok(path.map(|p| ChosenFile::from(handle.state::<ChosenFiles>().add(p))))
     })
     .await
     .map_err(|e| AppError::new(codes::INTERNAL, format!("a background task failed: {e}")))?
@@ -64,7 +70,7 @@ pub fn file_dropped(app: &AppHandle, paths: &[PathBuf]) {
     let Some(path) = paths.first() else {
         return;
     };
-    let file = app.state::<ChosenFiles>().add(path.clone());
+    let file = ChosenFile::from(app.state::<ChosenFiles>().add(path.clone()));
     if let Err(e) = (FileDropped { file }).emit(app) {
         eprintln!("promptloom: a dropped file could not be shown: {e}");
     }

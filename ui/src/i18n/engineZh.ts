@@ -1,4 +1,4 @@
-import type { EngineCode } from "./said";
+import type { EngineCode } from "./engineCodes";
 
 // 引擎与导入器所说的话（警告、日志、原因、报告条目、处理器的名称与设置），按代码排列。
 // 代码与英文原文见 engineTexts.json（由 Rust 测试生成）；类型检查要求这里一条不缺，

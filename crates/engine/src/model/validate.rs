@@ -61,7 +61,7 @@ pub fn validate_preset(preset: &AgentPreset) -> Result<(), EngineError> {
         }
     }
     for (i, rule) in preset.regex_rules.iter().flatten().enumerate() {
-        if let Err(e) = crate::regex_rule::compile(rule) {
+        if let Err(e) = crate::regex_pattern::compile_pattern(&rule.pattern, &rule.flags) {
             return Err(EngineError::invalid(
                 format!("regexRules[{i}].pattern"),
                 format!("rule \"{}\": {e}", rule.id),
