@@ -2,6 +2,7 @@
 //! prints; bad input ends with status 2 and one line on stderr that names the file.
 
 mod assets;
+mod connections;
 mod error;
 mod library;
 mod load;
@@ -37,6 +38,8 @@ enum Command {
     Export(library::ExportArgs),
     /// List, add or remove your own model profiles in the app's database.
     Profile(profiles::ProfileArgs),
+    /// Where `send` sends: connections and their keys (kept in the OS keychain).
+    Connection(connections::ConnectionArgs),
 }
 
 fn main() -> ExitCode {
@@ -46,6 +49,7 @@ fn main() -> ExitCode {
         Command::Import(args) => library::import(&args),
         Command::Export(args) => library::export(&args),
         Command::Profile(args) => profiles::run(&args),
+        Command::Connection(args) => connections::run(&args),
     };
     match outcome.and_then(|text| print(&text)) {
         Ok(()) => ExitCode::SUCCESS,

@@ -64,6 +64,30 @@ pub mod codes {
     /// Something in the app itself failed (a poisoned lock, a lost background task).
     pub const INTERNAL: &str = "internal";
 
+    // Sending a request to a provider (crates/send).
+    /// A dialect name that is not one of the known ones.
+    pub const UNKNOWN_DIALECT: &str = "unknown_dialect";
+    /// A connection that cannot be used: a bad URL, header or name, or no model where one is needed.
+    pub const INVALID_CONNECTION: &str = "invalid_connection";
+    /// The provider needs an API key and none was given; nothing was sent.
+    pub const MISSING_KEY: &str = "missing_key";
+    /// The OS keychain cannot be reached or refused; no key is kept anywhere else.
+    pub const KEYCHAIN: &str = "keychain";
+    /// The provider answered with an HTTP error status.
+    pub const HTTP_STATUS: &str = "http_status";
+    /// The provider reported an error inside an otherwise successful reply.
+    pub const PROVIDER_ERROR: &str = "provider_error";
+    /// The provider could not be reached, or the connection failed.
+    pub const NETWORK: &str = "network";
+    /// The provider took too long: to connect, to answer, or between two parts of a reply.
+    pub const TIMEOUT: &str = "timeout";
+    /// A reply that cannot be read (not the provider's format).
+    pub const BAD_REPLY: &str = "bad_reply";
+    /// A reply, or one event of it, over its size cap.
+    pub const REPLY_TOO_LARGE: &str = "reply_too_large";
+    /// The connection closed before the reply was complete.
+    pub const REPLY_CUT_SHORT: &str = "reply_cut_short";
+
     /// All of them, for the test that holds them distinct.
     pub const ALL: &[&str] = &[
         NOT_JSON,
@@ -93,6 +117,17 @@ pub mod codes {
         NOTHING_TO_EXPORT,
         INVALID_NAME,
         INTERNAL,
+        UNKNOWN_DIALECT,
+        INVALID_CONNECTION,
+        MISSING_KEY,
+        KEYCHAIN,
+        HTTP_STATUS,
+        PROVIDER_ERROR,
+        NETWORK,
+        TIMEOUT,
+        BAD_REPLY,
+        REPLY_TOO_LARGE,
+        REPLY_CUT_SHORT,
     ];
 
     #[cfg(test)]

@@ -9,10 +9,14 @@
 //! - [`sessions`]: a new chat, opening with the character's greeting when there is one.
 //! - [`export`]: a preset in each format, a session, and the file name to propose.
 //! - [`files`]: writing a file so that a failed write never destroys the file it replaces.
+//! - [`connections`]: where a user sends, checked and kept by name; [`keychain`]: their keys, in
+//!   the OS keychain only.
 
+pub mod connections;
 pub mod export;
 pub mod files;
 pub mod import;
+pub mod keychain;
 pub mod presets;
 pub mod profiles;
 pub mod sessions;
@@ -35,6 +39,13 @@ pub enum LibraryError {
     /// A model profile file that does not read or does not make sense.
     #[error("{file}: {problem}")]
     BadProfile { file: String, problem: String },
+    /// A connection that cannot be used, or a send that failed.
+    #[error(transparent)]
+    Send(#[from] promptloom_send::SendError),
+    #[error(transparent)]
+    Keychain(#[from] keychain::KeychainError),
+    #[error("connection \"{connection}\": the key is empty; nothing was kept")]
+    EmptyKey { connection: String },
 }
 
 impl LibraryError {
@@ -44,6 +55,9 @@ impl LibraryError {
             LibraryError::NeedsPreset { .. } => codes::NEEDS_PRESET,
             LibraryError::Export(_) => codes::NOTHING_TO_EXPORT,
             LibraryError::BadProfile { .. } => codes::INVALID_DOCUMENT,
+            LibraryError::Send(e) => e.code(),
+            LibraryError::Keychain(_) => codes::KEYCHAIN,
+            LibraryError::EmptyKey { .. } => codes::MISSING_KEY,
         }
     }
 }

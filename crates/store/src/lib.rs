@@ -14,6 +14,7 @@ mod error;
 
 pub mod app_settings;
 pub mod builtin;
+pub mod connections;
 pub mod presets;
 pub mod profiles;
 pub mod sessions;
@@ -35,6 +36,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         include_str!("../migrations/0002_preset_revision.sql"),
     ),
     ("0003_unused", include_str!("../migrations/0003_unused.sql")),
+    (
+        "0004_connections",
+        include_str!("../migrations/0004_connections.sql"),
+    ),
 ];
 
 /// The schema version this build writes.

@@ -357,3 +357,29 @@ fn a_save_over_a_revision_another_writer_changed_is_refused_and_changes_nothing(
     app.save_preset_at(&preset("p", "Back"), next)
         .expect("saved anew");
 }
+
+#[test]
+fn connections_save_list_replace_delete_by_name() {
+    let scratch = Scratch::new("connections");
+    let store = Store::open(&scratch.db()).expect("open");
+    let local = serde_json::json!({ "name": "local", "dialect": "openai-compatible" });
+    let cloud = serde_json::json!({ "name": "cloud", "dialect": "openai" });
+    store.save_connection("local", &local).expect("save");
+    store.save_connection("cloud", &cloud).expect("save");
+    let all: Vec<serde_json::Value> = store.connections().expect("list");
+    assert_eq!(all, [cloud.clone(), local.clone()], "in name order");
+
+    let moved = serde_json::json!({ "name": "local", "dialect": "anthropic" });
+    store.save_connection("local", &moved).expect("replace");
+    let read: serde_json::Value = store.connection("local").expect("read");
+    assert_eq!(read, moved);
+
+    store.delete_connection("local").expect("delete");
+    let gone = store.connection::<serde_json::Value>("local").unwrap_err();
+    assert_eq!(gone.code(), "not_found");
+    assert!(gone.to_string().contains("\"local\""), "{gone}");
+    let again = store.delete_connection("local").unwrap_err();
+    assert_eq!(again.code(), "not_found");
+    let left: Vec<serde_json::Value> = store.connections().expect("list");
+    assert_eq!(left, [cloud]);
+}

@@ -1,0 +1,223 @@
+//! `promptloom connection`: connections kept by name in the database, bad input refused with
+//! nothing written, and keys read from standard input into the OS keychain only (that part runs
+//! under `scripts/with-test-keychain`, as `./dev test` does).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Self {
+        let dir =
+            std::env::temp_dir().join(format!("promptloom-cli-conn-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("scratch");
+        Scratch(dir)
+    }
+    fn db(&self) -> String {
+        self.0.join("p.db").to_string_lossy().into_owned()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn run(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_promptloom"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the promptloom binary runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("written");
+    child.wait_with_output().expect("finished")
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = run(args, "");
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8")
+}
+
+fn refused(args: &[&str], why: &str) {
+    let out = run(args, "");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert!(err.contains(why), "{args:?}: {err}");
+}
+
+#[test]
+fn connections_are_added_listed_replaced_and_removed() {
+    let s = Scratch::new("crud");
+    let db = s.db();
+    let added = ok(&[
+        "connection",
+        "add",
+        "work",
+        "--dialect",
+        "openai",
+        "--model",
+        "gpt-4o",
+        "--db",
+        &db,
+    ]);
+    assert!(
+        added.starts_with("Added connection \"work\" (openai, https://api.openai.com/v1)"),
+        "{added}"
+    );
+    ok(&[
+        "connection",
+        "add",
+        "local",
+        "--dialect",
+        "openai-compatible",
+        "--base-url",
+        "http://127.0.0.1:8080/v1",
+        "--header",
+        "X-Team: blue",
+        "--extra-body",
+        r#"{"cache_prompt": true}"#,
+        "--key-env",
+        "LOCAL_KEY",
+        "--db",
+        &db,
+    ]);
+    let listed = ok(&["connection", "list", "--db", &db]);
+    let lines: Vec<&str> = listed.lines().collect();
+    assert_eq!(lines.len(), 2, "{listed}");
+    assert!(
+        lines[0].starts_with(
+            "local  openai-compatible  http://127.0.0.1:8080/v1  -  key from $LOCAL_KEY"
+        ),
+        "{listed}"
+    );
+    assert!(
+        lines[1].starts_with("work  openai  https://api.openai.com/v1  gpt-4o  "),
+        "{listed}"
+    );
+
+    let replaced = ok(&[
+        "connection",
+        "add",
+        "work",
+        "--dialect",
+        "anthropic",
+        "--db",
+        &db,
+    ]);
+    assert!(
+        replaced.starts_with("Replaced connection \"work\" (anthropic, https://api.anthropic.com)"),
+        "{replaced}"
+    );
+    let removed = ok(&["connection", "remove", "local", "--db", &db]);
+    assert!(
+        removed.starts_with("Removed connection \"local\""),
+        "{removed}"
+    );
+    refused(
+        &["connection", "remove", "local", "--db", &db],
+        "no connection with id \"local\"",
+    );
+}
+
+#[test]
+fn bad_connections_are_refused_and_nothing_is_written() {
+    let s = Scratch::new("bad");
+    let db = s.db();
+    for (args, why) in [
+        (vec!["--dialect", "nope"], "unknown dialect \"nope\""),
+        (vec!["--dialect", "openai-compatible"], "needs --base-url"),
+        (
+            vec!["--dialect", "openai", "--base-url", "file:///etc/passwd"],
+            "http",
+        ),
+        (
+            vec!["--dialect", "openai", "--extra-body", "[1]"],
+            "must be a JSON object",
+        ),
+        (vec!["--dialect", "openai", "--extra-body", "{"], "not JSON"),
+        (
+            vec!["--dialect", "openai", "--header", "no colon"],
+            "is not `Name: value`",
+        ),
+    ] {
+        let mut full = vec!["connection", "add", "x"];
+        full.extend(args);
+        full.extend(["--db", &db]);
+        refused(&full, why);
+    }
+    assert!(
+        !Path::new(&db).exists(),
+        "a refused connection opened no database"
+    );
+    ok(&["connection", "list", "--db", &db]);
+    refused(
+        &["connection", "set-key", "x", "--db", &db],
+        "no connection with id \"x\"",
+    );
+}
+
+#[test]
+fn a_key_is_read_from_standard_input_into_the_keychain_only() {
+    if std::env::var_os("PROMPTLOOM_TEST_KEYCHAIN").is_none() {
+        println!(
+            "skipped: no test keychain (run under scripts/with-test-keychain, as ./dev test does)"
+        );
+        return;
+    }
+    let s = Scratch::new("key");
+    let db = s.db();
+    let name = format!("cli-key-{}", std::process::id());
+    ok(&[
+        "connection",
+        "add",
+        &name,
+        "--dialect",
+        "openai",
+        "--db",
+        &db,
+    ]);
+    refused(
+        &["connection", "set-key", "nobody", "--db", &db],
+        "no connection with id \"nobody\"",
+    );
+    refused(
+        &["connection", "set-key", &name, "--db", &db],
+        "no key: give it on standard input",
+    );
+    let secret = format!("sk-cli-canary-{}", std::process::id());
+    let out = run(
+        &["connection", "set-key", &name, "--db", &db],
+        &format!("{secret}\n"),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let listed = ok(&["connection", "list", "--db", &db]);
+    assert!(listed.contains("key in the keychain"), "{listed}");
+    assert!(!listed.contains(&secret));
+    let bytes = std::fs::read(&db).expect("database");
+    assert!(
+        !bytes.windows(secret.len()).any(|w| w == secret.as_bytes()),
+        "the key is in the database"
+    );
+    let removed = ok(&["connection", "remove", &name, "--db", &db]);
+    assert!(removed.contains("and its key"), "{removed}");
+}

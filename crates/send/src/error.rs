@@ -1,0 +1,193 @@
+//! Everything that can go wrong when sending, each as one message a person can act on.
+
+use std::fmt;
+use std::time::Duration;
+
+use promptloom_engine::codes;
+use thiserror::Error;
+
+/// Which wait ran out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeoutPhase {
+    /// Opening the connection (TCP and TLS).
+    Connect,
+    /// From sending the request until the reply's status and headers arrived.
+    FirstByte,
+    /// Between two parts of the reply's body (and before its first part).
+    Idle,
+}
+
+impl fmt::Display for TimeoutPhase {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            TimeoutPhase::Connect => "to connect",
+            TimeoutPhase::FirstByte => "to start answering",
+            TimeoutPhase::Idle => "between two parts of the reply",
+        })
+    }
+}
+
+/// A failed send. Provider texts in it are escaped (no control characters) and an API key is
+/// never part of it. When a stream fails half way, the text that arrived before has already gone
+/// to the caller's event callback.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum SendError {
+    #[error("unknown dialect \"{found}\"; the dialects are: {valid}")]
+    UnknownDialect { found: String, valid: String },
+    #[error("connection \"{name}\": {message}")]
+    InvalidConnection { name: String, message: String },
+    #[error("connection \"{connection}\" ({dialect}) needs an API key and none was given{}; nothing was sent",
+        key_env.as_deref().map(|v| format!(" (the environment variable {v} is not set)")).unwrap_or_default())]
+    MissingKey {
+        connection: String,
+        dialect: String,
+        key_env: Option<String>,
+    },
+    /// The provider answered with an error status; `message` is the provider's own text.
+    #[error("HTTP {status}{} from {url}{}: {message}",
+        reason.map(|r| format!(" {r}")).unwrap_or_default(),
+        if *attempts > 1 { format!(" (after {attempts} attempts)") } else { String::new() })]
+    Status {
+        status: u16,
+        reason: Option<&'static str>,
+        url: String,
+        message: String,
+        attempts: u32,
+    },
+    /// An error the provider reported inside a reply that had started well (Anthropic's
+    /// `error` event, an `error` object in a stream).
+    #[error("the provider reported an error: {message}")]
+    Provider { message: String },
+    #[error("could not reach {url}: {message}")]
+    Network { url: String, message: String },
+    #[error("no answer from {url}: it took more than {} {phase}", seconds(*after))]
+    Timeout {
+        url: String,
+        phase: TimeoutPhase,
+        after: Duration,
+    },
+    #[error("the reply cannot be read: {message}")]
+    BadReply { message: String },
+    #[error("the reply is too large: {what} is over {limit} bytes")]
+    TooLarge { what: &'static str, limit: usize },
+    #[error("the connection closed before the reply was complete ({received_chars} characters had arrived)")]
+    CutShort { received_chars: usize },
+}
+
+fn seconds(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms.is_multiple_of(1000) {
+        format!("{} s", ms / 1000)
+    } else {
+        format!("{:.1} s", d.as_secs_f64())
+    }
+}
+
+impl SendError {
+    /// The stable code the UI and the command line switch on (one of `promptloom_engine::codes`).
+    pub fn code(&self) -> &'static str {
+        match self {
+            SendError::UnknownDialect { .. } => codes::UNKNOWN_DIALECT,
+            SendError::InvalidConnection { .. } => codes::INVALID_CONNECTION,
+            SendError::MissingKey { .. } => codes::MISSING_KEY,
+            SendError::Status { .. } => codes::HTTP_STATUS,
+            SendError::Provider { .. } => codes::PROVIDER_ERROR,
+            SendError::Network { .. } => codes::NETWORK,
+            SendError::Timeout { .. } => codes::TIMEOUT,
+            SendError::BadReply { .. } => codes::BAD_REPLY,
+            SendError::TooLarge { .. } => codes::REPLY_TOO_LARGE,
+            SendError::CutShort { .. } => codes::REPLY_CUT_SHORT,
+        }
+    }
+
+    /// The HTTP status, for errors that have one.
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            SendError::Status { status, .. } => Some(*status),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn bad_reply(message: impl Into<String>) -> Self {
+        SendError::BadReply {
+            message: message.into(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_is_in_the_engine_list() {
+        let samples = [
+            SendError::UnknownDialect {
+                found: "x".into(),
+                valid: "y".into(),
+            },
+            SendError::InvalidConnection {
+                name: "n".into(),
+                message: "m".into(),
+            },
+            SendError::MissingKey {
+                connection: "c".into(),
+                dialect: "openai".into(),
+                key_env: Some("OPENAI_API_KEY".into()),
+            },
+            SendError::Status {
+                status: 401,
+                reason: Some("Unauthorized"),
+                url: "u".into(),
+                message: "m".into(),
+                attempts: 1,
+            },
+            SendError::Provider {
+                message: "m".into(),
+            },
+            SendError::Network {
+                url: "u".into(),
+                message: "m".into(),
+            },
+            SendError::Timeout {
+                url: "u".into(),
+                phase: TimeoutPhase::Idle,
+                after: Duration::from_millis(1500),
+            },
+            SendError::bad_reply("m"),
+            SendError::TooLarge {
+                what: "the reply",
+                limit: 1,
+            },
+            SendError::CutShort { received_chars: 3 },
+        ];
+        for e in samples {
+            assert!(codes::ALL.contains(&e.code()), "{}", e.code());
+            assert!(!e.to_string().is_empty());
+        }
+    }
+
+    #[test]
+    fn messages_read_well() {
+        let e = SendError::Status {
+            status: 429,
+            reason: Some("Too Many Requests"),
+            url: "http://h/v1/chat/completions".into(),
+            message: "slow down".into(),
+            attempts: 3,
+        };
+        assert_eq!(
+            e.to_string(),
+            "HTTP 429 Too Many Requests from http://h/v1/chat/completions (after 3 attempts): slow down"
+        );
+        let e = SendError::Timeout {
+            url: "u".into(),
+            phase: TimeoutPhase::FirstByte,
+            after: Duration::from_millis(1500),
+        };
+        assert_eq!(
+            e.to_string(),
+            "no answer from u: it took more than 1.5 s to start answering"
+        );
+    }
+}

@@ -1,0 +1,117 @@
+//! The HTTP details under the sender: the client, retry waits, error bodies and texts.
+
+use std::time::Duration;
+
+use reqwest::header::RETRY_AFTER;
+use reqwest::{Client, Response, StatusCode, Url};
+
+use crate::error::{SendError, TimeoutPhase};
+use crate::send::SendOptions;
+
+/// How much of an error reply's body is read to find the provider's message.
+const ERROR_BODY_READ: usize = 64 * 1024;
+
+/// The HTTP client for one send: rustls, no redirects, no proxy for loopback addresses.
+pub(crate) fn client(url: &Url, options: &SendOptions) -> Result<Client, SendError> {
+    let mut builder = Client::builder()
+        .connect_timeout(options.connect_timeout)
+        .redirect(reqwest::redirect::Policy::none())
+        .user_agent(concat!("promptloom/", env!("CARGO_PKG_VERSION")));
+    if is_loopback(url) {
+        builder = builder.no_proxy();
+    }
+    builder.build().map_err(|e| SendError::Network {
+        url: shown(url),
+        message: format!("the HTTP client could not be set up: {}", chain(&e)),
+    })
+}
+
+fn is_loopback(url: &Url) -> bool {
+    let Some(host) = url.host_str() else {
+        return false;
+    };
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// The URL as shown in messages: without a user name or password, escaped.
+pub(crate) fn shown(url: &Url) -> String {
+    let mut url = url.clone();
+    let _ = url.set_username("");
+    let _ = url.set_password(None);
+    crate::text::escape_control(url.as_str())
+}
+
+/// How long to wait before retrying this status, or `None` for no retry.
+pub(crate) fn retry_wait(
+    response: &Response,
+    attempt: u32,
+    options: &SendOptions,
+) -> Option<Duration> {
+    let status = response.status();
+    if status != StatusCode::TOO_MANY_REQUESTS && !status.is_server_error() {
+        return None;
+    }
+    let asked = response
+        .headers()
+        .get(RETRY_AFTER)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map(Duration::from_secs);
+    match asked {
+        Some(wait) if wait > options.max_retry_wait => None,
+        Some(wait) => Some(wait),
+        None => Some(
+            Duration::from_secs(1u64 << attempt.saturating_sub(1).min(5))
+                .min(options.max_retry_wait),
+        ),
+    }
+}
+
+/// Up to [`ERROR_BODY_READ`] bytes of an error reply; what arrived when reading stops.
+pub(crate) async fn read_error_body(mut response: Response, idle: Duration) -> Vec<u8> {
+    let mut body = Vec::new();
+    while body.len() < ERROR_BODY_READ {
+        match tokio::time::timeout(idle, response.chunk()).await {
+            Ok(Ok(Some(chunk))) => body.extend_from_slice(&chunk),
+            _ => break,
+        }
+    }
+    body.truncate(ERROR_BODY_READ);
+    body
+}
+
+pub(crate) fn transport_error(e: &reqwest::Error, url: &str, options: &SendOptions) -> SendError {
+    if e.is_connect() && e.is_timeout() {
+        return SendError::Timeout {
+            url: url.to_string(),
+            phase: TimeoutPhase::Connect,
+            after: options.connect_timeout,
+        };
+    }
+    SendError::Network {
+        url: url.to_string(),
+        message: chain(e),
+    }
+}
+
+/// An error and its causes, joined, escaped; without the URL reqwest adds to its own text.
+fn chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut next: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = next {
+        let text = err.to_string();
+        let text = match text.split_once(" for url (") {
+            Some((head, _)) => head.to_string(),
+            None => text,
+        };
+        if !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
+        }
+        next = err.source();
+    }
+    crate::text::escape_control(&parts.join(": "))
+}

@@ -1,0 +1,33 @@
+//! Promptloom's "Send": puts a request body the engine built on the wire to an LLM provider and
+//! streams the reply back.
+//!
+//! The body is never built or changed here: [`send`] sends the bytes it is given, byte for byte.
+//! What this crate adds is the rest of the request (the URL and headers per [`Dialect`], from a
+//! [`Connection`] and an [`ApiKey`]), the reading of the reply (an incremental server-sent
+//! events parser, [`sse`], and per-dialect decoding, [`decode`]), timeouts, retries and errors
+//! that say what happened in one line ([`SendError`], each with a stable `code()`).
+//!
+//! Keys never reach a printed text: [`ApiKey`] prints as `••••`, and [`display_headers`] shows
+//! the headers a request would carry with the key redacted.
+
+mod connection;
+pub mod decode;
+mod dialect;
+mod error;
+mod http;
+mod key;
+mod request;
+mod send;
+pub mod sse;
+mod text;
+
+pub use connection::{well_known, Connection, WellKnown};
+pub use decode::{decode_full, provider_error_text, Decoder, StreamEvent, Usage};
+pub use dialect::Dialect;
+pub use error::{SendError, TimeoutPhase};
+pub use key::{ApiKey, REDACTED};
+pub use request::{display_headers, request_url, ANTHROPIC_VERSION};
+pub use send::{send, Reply, SendOptions};
+pub use sse::{SseEvent, SseParser, MAX_EVENT_BYTES, MAX_STREAM_BYTES};
+pub use text::escape_control;
+pub use tokio_util::sync::CancellationToken;

@@ -1,0 +1,348 @@
+//! The sender: one request, its retries, and the reply read as it arrives.
+
+use std::time::{Duration, Instant};
+
+use reqwest::header::CONTENT_TYPE;
+use reqwest::Response;
+use tokio_util::sync::CancellationToken;
+
+use crate::connection::Connection;
+use crate::decode::{decode_full, provider_error_text, Decoder, StreamEvent, Usage};
+use crate::error::{SendError, TimeoutPhase};
+use crate::http::{client, read_error_body, retry_wait, shown, transport_error};
+use crate::key::ApiKey;
+use crate::request::{request_headers, request_url};
+use crate::sse::{SseParser, MAX_STREAM_BYTES};
+
+/// Timeouts and retries of one send.
+///
+/// | setting | default |
+/// |---|---|
+/// | `connect_timeout`: opening the connection (TCP and TLS) | 10 s |
+/// | `first_byte_timeout`: from sending the request to the reply's status and headers | 60 s |
+/// | `idle_timeout`: between two parts of the reply's body, and before the first | 60 s |
+/// | `max_retries`: further attempts after a 429 or 5xx status | 2 |
+/// | `max_retry_wait`: the longest wait before a retry | 20 s |
+///
+/// A retry waits as long as the provider's `Retry-After` header asks (in seconds); when it asks
+/// for longer than `max_retry_wait`, there is no retry and its status is the error. Without the
+/// header the waits are 1 s, then 2 s (never more than `max_retry_wait`). A retry only ever
+/// happens before any of the reply was read, so nothing is streamed twice.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SendOptions {
+    pub connect_timeout: Duration,
+    pub first_byte_timeout: Duration,
+    pub idle_timeout: Duration,
+    pub max_retries: u32,
+    pub max_retry_wait: Duration,
+}
+
+impl Default for SendOptions {
+    fn default() -> Self {
+        SendOptions {
+            connect_timeout: Duration::from_secs(10),
+            first_byte_timeout: Duration::from_secs(60),
+            idle_timeout: Duration::from_secs(60),
+            max_retries: 2,
+            max_retry_wait: Duration::from_secs(20),
+        }
+    }
+}
+
+/// What came back.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Reply {
+    /// The reply text, all deltas joined.
+    pub text: String,
+    /// Why the model stopped, in the provider's words, when it said.
+    pub finish_reason: Option<String>,
+    pub usage: Usage,
+    /// The send was cancelled before the reply was complete; `text` is what had arrived.
+    pub incomplete: bool,
+    /// The HTTP status of the reply read (0 when cancelled before one came).
+    pub status: u16,
+    /// How many requests were made (1 without retries).
+    pub attempts: u32,
+    /// From the call to the first text, when any came.
+    pub time_to_first_token: Option<Duration>,
+    /// From the call to its end.
+    pub total_time: Duration,
+}
+
+/// Sends `body` to the connection's endpoint exactly as given and reads the reply.
+///
+/// - `key`: required for `openai`, `anthropic` and `gemini`; without one the call fails with
+///   [`SendError::MissingKey`] before anything is sent. An empty key counts as none.
+/// - `model`: used by Gemini only (it goes in the URL), falling back to the connection's
+///   `default_model`; the other dialects read it from the body.
+/// - `stream`: picks Gemini's streaming method; for the other dialects the body's own `stream`
+///   field decides. Either way the reply is read by its content type: `text/event-stream` as a
+///   stream, anything else as one JSON reply.
+/// - `cancel`: cancelling ends the send at once; what had arrived is returned with
+///   `incomplete` set (an empty reply when nothing had).
+/// - `on_event`: called with every [`StreamEvent`] as it is decoded (a reply that was not
+///   streamed gives its events at the end). When a stream fails half way the text that had
+///   arrived went here before the error.
+///
+/// Redirects are not followed (a 3xx is an error), so the key only ever goes to the URL the
+/// connection names. Loopback addresses are never sent through a proxy.
+// Each argument is one thing a caller decides; a struct for them would only rename them.
+#[allow(clippy::too_many_arguments)]
+pub async fn send<F>(
+    connection: &Connection,
+    key: Option<ApiKey>,
+    model: Option<&str>,
+    body: Vec<u8>,
+    stream: bool,
+    options: &SendOptions,
+    cancel: &CancellationToken,
+    mut on_event: F,
+) -> Result<Reply, SendError>
+where
+    F: FnMut(&StreamEvent),
+{
+    let started = Instant::now();
+    connection.validate()?;
+    let key = key.filter(|k| !k.is_empty());
+    if connection.dialect.needs_key() && key.is_none() {
+        return Err(SendError::MissingKey {
+            connection: connection.name.clone(),
+            dialect: connection.dialect.to_string(),
+            key_env: connection.key_env.clone(),
+        });
+    }
+    let url = request_url(connection, model, stream)?;
+    let headers = request_headers(connection, key.as_ref())?;
+    let client = client(&url, options)?;
+    let shown_url = shown(&url);
+    let mut reply = Reply::default();
+
+    let mut attempt = 0;
+    let response = loop {
+        attempt += 1;
+        reply.attempts = attempt;
+        let request = client
+            .post(url.clone())
+            .headers(headers.clone())
+            .body(body.clone())
+            .send();
+        let answer = tokio::select! {
+            biased;
+            _ = cancel.cancelled() => return Ok(cancelled(reply, started)),
+            answer = tokio::time::timeout(options.first_byte_timeout, request) => answer,
+        };
+        let response = match answer {
+            Err(_) => {
+                return Err(SendError::Timeout {
+                    url: shown_url,
+                    phase: TimeoutPhase::FirstByte,
+                    after: options.first_byte_timeout,
+                })
+            }
+            Ok(Err(e)) => return Err(transport_error(&e, &shown_url, options)),
+            Ok(Ok(response)) => response,
+        };
+        let status = response.status();
+        reply.status = status.as_u16();
+        if status.is_success() {
+            break response;
+        }
+        let retry_wait = retry_wait(&response, attempt, options);
+        if let Some(wait) = retry_wait.filter(|_| attempt <= options.max_retries) {
+            drop(response);
+            tokio::select! {
+                biased;
+                _ = cancel.cancelled() => return Ok(cancelled(reply, started)),
+                _ = tokio::time::sleep(wait) => continue,
+            }
+        }
+        let error_body = read_error_body(response, options.idle_timeout).await;
+        return Err(SendError::Status {
+            status: status.as_u16(),
+            reason: status.canonical_reason(),
+            url: shown_url,
+            message: provider_error_text(&error_body),
+            attempts: attempt,
+        });
+    };
+
+    let is_stream = response
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.to_ascii_lowercase().contains("text/event-stream"));
+    let mut reader = Reader {
+        reply,
+        started,
+        on_event: &mut on_event,
+    };
+    let finished = if is_stream {
+        reader
+            .stream(response, connection, options, cancel, &shown_url)
+            .await?
+    } else {
+        reader
+            .whole(response, connection, options, cancel, &shown_url)
+            .await?
+    };
+    let mut reply = reader.reply;
+    reply.total_time = started.elapsed();
+    if !finished {
+        reply.incomplete = true;
+    }
+    Ok(reply)
+}
+
+/// The reply read so far and where its events go.
+struct Reader<'f, F> {
+    reply: Reply,
+    started: Instant,
+    on_event: &'f mut F,
+}
+
+impl<F: FnMut(&StreamEvent)> Reader<'_, F> {
+    /// Applies one event to the reply and hands it on; a provider error ends the send.
+    fn apply(&mut self, event: StreamEvent) -> Result<(), SendError> {
+        match &event {
+            StreamEvent::Delta(text) => {
+                if self.reply.time_to_first_token.is_none() {
+                    self.reply.time_to_first_token = Some(self.started.elapsed());
+                }
+                self.reply.text.push_str(text);
+            }
+            StreamEvent::Usage {
+                prompt_tokens,
+                completion_tokens,
+            } => self.reply.usage.merge(Usage {
+                prompt_tokens: *prompt_tokens,
+                completion_tokens: *completion_tokens,
+            }),
+            StreamEvent::Finish(reason) => self.reply.finish_reason = Some(reason.clone()),
+            StreamEvent::Error(_) | StreamEvent::Done => {}
+        }
+        (self.on_event)(&event);
+        if let StreamEvent::Error(message) = event {
+            return Err(SendError::Provider { message });
+        }
+        Ok(())
+    }
+
+    /// Reads a server-sent event stream. `Ok(false)` when cancelled.
+    async fn stream(
+        &mut self,
+        mut response: Response,
+        connection: &Connection,
+        options: &SendOptions,
+        cancel: &CancellationToken,
+        url: &str,
+    ) -> Result<bool, SendError> {
+        let mut parser = SseParser::new();
+        let mut decoder = Decoder::new(connection.dialect);
+        let mut events_seen = 0usize;
+        loop {
+            let Some(chunk) = next_chunk(&mut response, options, cancel, url, self).await? else {
+                return Ok(false);
+            };
+            let Some(chunk) = chunk else {
+                // The server ended the reply.
+                return if self.reply.finish_reason.is_some() {
+                    Ok(true)
+                } else if events_seen == 0 {
+                    Err(SendError::bad_reply(if parser.bytes_seen() == 0 {
+                        "the event stream was empty".to_string()
+                    } else {
+                        format!(
+                            "{} bytes without one complete server-sent event",
+                            parser.bytes_seen()
+                        )
+                    }))
+                } else {
+                    Err(SendError::CutShort {
+                        received_chars: self.reply.text.chars().count(),
+                    })
+                };
+            };
+            let events = parser.feed(&chunk).map_err(|e| {
+                let (what, limit) = e.describe();
+                SendError::TooLarge { what, limit }
+            })?;
+            for event in events {
+                events_seen += 1;
+                for decoded in decoder.event(&event)? {
+                    let done = decoded == StreamEvent::Done;
+                    self.apply(decoded)?;
+                    if done {
+                        return Ok(true);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Reads a reply that is one JSON document. `Ok(false)` when cancelled.
+    async fn whole(
+        &mut self,
+        mut response: Response,
+        connection: &Connection,
+        options: &SendOptions,
+        cancel: &CancellationToken,
+        url: &str,
+    ) -> Result<bool, SendError> {
+        let mut body = Vec::new();
+        loop {
+            let Some(chunk) = next_chunk(&mut response, options, cancel, url, self).await? else {
+                return Ok(false);
+            };
+            let Some(chunk) = chunk else { break };
+            if body.len() + chunk.len() > MAX_STREAM_BYTES {
+                return Err(SendError::TooLarge {
+                    what: "the whole reply",
+                    limit: MAX_STREAM_BYTES,
+                });
+            }
+            body.extend_from_slice(&chunk);
+        }
+        for event in decode_full(connection.dialect, &body)? {
+            self.apply(event)?;
+        }
+        Ok(true)
+    }
+}
+
+/// The next part of the body: `None` when cancelled, `Some(None)` at its end.
+async fn next_chunk<F>(
+    response: &mut Response,
+    options: &SendOptions,
+    cancel: &CancellationToken,
+    url: &str,
+    reader: &Reader<'_, F>,
+) -> Result<Option<Option<Vec<u8>>>, SendError> {
+    let next = tokio::select! {
+        biased;
+        _ = cancel.cancelled() => return Ok(None),
+        next = tokio::time::timeout(options.idle_timeout, response.chunk()) => next,
+    };
+    match next {
+        Err(_) => Err(SendError::Timeout {
+            url: url.to_string(),
+            phase: TimeoutPhase::Idle,
+            after: options.idle_timeout,
+        }),
+        Ok(Ok(chunk)) => Ok(Some(chunk.map(|c| c.to_vec()))),
+        Ok(Err(e)) if e.is_timeout() => Err(SendError::Timeout {
+            url: url.to_string(),
+            phase: TimeoutPhase::Idle,
+            after: options.idle_timeout,
+        }),
+        // The connection broke (reset, a malformed chunked body...).
+        Ok(Err(_)) => Err(SendError::CutShort {
+            received_chars: reader.reply.text.chars().count(),
+        }),
+    }
+}
+
+fn cancelled(mut reply: Reply, started: Instant) -> Reply {
+    reply.incomplete = true;
+    reply.total_time = started.elapsed();
+    reply
+}
