@@ -115,6 +115,11 @@ export type AgentPreset = {
 	regexRules?: RegexRule[] | null,
 	processors?: ProcessorConfig[] | null,
 	variables?: { [key in string]: string } | null,
+	/**
+	 *  Sampler and length settings for the request (RULES 5.10); per field they win over the
+	 *  model profile's.
+	 */
+	generation?: GenerationSettings | null,
 };
 
 export type AnchorPosition = "before" | "after";
@@ -162,6 +167,11 @@ export type BuildResult = {
 	variables: { [key in string]: string },
 	/**  What the lorebook activated (and why) and what its budget cut; absent without one. */
 	lorebook?: LorebookReport | null,
+	/**
+	 *  The generation settings the request carries, each with its origin (RULES 5.9, 5.10);
+	 *  absent when none is set.
+	 */
+	generation?: ResolvedGeneration,
 };
 
 /**  One message of the build result, with its tokens and provenance (RULES 3.7). */
@@ -207,6 +217,13 @@ export type ChatMessage = {
 	content: string,
 	attachments?: Attachment[],
 	createdAt?: string | null,
+	/**  For a reply a provider sent: what sent it, how it ended, what it cost and took (RULES 2). */
+	reply?: ReplyInfo | null,
+	/**
+	 *  The other replies to the same turn (regenerated, or SillyTavern's swipes), kept to flip
+	 *  to; `content` is the one chosen. Builds read `content` only.
+	 */
+	swipes?: Swipe[],
 };
 
 /**
@@ -299,6 +316,30 @@ export type FieldType = "text" | "number" | "boolean" | "select";
 /**  A file was dropped on the window; the page shows what it would import. */
 export type FileDropped = {
 	file: ChosenFile,
+};
+
+/**  Sampler and length settings. Absent fields are not sent. */
+export type GenerationSettings = {
+	/**  0 to 2. */
+	temperature?: number | null,
+	/**  0 to 1. */
+	topP?: number | null,
+	/**  At least 1. */
+	topK?: number | null,
+	/**  The reply limit; absent, the body carries the model profile's reply reserve. */
+	maxOutputTokens?: number | null,
+	/**  Stop sequences, at most 16, none empty. An empty list is the same as none. */
+	stop?: string[],
+	/**  -2 to 2. */
+	frequencyPenalty?: number | null,
+	/**  -2 to 2. */
+	presencePenalty?: number | null,
+	seed?: number | null,
+	/**
+	 *  Further top-level body fields, written as they are after everything else (so they win over
+	 *  a typed setting of the same name); none of [`RESERVED_EXTRA_KEYS`].
+	 */
+	extra?: { [key in string]: Value },
 };
 
 /**  What an import created or changed. */
@@ -556,6 +597,26 @@ export type RegexRule = {
 
 export type RegexScope = "history" | "templates" | "both";
 
+/**  What came back with a reply from a provider. */
+export type ReplyInfo = {
+	/**  The connection it was sent through, by name. */
+	connection: string,
+	model: string,
+	/**  Why the provider stopped (`stop`, `length`, `end_turn`, ...), as it said it. */
+	finishReason?: string | null,
+	/**  The provider's own count of the prompt, when it reported one. */
+	promptTokens?: number | null,
+	completionTokens?: number | null,
+	/**  Promptloom's count of the same prompt, for the build that was sent. */
+	countedPromptTokens?: number | null,
+	/**  Milliseconds from sending to the first text. */
+	firstTokenMs?: number | null,
+	/**  Milliseconds from sending to the end of the reply. */
+	totalMs?: number,
+	/**  Stopped before the provider finished (the user pressed Stop): what arrived is kept. */
+	incomplete?: boolean,
+};
+
 /**  The settings one processor runs with in one build. */
 export type ResolvedConfig = {
 	id: string,
@@ -573,6 +634,19 @@ export type ResolvedConfig = {
 	notes: string[],
 	/**  The same notes as codes with parameters, for the app to say in its language. */
 	notesSaid: Said[],
+};
+
+/**  The generation settings of one build, with where each came from. */
+export type ResolvedGeneration = {
+	/**  What the request carries; an absent field is not sent. */
+	settings: GenerationSettings,
+	/**
+	 *  For each set field (by its name, `topP`), whether the model profile or the preset gave it.
+	 *  A field that is not set has no entry: its origin is the default, which sends nothing.
+	 */
+	origins: { [key in string]: SettingOrigin },
+	/**  The same for each key of `settings.extra`. */
+	extraOrigins: { [key in string]: SettingOrigin },
 };
 
 export type Role = "system" | "user" | "assistant" | "tool";
@@ -655,6 +729,12 @@ export type StoredRun = {
 	historyIndex: number,
 	/**  Each message's tokens, as in `BuiltMessage::tokens`. */
 	tokens: number[],
+};
+
+/**  Another reply to the same turn. */
+export type Swipe = {
+	content: string,
+	reply?: ReplyInfo | null,
 };
 
 /**  What a template is: an ordinary message, or a slot (RULES 1). */

@@ -148,6 +148,7 @@ fn preset() -> AgentPreset {
         regex_rules: None,
         processors: None,
         variables: None,
+        generation: None,
     }
 }
 

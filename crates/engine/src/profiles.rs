@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::ProcessorConfig;
+use crate::model::{GenerationField, GenerationSettings, ProcessorConfig};
 use crate::pattern::best_match;
 use crate::tokens::{tokenizer_for_model, MessageOverhead, TokenizerChoice, TokenizerKind};
 
@@ -15,6 +15,38 @@ pub enum ProviderFormat {
     OpenaiChat,
     AnthropicMessages,
     Gemini,
+}
+
+impl ProviderFormat {
+    /// The format's name, as in documents and profiles (`openai-chat`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProviderFormat::OpenaiChat => "openai-chat",
+            ProviderFormat::AnthropicMessages => "anthropic-messages",
+            ProviderFormat::Gemini => "gemini",
+        }
+    }
+
+    /// Whether the format's request body has a place for generation setting `field`
+    /// (RULES 5.7). Chat Completions has no top-k; Anthropic Messages has no penalties and no
+    /// seed; Gemini takes every one. A build warns about a set field its format does not take,
+    /// and the body leaves it out.
+    pub fn takes(self, field: GenerationField) -> bool {
+        use GenerationField::*;
+        match self {
+            ProviderFormat::OpenaiChat => field != TopK,
+            ProviderFormat::AnthropicMessages => {
+                !matches!(field, FrequencyPenalty | PresencePenalty | Seed)
+            }
+            ProviderFormat::Gemini => true,
+        }
+    }
+
+    /// The highest temperature the format takes, where it is lower than the 2 a preset may
+    /// hold: Anthropic's is 1.
+    pub fn max_temperature(self) -> Option<f64> {
+        (self == ProviderFormat::AnthropicMessages).then_some(1.0)
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -51,6 +83,9 @@ pub struct ModelProfile {
     pub capabilities: Capabilities,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub processors: Vec<ProcessorConfig>,
+    /// Generation settings for this model; per field, a preset's win over these (RULES 5.9).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generation: Option<GenerationSettings>,
     #[serde(default)]
     pub builtin: bool,
 }
@@ -109,6 +144,7 @@ fn profile(
         tokenizer_exact: tokenizer.exact,
         capabilities,
         processors: Vec::new(),
+        generation: None,
         builtin: true,
     }
 }

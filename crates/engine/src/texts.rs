@@ -37,6 +37,11 @@ crate::texts! {
     UNKNOWN_SETTING = "settings.unknown" => "unknown setting \"{key}\" ignored";
     INVALID_SETTING = "settings.invalid" => "setting \"{key}\" = {value} is not a valid {type}; the default is used";
 
+    // Generation settings (RULES 5.10), said by the build for the profile's provider format.
+    GENERATION_NOT_TAKEN = "generation.not-taken" => "generation setting {setting} is not taken by the {format} format; it is left out of the request";
+    GENERATION_OUT_OF_RANGE = "generation.out-of-range" => "generation setting {setting} = {value} is above the {format} format's maximum of {max}; it is sent as it is and the provider may refuse it";
+    GENERATION_OVER_RESERVE = "generation.over-reserve" => "maxOutputTokens {max} is more than the reply reserve of {reserve} tokens; a reply that long may not fit the context window";
+
     // Model filter patterns (RULES 3.1, last paragraph)
     PATTERN_EMPTY = "pattern.empty" => "a model pattern cannot be empty";
     PATTERN_SPACE = "pattern.space" => "\"{pattern}\" contains a space ({char}); model ids have none";

@@ -35,6 +35,7 @@ promptloom_engine::texts! {
     NO_IDENTIFIER = "import.no-identifier" => "no identifier; skipped";
     SECOND_PROMPT = "import.second-prompt" => "a second prompt with this identifier; skipped";
     NOT_IN_ORDER = "import.not-in-order" => "not in the order list; kept as a template without a step";
+    SAMPLER_NOT_MAPPED = "import.sampler-not-mapped" => "{value} is not a value this model takes ({range}); not mapped";
     PRESET_SETTINGS = "import.preset-settings" => "not mapped (sampler, API and formatting settings of SillyTavern)";
     UNKNOWN_ROLE = "import.unknown-role" => "{role} is unknown; system used";
     FORBID_OVERRIDES = "import.forbid-overrides" => "forbid_overrides not mapped";
@@ -83,7 +84,6 @@ promptloom_engine::texts! {
     // Chats
     NO_MES = "import.no-mes" => "no `mes` text; skipped";
     HIDDEN = "import.hidden" => "hidden from the prompt in SillyTavern (is_system); skipped";
-    SWIPES = "import.swipes" => "{count} alternative swipes not mapped; the chosen one kept";
     ATTACHMENT_NOT_IMPORTED = "import.attachment-not-imported" => "attachment `extra.{key}` not imported";
 
     // Export to SillyTavern's formats (RULES 7.5)
@@ -93,6 +93,8 @@ promptloom_engine::texts! {
     STEP_OVERRIDES = "export.step-overrides" => "overrides not exported: SillyTavern has none per step";
     CHARACTER = "export.character" => "not exported: SillyTavern keeps it in a character card";
     LOREBOOK = "export.lorebook" => "not exported: SillyTavern keeps it in a world info file";
+    STOP_SEQUENCES = "export.stop-sequences" => "not exported: SillyTavern keeps stop strings in its user settings, not in a preset";
+    EXTRA_FIELDS = "export.extra-fields" => "not exported: a SillyTavern preset has no place for further request fields";
     REGEX_RULES = "export.regex-rules" => "not exported: SillyTavern keeps them in its regex extension";
     NOT_EXPORTED = "export.not-exported" => "not exported";
     OTHER_RECIPE = "export.other-recipe" => "not exported: a SillyTavern preset has one prompt order";

@@ -22,6 +22,13 @@ const FIXTURES: &str = concat!(
 fn st_preset() -> Value {
     json!({
         "temperature": 0.9,
+        "top_p": 0.8,
+        "top_k": 30,
+        "openai_max_tokens": 600,
+        "frequency_penalty": 0.1,
+        "presence_penalty": -0.2,
+        "seed": 5,
+        "min_p": 0.05,
         "prompts": [
             { "identifier": "main", "name": "Main Prompt", "system_prompt": true, "role": "system",
               "content": "Be {{char}}." },
@@ -67,8 +74,32 @@ const MARKERS: &[&str] = &[
     "scenario",
 ];
 
+/// The samplers this model holds, by SillyTavern key, with its "off" values (top_k 0, a negative
+/// seed) left out.
+fn samplers(st: &Value) -> Vec<(String, f64)> {
+    [
+        "temperature",
+        "top_p",
+        "top_k",
+        "openai_max_tokens",
+        "frequency_penalty",
+        "presence_penalty",
+        "seed",
+    ]
+    .iter()
+    .filter_map(|&key| Some((key.to_string(), st.get(key)?.as_f64()?)))
+    .filter(|(key, v)| {
+        let off = (key == "top_k" && *v == 0.0) || (key == "seed" && *v < 0.0);
+        !off
+    })
+    .collect()
+}
+
+/// Prompts, the order (identifier, enabled) and the samplers.
+type Modelled = (Vec<Value>, Vec<(String, bool)>, Vec<(String, f64)>);
+
 /// The fields of a SillyTavern preset that this model holds, with SillyTavern's defaults filled in.
-fn modelled(st: &Value) -> (Vec<Value>, Vec<(String, bool)>) {
+fn modelled(st: &Value) -> Modelled {
     let prompts = st["prompts"]
         .as_array()
         .unwrap()
@@ -110,7 +141,7 @@ fn modelled(st: &Value) -> (Vec<Value>, Vec<(String, bool)>) {
             )
         })
         .collect();
-    (prompts, order)
+    (prompts, order, samplers(st))
 }
 
 fn import_preset(file: &str, bytes: &[u8]) -> AgentPreset {
@@ -128,6 +159,12 @@ fn sillytavern_round_trip_keeps_every_modelled_field() {
     assert_eq!(modelled(&exported.value), modelled(&original));
     // The unknown marker is reported on the way out as on the way in.
     assert!(exported.report.mentions("summary"));
+    assert_eq!(exported.value["temperature"], 0.9);
+    assert_eq!(exported.value["openai_max_tokens"], 600);
+    assert!(
+        exported.value.get("min_p").is_none(),
+        "not held, not written"
+    );
     // And what comes out imports again to the same preset.
     let again = import_preset("rt.json", exported.value.to_string().as_bytes());
     assert_eq!(again, preset);
@@ -167,7 +204,14 @@ fn sillytavern_export_reports_what_it_cannot_hold() {
     second.model_filter = vec!["claude-*".into()];
     preset.context_recipes.push(second);
     preset.context_recipes[0].steps[0].overrides = Some(Default::default());
+    let generation = preset.generation.as_mut().expect("imported samplers");
+    generation.stop = vec!["END".into()];
+    generation
+        .extra
+        .insert("service_tier".into(), json!("flex"));
     let exported = export_sillytavern_preset(&preset);
+    assert!(exported.report.mentions("generation.stop"));
+    assert!(exported.report.mentions("generation.extra (service_tier)"));
     assert!(exported.report.mentions("anchored"));
     assert!(exported.report.mentions("recipe claude"));
     assert!(exported.report.mentions("overrides"));

@@ -133,7 +133,7 @@ fn preset_prompt_outside_the_order_list_is_kept_and_reported() {
 }
 
 #[test]
-fn preset_samplers_are_reported_on_one_line() {
+fn preset_samplers_become_generation_settings_and_the_rest_is_reported_on_one_line() {
     let r = import("p.json", &st_preset());
     let lines: Vec<_> = r
         .report
@@ -142,7 +142,122 @@ fn preset_samplers_are_reported_on_one_line() {
         .filter(|i| i.message.starts_with("not mapped"))
         .collect();
     assert_eq!(lines.len(), 1, "{:?}", r.report);
-    assert_eq!(lines[0].item, "openai_max_context, temperature, top_p");
+    assert_eq!(lines[0].item, "openai_max_context");
+    let Imported::Preset { preset } = &r.value else {
+        panic!("a preset");
+    };
+    let g = preset.generation.as_ref().expect("generation settings");
+    assert_eq!(g.temperature, Some(0.7));
+    assert_eq!(g.top_p, Some(1.0));
+    assert_eq!(g.max_output_tokens, None);
+}
+
+#[test]
+fn preset_samplers_map_by_sillytavern_key() {
+    let mut value = st_preset();
+    let root = value.as_object_mut().unwrap();
+    for (key, v) in [
+        ("temperature", json!(1.2)),
+        ("top_p", json!("0.95")),
+        ("top_k", json!(40)),
+        ("openai_max_tokens", json!(300)),
+        ("frequency_penalty", json!(0.4)),
+        ("presence_penalty", json!(-0.3)),
+        ("seed", json!(1234)),
+        ("top_a", json!(0.5)),
+        ("min_p", json!(0.1)),
+        ("repetition_penalty", json!(1.1)),
+    ] {
+        root.insert(key.into(), v);
+    }
+    let r = import("p.json", &value);
+    let Imported::Preset { preset } = &r.value else {
+        panic!("a preset");
+    };
+    let g = preset.generation.as_ref().expect("generation settings");
+    assert_eq!(g.temperature, Some(1.2));
+    assert_eq!(g.top_p, Some(0.95));
+    assert_eq!(g.top_k, Some(40));
+    assert_eq!(g.max_output_tokens, Some(300));
+    assert_eq!(g.frequency_penalty, Some(0.4));
+    assert_eq!(g.presence_penalty, Some(-0.3));
+    assert_eq!(g.seed, Some(1234));
+    assert!(g.stop.is_empty() && g.extra.is_empty());
+    // Samplers without a counterpart stay in the report.
+    let line = r
+        .report
+        .items
+        .iter()
+        .find(|i| i.message.starts_with("not mapped"))
+        .expect("the settings line");
+    assert_eq!(
+        line.item,
+        "min_p, openai_max_context, repetition_penalty, top_a"
+    );
+}
+
+#[test]
+fn preset_sampler_off_values_read_as_unset() {
+    let mut value = st_preset();
+    let root = value.as_object_mut().unwrap();
+    root.insert("top_k".into(), json!(0));
+    root.insert("seed".into(), json!(-1));
+    let r = import("p.json", &value);
+    let Imported::Preset { preset } = &r.value else {
+        panic!("a preset");
+    };
+    let g = preset.generation.as_ref().expect("temperature and top_p");
+    assert_eq!((g.top_k, g.seed), (None, None));
+    assert!(
+        !r.report.mentions("top_k") && !r.report.mentions("seed"),
+        "{:?}",
+        r.report
+    );
+}
+
+#[test]
+fn preset_samplers_out_of_range_are_reported_and_left_out() {
+    let mut value = st_preset();
+    let root = value.as_object_mut().unwrap();
+    root.insert("temperature".into(), json!(5));
+    root.insert("top_p".into(), json!("high"));
+    root.insert("top_k".into(), json!(-3));
+    root.insert("openai_max_tokens".into(), json!(0));
+    root.insert("seed".into(), json!(true));
+    let r = import("p.json", &value);
+    let Imported::Preset { preset } = &r.value else {
+        panic!("a preset");
+    };
+    assert!(preset.generation.is_none(), "{:?}", preset.generation);
+    for key in ["temperature", "top_p", "top_k", "openai_max_tokens", "seed"] {
+        let item = r
+            .report
+            .items
+            .iter()
+            .find(|i| i.item == key)
+            .unwrap_or_else(|| panic!("{key} reported: {:?}", r.report));
+        assert!(
+            item.message.contains("not a value this model takes"),
+            "{}",
+            item.message
+        );
+    }
+    let temperature = r
+        .report
+        .items
+        .iter()
+        .find(|i| i.item == "temperature")
+        .unwrap();
+    assert!(
+        temperature.message.starts_with("5 is not"),
+        "{}",
+        temperature.message
+    );
+    assert!(
+        temperature.message.contains("(0..2)"),
+        "{}",
+        temperature.message
+    );
 }
 
 #[test]
@@ -482,6 +597,8 @@ fn chat_jsonl_becomes_a_session() {
                 "mes": "You made it.", "swipes": ["You made it.", "Welcome."] }),
         json!({ "name": "Ana", "is_user": true, "is_system": false, "send_date": 1727517600000u64,
                 "mes": "Barely." }),
+        json!({ "name": "Keeper", "is_user": false, "mes": "Sit.", "swipe_id": 2,
+                "swipes": ["Sit down.", "Sit.", "Sit."] }),
         json!({ "name": "Ana", "is_user": false, "is_system": true, "mes": "hidden note" }),
         json!({ "name": "Narrator", "is_user": false, "is_system": true, "mes": "Thunder.",
                 "extra": { "type": "narrator" } }),
@@ -495,7 +612,7 @@ fn chat_jsonl_becomes_a_session() {
     assert_eq!(session.title.as_deref(), Some("Keeper - 2024-09-28"));
     assert_eq!(session.user_profile.as_ref().unwrap().name, "Ana");
     let m = &session.messages;
-    assert_eq!(m.len(), 3);
+    assert_eq!(m.len(), 4);
     assert_eq!(
         (m[0].role, &*m[0].content),
         (Role::Assistant, "You made it.")
@@ -507,8 +624,15 @@ fn chat_jsonl_becomes_a_session() {
     );
     assert_eq!((m[1].role, &*m[1].content), (Role::User, "Barely."));
     assert_eq!(m[1].created_at.as_deref(), Some("1727517600000"));
-    assert_eq!((m[2].role, &*m[2].content), (Role::System, "Thunder."));
-    assert!(r.report.mentions("swipes"));
+    // The other swipes are kept, in order, without the one shown (`swipe_id`'s).
+    let swipes =
+        |i: usize| -> Vec<&str> { m[i].swipes.iter().map(|s| s.content.as_str()).collect() };
+    assert_eq!(swipes(0), ["Welcome."]);
+    assert_eq!(&*m[2].content, "Sit.");
+    assert_eq!(swipes(2), ["Sit down.", "Sit."]);
+    assert!(swipes(1).is_empty());
+    assert_eq!((m[3].role, &*m[3].content), (Role::System, "Thunder."));
+    assert!(!r.report.mentions("swipes"), "swipes are mapped now");
     assert!(r.report.mentions("is_system"));
 }
 

@@ -80,15 +80,31 @@ fn default_preset_follows_the_global_order_list() {
         .message_templates
         .iter()
         .all(|t| t.default_injection_strategy.is_none()));
-    // The samplers are reported on one line.
-    let sampler_lines: Vec<_> = imported
+    // The samplers every source takes become generation settings; SillyTavern's "off" values
+    // (top_k 0, seed -1) read as unset.
+    let g = preset.generation.as_ref().expect("generation settings");
+    assert_eq!(g.temperature, Some(1.0));
+    assert_eq!(g.top_p, Some(1.0));
+    assert_eq!(g.frequency_penalty, Some(0.0));
+    assert_eq!(g.presence_penalty, Some(0.0));
+    assert_eq!(g.max_output_tokens, Some(300));
+    assert_eq!((g.top_k, g.seed), (None, None));
+    // The rest is reported on one line.
+    let settings_lines: Vec<_> = imported
         .report
         .items
         .iter()
-        .filter(|i| i.item.contains("temperature"))
+        .filter(|i| i.item.contains("openai_max_context"))
         .collect();
-    assert_eq!(sampler_lines.len(), 1);
-    assert!(sampler_lines[0].item.contains("top_p"));
+    assert_eq!(settings_lines.len(), 1);
+    let line = &settings_lines[0].item;
+    assert!(
+        line.contains("top_a") && line.contains("repetition_penalty"),
+        "{line}"
+    );
+    for mapped in ["temperature", "top_p", "top_k", "openai_max_tokens", "seed"] {
+        assert!(!line.split(", ").any(|k| k == mapped), "{mapped} in {line}");
+    }
 }
 
 #[test]

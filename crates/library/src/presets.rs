@@ -71,5 +71,6 @@ pub fn starter(id: String, name: String) -> AgentPreset {
         regex_rules: None,
         processors: None,
         variables: None,
+        generation: None,
     }
 }

@@ -8,7 +8,7 @@ use promptloom_store::Store;
 use crate::LibraryError;
 
 /// A model profile from the JSON text of file `file`, checked: an id, at least one model pattern,
-/// a context window larger than the reply it reserves.
+/// a context window larger than the reply it reserves, generation settings within their ranges.
 pub fn parse(file: &str, text: &str) -> Result<ModelProfile, LibraryError> {
     let bad = |problem: String| LibraryError::BadProfile {
         file: file.to_string(),
@@ -28,6 +28,10 @@ pub fn parse(file: &str, text: &str) -> Result<ModelProfile, LibraryError> {
             profile.context_window, profile.reserved_reply
         )));
     }
+    if let Some(generation) = &profile.generation {
+        promptloom_engine::model::validate_generation("generation", generation)
+            .map_err(|e| bad(e.to_string()))?;
+    }
     // Only the engine's own profiles are built in.
     profile.builtin = false;
     Ok(profile)
@@ -38,4 +42,28 @@ pub fn add(store: &Store, profile: &ModelProfile) -> Result<bool, LibraryError> 
     let replaced = store.model_profiles()?.iter().any(|p| p.id == profile.id);
     store.save_model_profile(profile)?;
     Ok(replaced)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PROFILE: &str = r#"{"id": "mine", "patterns": ["my-*"], "providerFormat": "openai-chat",
+        "contextWindow": 8000, "reservedReply": 1000,
+        "capabilities": {"vision": false, "audio": false, "documents": false, "systemRole": true}"#;
+
+    #[test]
+    fn a_profile_carries_generation_settings_checked_like_a_presets() {
+        let good = format!(r#"{PROFILE}, "generation": {{"temperature": 0.4, "topK": 20}}}}"#);
+        let profile = parse("mine.json", &good).expect("a valid profile");
+        let g = profile.generation.expect("generation settings");
+        assert_eq!((g.temperature, g.top_k), (Some(0.4), Some(20)));
+
+        let bad = format!(r#"{PROFILE}, "generation": {{"topP": 3}}}}"#);
+        let err = parse("mine.json", &bad).expect_err("topP 3 is refused");
+        assert!(err.to_string().contains("generation.topP"), "{err}");
+
+        let plain = parse("mine.json", &format!("{PROFILE}}}")).expect("no generation");
+        assert!(plain.generation.is_none());
+    }
 }

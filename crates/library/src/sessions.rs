@@ -22,6 +22,8 @@ pub fn new_chat(id: &str, title: Option<String>, preset: Option<&AgentPreset>) -
             content: greeting.into(),
             attachments: Vec::new(),
             created_at: None,
+            reply: None,
+            swipes: Vec::new(),
         });
     }
     session

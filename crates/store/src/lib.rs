@@ -40,6 +40,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0004_connections",
         include_str!("../migrations/0004_connections.sql"),
     ),
+    (
+        "0005_replies",
+        include_str!("../migrations/0005_replies.sql"),
+    ),
 ];
 
 /// The schema version this build writes.

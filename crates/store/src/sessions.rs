@@ -1,7 +1,7 @@
 //! The `sessions` and `messages` tables: a session row and one row per message, by position.
 
 use promptloom_engine::model::{
-    validate_session, Attachment, ChatMessage, Role, Session, UserProfile,
+    validate_session, Attachment, ChatMessage, ReplyInfo, Role, Session, Swipe, UserProfile,
 };
 use rusqlite::{params, OptionalExtension};
 
@@ -35,19 +35,17 @@ impl Store {
             let mut insert = tx
                 .prepare(
                     "INSERT INTO messages (session_id, position, id, role, name, content,
-                                           attachments, created_at)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                                           attachments, created_at, reply, swipes)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
                 )
                 .during("saving a session's messages")?;
             for (position, m) in session.messages.iter().enumerate() {
-                let attachments = if m.attachments.is_empty() {
-                    None
-                } else {
-                    Some(
-                        serde_json::to_string(&m.attachments)
-                            .map_err(|e| invalid(&session.id, e))?,
-                    )
+                let json = |value: &dyn erased::Json| -> Result<Option<String>, StoreError> {
+                    value.json().map_err(|e| invalid(&session.id, e))
                 };
+                let attachments = json(&m.attachments)?;
+                let reply = json(&m.reply)?;
+                let swipes = json(&m.swipes)?;
                 insert
                     .execute(params![
                         session.id,
@@ -58,6 +56,8 @@ impl Store {
                         &*m.content,
                         attachments,
                         m.created_at,
+                        reply,
+                        swipes,
                     ])
                     .during("saving a session's messages")?;
             }
@@ -84,8 +84,8 @@ impl Store {
         let mut statement = self
             .conn()
             .prepare(
-                "SELECT id, role, name, content, attachments, created_at FROM messages
-                 WHERE session_id = ?1 ORDER BY position",
+                "SELECT id, role, name, content, attachments, created_at, reply, swipes
+                 FROM messages WHERE session_id = ?1 ORDER BY position",
             )
             .during("reading a session's messages")?;
         type Row = (
@@ -93,6 +93,8 @@ impl Store {
             String,
             Option<String>,
             String,
+            Option<String>,
+            Option<String>,
             Option<String>,
             Option<String>,
         );
@@ -105,13 +107,15 @@ impl Store {
                     r.get(3)?,
                     r.get(4)?,
                     r.get(5)?,
+                    r.get(6)?,
+                    r.get(7)?,
                 ))
             })
             .during("reading a session's messages")?
             .collect::<Result<_, _>>()
             .during("reading a session's messages")?;
         let mut messages = Vec::with_capacity(rows.len());
-        for (position, (mid, role, name, content, attachments, created_at)) in
+        for (position, (mid, role, name, content, attachments, created_at, reply, swipes)) in
             rows.into_iter().enumerate()
         {
             let role = parse_role(&role).ok_or_else(|| {
@@ -125,6 +129,15 @@ impl Store {
                 .transpose()
                 .map_err(|e| invalid(id, format!("messages[{position}].attachments: {e}")))?
                 .unwrap_or_default();
+            let reply: Option<ReplyInfo> = reply
+                .map(|r| serde_json::from_str(&r))
+                .transpose()
+                .map_err(|e| invalid(id, format!("messages[{position}].reply: {e}")))?;
+            let swipes: Vec<Swipe> = swipes
+                .map(|s| serde_json::from_str(&s))
+                .transpose()
+                .map_err(|e| invalid(id, format!("messages[{position}].swipes: {e}")))?
+                .unwrap_or_default();
             messages.push(ChatMessage {
                 id: mid,
                 role,
@@ -132,6 +145,8 @@ impl Store {
                 content: content.into(),
                 attachments,
                 created_at,
+                reply,
+                swipes,
             });
         }
         let session = Session {
@@ -179,4 +194,28 @@ fn parse_role(role: &str) -> Option<Role> {
 
 fn invalid(id: &str, e: impl std::fmt::Display) -> StoreError {
     error::invalid(KIND, id, e)
+}
+
+/// The optional parts of a message as their JSON column holds them: `None` when there is
+/// nothing (an empty list, no reply), so older rows and new ones without them read the same.
+mod erased {
+    pub(super) trait Json {
+        fn json(&self) -> serde_json::Result<Option<String>>;
+    }
+
+    impl<T: serde::Serialize> Json for Vec<T> {
+        fn json(&self) -> serde_json::Result<Option<String>> {
+            if self.is_empty() {
+                Ok(None)
+            } else {
+                serde_json::to_string(self).map(Some)
+            }
+        }
+    }
+
+    impl<T: serde::Serialize> Json for Option<T> {
+        fn json(&self) -> serde_json::Result<Option<String>> {
+            self.as_ref().map(serde_json::to_string).transpose()
+        }
+    }
 }

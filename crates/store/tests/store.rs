@@ -131,7 +131,12 @@ fn sessions_keep_every_message_in_order() {
              "messages": [
                { "id": "m1", "role": "user", "content": "hello", "createdAt": "2026-11-22T10:00:00Z" },
                { "id": "m2", "role": "assistant", "name": "Quill", "content": "hi",
-                 "attachments": [ { "id": "a", "kind": "image", "mime": "image/png", "name": "x.png", "path": "x.png" } ] },
+                 "attachments": [ { "id": "a", "kind": "image", "mime": "image/png", "name": "x.png", "path": "x.png" } ],
+                 "reply": { "connection": "local", "model": "m", "finishReason": "stop", "promptTokens": 12,
+                            "completionTokens": 3, "countedPromptTokens": 11, "firstTokenMs": 40, "totalMs": 90 },
+                 "swipes": [ { "content": "hey", "reply": { "connection": "local", "model": "m", "totalMs": 5,
+                                                          "incomplete": true } },
+                             { "content": "hello there" } ] },
                { "role": "system", "content": "note" } ] }"#,
     )
     .expect("valid");

@@ -1,6 +1,7 @@
 //! The data model of RULES 2: JSON, camelCase, `formatVersion: 1`.
 
 mod anchors;
+mod generation;
 mod lorebook;
 mod preset;
 mod session;
@@ -10,6 +11,7 @@ mod validate;
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
 pub use anchors::available_anchors;
+pub use generation::*;
 pub use lorebook::*;
 pub use preset::*;
 pub use session::*;

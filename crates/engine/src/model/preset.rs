@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Lorebook, RegexRule, Role, FORMAT_VERSION};
+use super::{GenerationSettings, Lorebook, RegexRule, Role, FORMAT_VERSION};
 
 /// Everything that defines one agent. The canonical form is templates + recipes; a preset that
 /// arrives with only `presetMessages` is converted on load (RULES 2.1, [`super::simple`]).
@@ -34,6 +34,10 @@ pub struct AgentPreset {
     pub processors: Option<Vec<ProcessorConfig>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub variables: Option<BTreeMap<String, String>>,
+    /// Sampler and length settings for the request (RULES 5.10); per field they win over the
+    /// model profile's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generation: Option<GenerationSettings>,
 }
 
 pub(crate) fn default_format_version() -> u32 {

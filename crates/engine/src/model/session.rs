@@ -63,6 +63,13 @@ pub struct ChatMessage {
     pub attachments: Vec<Attachment>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub created_at: Option<String>,
+    /// For a reply a provider sent: what sent it, how it ended, what it cost and took (RULES 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reply: Option<ReplyInfo>,
+    /// The other replies to the same turn (regenerated, or SillyTavern's swipes), kept to flip
+    /// to; `content` is the one chosen. Builds read `content` only.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub swipes: Vec<Swipe>,
 }
 
 impl ChatMessage {
@@ -74,8 +81,50 @@ impl ChatMessage {
             content: Arc::from(content),
             attachments: Vec::new(),
             created_at: None,
+            reply: None,
+            swipes: Vec::new(),
         }
     }
+}
+
+/// What came back with a reply from a provider.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase")]
+pub struct ReplyInfo {
+    /// The connection it was sent through, by name.
+    pub connection: String,
+    pub model: String,
+    /// Why the provider stopped (`stop`, `length`, `end_turn`, ...), as it said it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finish_reason: Option<String>,
+    /// The provider's own count of the prompt, when it reported one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_tokens: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completion_tokens: Option<u32>,
+    /// Promptloom's count of the same prompt, for the build that was sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counted_prompt_tokens: Option<u32>,
+    /// Milliseconds from sending to the first text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_token_ms: Option<u32>,
+    /// Milliseconds from sending to the end of the reply.
+    #[serde(default)]
+    pub total_ms: u32,
+    /// Stopped before the provider finished (the user pressed Stop): what arrived is kept.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub incomplete: bool,
+}
+
+/// Another reply to the same turn.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase")]
+pub struct Swipe {
+    pub content: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reply: Option<ReplyInfo>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

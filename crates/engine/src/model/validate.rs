@@ -68,6 +68,9 @@ pub fn validate_preset(preset: &AgentPreset) -> Result<(), EngineError> {
             ));
         }
     }
+    if let Some(generation) = &preset.generation {
+        super::validate_generation("generation", generation)?;
+    }
     Ok(())
 }
 

@@ -166,13 +166,18 @@ pub struct PipelineContext<'a, 's> {
     pub over_budget: Option<u32>,
     /// The compiled patterns (regex rules, lorebook keys) this build keeps, within its budget.
     pub patterns: crate::regex_rule::PatternBudget,
+    /// The generation settings the request will carry: the profile's, then the preset's
+    /// (RULES 5.9).
+    pub generation: super::ResolvedGeneration,
 }
 
 impl<'a, 's> PipelineContext<'a, 's> {
     /// A context for `request`, run with `profile` (the request's, with its overrides).
     pub(crate) fn new(request: &BuildRequest<'a, 's>, profile: ModelProfile) -> Self {
         let tokenizer = profile.tokenizer_choice();
+        let generation = super::ResolvedGeneration::resolve(&profile, request.preset);
         PipelineContext {
+            generation,
             history_counts: request
                 .cache
                 .take_history_counts(tokenizer.kind, &request.session.id),

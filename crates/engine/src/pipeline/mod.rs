@@ -8,6 +8,7 @@
 
 mod config;
 mod context;
+mod generation;
 mod history;
 mod lorebook_report;
 mod message;
@@ -15,6 +16,7 @@ mod result;
 
 pub use config::*;
 pub use context::*;
+pub use generation::*;
 pub use history::History;
 pub use lorebook_report::*;
 pub use message::*;
@@ -127,6 +129,11 @@ impl Pipeline {
                 ctx.warn("pipeline", texts::UNKNOWN_PROCESSOR.with("id", &config.id));
             }
         }
+        // The settings' format is the profile's: the body a provider of that format takes.
+        let format = ctx.profile.provider_format;
+        for said in ctx.generation.warnings(format, ctx.profile.reserved_reply) {
+            ctx.warn(GENERATION_LOG, said);
+        }
         for (config, _, processor) in self.resolve_with(request.preset, &ctx.profile) {
             for note in &config.notes_said {
                 ctx.warn(&config.id, note.clone());
@@ -138,6 +145,9 @@ impl Pipeline {
         Ok(ctx.finish())
     }
 }
+
+/// The name generation settings' warnings are logged under (they belong to no processor).
+pub const GENERATION_LOG: &str = "generation";
 
 /// Everything one build reads. `'s` is the session's: the result refers to the session (and to
 /// nothing else of the request).

@@ -248,6 +248,10 @@ pub struct BuildResult<'s> {
     /// What the lorebook activated (and why) and what its budget cut; absent without one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lorebook: Option<super::LorebookReport>,
+    /// The generation settings the request carries, each with its origin (RULES 5.9, 5.10);
+    /// absent when none is set.
+    #[serde(default, skip_serializing_if = "super::ResolvedGeneration::is_empty")]
+    pub generation: super::ResolvedGeneration,
     /// The model profile that applied (its id is `profile`), with the build's overrides of
     /// context window and reply reserve (RULES 5.9): its name, provider format and
     /// capabilities, so that no caller looks the profile up again.
@@ -284,6 +288,7 @@ impl BuildResult<'_> {
             logs: self.logs,
             variables: self.variables,
             lorebook: self.lorebook,
+            generation: self.generation,
             model_profile: self.model_profile,
             tokenizer: self.tokenizer,
         }
@@ -366,6 +371,7 @@ impl<'s> PipelineContext<'_, 's> {
             logs: self.logs,
             variables: self.variables,
             lorebook: self.blackboard.lorebook.take(),
+            generation: self.generation,
             model_profile: self.profile,
             tokenizer: self.tokenizer,
         }

@@ -1,4 +1,7 @@
-//! Anthropic Messages: `{ model, max_tokens, system, messages }`. The leading system messages
+//! Anthropic Messages: `{ model, max_tokens, system, messages }`, with `stream` when streaming and
+//! the generation settings `temperature`, `top_p`, `top_k` and `stop_sequences`. `max_tokens` is
+//! required by the API: it is the `maxOutputTokens` setting, else the model profile's reply
+//! reserve. The API has no penalties and no seed. The leading system messages
 //! become the one top-level `system` text; turns are `user` or `assistant` with string content,
 //! or an array of `text`, `image` and `document` blocks whose `source` is base64 with its
 //! `media_type`. A system message after the first turn (the formatters were switched off) is sent
@@ -7,7 +10,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{load, split_system, to_json};
+use super::{load, reply_limit, split_system, to_json, BodyOptions};
 use crate::assets::AssetSource;
 use crate::model::{AttachmentKind, Role, Session};
 use crate::pipeline::BuildResult;
@@ -20,6 +23,16 @@ struct Body<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     system: Option<String>,
     messages: Vec<Message<'a>>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    stream: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    temperature: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    top_p: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    top_k: Option<u32>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    stop_sequences: &'a [String],
 }
 
 #[derive(Serialize)]
@@ -55,6 +68,7 @@ pub(super) fn body(
     result: &BuildResult<'_>,
     session: &Session,
     assets: &dyn AssetSource,
+    options: &BodyOptions<'_>,
 ) -> Result<Value, EngineError> {
     let (system, turns) = split_system(result);
     let mut messages = Vec::with_capacity(turns.len());
@@ -87,11 +101,17 @@ pub(super) fn body(
         };
         messages.push(Message { role, content });
     }
+    let g = &result.generation.settings;
     let body = Body {
-        model: &result.model,
-        max_tokens: result.tokens.reserved_reply,
+        model: options.model,
+        max_tokens: reply_limit(result),
         system,
         messages,
+        stream: options.stream,
+        temperature: g.temperature,
+        top_p: g.top_p,
+        top_k: g.top_k,
+        stop_sequences: &g.stop,
     };
     to_json(body)
 }

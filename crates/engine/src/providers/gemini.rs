@@ -1,11 +1,15 @@
 //! Gemini `generateContent`: `{ systemInstruction, contents, generationConfig }`. The leading
 //! system messages become `systemInstruction`; turns are `user` or `model` with `parts`: `text`
-//! and `inline_data` (`mime_type` and base64 `data`).
+//! and `inline_data` (`mime_type` and base64 `data`). The model and streaming are in the URL
+//! (`models/{model}:generateContent` or `:streamGenerateContent`), not in the body; the generation
+//! settings are in `generationConfig`: `maxOutputTokens` (the setting, else the model profile's
+//! reply reserve), `temperature`, `topP`, `topK`, `stopSequences`, `presencePenalty`,
+//! `frequencyPenalty` and `seed`.
 
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{load, split_system, to_json};
+use super::{load, reply_limit, split_system, to_json};
 use crate::assets::AssetSource;
 use crate::model::{Role, Session};
 use crate::pipeline::BuildResult;
@@ -17,7 +21,7 @@ struct Body<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     system_instruction: Option<SystemInstruction>,
     contents: Vec<ContentItem<'a>>,
-    generation_config: GenerationConfig,
+    generation_config: GenerationConfig<'a>,
 }
 
 #[derive(Serialize)]
@@ -51,8 +55,22 @@ struct InlineData<'a> {
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct GenerationConfig {
+struct GenerationConfig<'a> {
     max_output_tokens: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    temperature: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    top_p: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    top_k: Option<u32>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    stop_sequences: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    presence_penalty: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    frequency_penalty: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    seed: Option<i64>,
 }
 
 pub(super) fn body(
@@ -81,13 +99,21 @@ pub(super) fn body(
         }
         contents.push(ContentItem { role, parts });
     }
+    let g = &result.generation.settings;
     let body = Body {
         system_instruction: system.map(|text| SystemInstruction {
             parts: vec![TextPart { text }],
         }),
         contents,
         generation_config: GenerationConfig {
-            max_output_tokens: result.tokens.reserved_reply,
+            max_output_tokens: reply_limit(result),
+            temperature: g.temperature,
+            top_p: g.top_p,
+            top_k: g.top_k,
+            stop_sequences: &g.stop,
+            presence_penalty: g.presence_penalty,
+            frequency_penalty: g.frequency_penalty,
+            seed: g.seed,
         },
     };
     to_json(body)

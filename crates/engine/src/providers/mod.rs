@@ -127,16 +127,66 @@ pub(crate) fn to_json(body: impl serde::Serialize) -> Result<Value, EngineError>
     })
 }
 
-/// The request body a build would send for `format`.
+/// What a request body carries besides the build: the model it names and whether the reply is
+/// streamed (RULES 5.7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BodyOptions<'a> {
+    /// The model id the body names (OpenAI, Anthropic). Gemini names it in the URL instead.
+    pub model: &'a str,
+    /// Ask for the reply as a stream: `stream: true` (OpenAI, Anthropic), with
+    /// `stream_options.include_usage` for OpenAI. Gemini streams through another URL
+    /// (`streamGenerateContent`), so its body does not change.
+    pub stream: bool,
+}
+
+/// The request body a build would send for `format`: the build's model, not streamed.
 pub fn request_body(
     format: ProviderFormat,
     result: &BuildResult<'_>,
     session: &Session,
     assets: &dyn AssetSource,
 ) -> Result<Value, EngineError> {
-    match format {
-        ProviderFormat::OpenaiChat => openai::body(result, session, assets),
-        ProviderFormat::AnthropicMessages => anthropic::body(result, session, assets),
+    let options = BodyOptions {
+        model: &result.model,
+        stream: false,
+    };
+    request_body_with(format, result, session, assets, &options)
+}
+
+/// The whole request body for `format`: the messages, the model and stream flag of `options`,
+/// and the build's generation settings (`result.generation`) in the format's own names. A
+/// setting the format has no place for is left out; the build warned about it when `format` is
+/// the profile's (RULES 5.10). The keys of `extra` are written last, at the top level, over
+/// anything of the same name, except the keys the engine writes itself
+/// ([`crate::model::RESERVED_EXTRA_KEYS`], refused when a preset or profile is read).
+pub fn request_body_with(
+    format: ProviderFormat,
+    result: &BuildResult<'_>,
+    session: &Session,
+    assets: &dyn AssetSource,
+    options: &BodyOptions<'_>,
+) -> Result<Value, EngineError> {
+    let mut body = match format {
+        ProviderFormat::OpenaiChat => openai::body(result, session, assets, options),
+        ProviderFormat::AnthropicMessages => anthropic::body(result, session, assets, options),
         ProviderFormat::Gemini => gemini::body(result, session, assets),
+    }?;
+    if let Value::Object(map) = &mut body {
+        for (key, value) in &result.generation.settings.extra {
+            if !crate::model::RESERVED_EXTRA_KEYS.contains(&key.as_str()) {
+                map.insert(key.clone(), value.clone());
+            }
+        }
     }
+    Ok(body)
+}
+
+/// The reply limit a body carries: the generation setting when there is one, else the model
+/// profile's reply reserve.
+pub(crate) fn reply_limit(result: &BuildResult<'_>) -> u32 {
+    result
+        .generation
+        .settings
+        .max_output_tokens
+        .unwrap_or(result.tokens.reserved_reply)
 }

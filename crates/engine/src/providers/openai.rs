@@ -1,11 +1,17 @@
-//! OpenAI Chat Completions: `{ model, messages, max_completion_tokens }`. A message's content is a
-//! string, or an array of parts when it carries attachments: `text`, `image_url` (a data URI),
-//! `input_audio` (base64 with its format, wav or mp3) and `file` (a PDF as a data URI).
+//! OpenAI Chat Completions: `{ model, messages, max_completion_tokens }`, with `stream` (and
+//! `stream_options.include_usage`) when streaming and the generation settings under their own
+//! names: `temperature`, `top_p`, `stop`, `frequency_penalty`, `presence_penalty`, `seed`. The
+//! reply limit is `max_completion_tokens`: OpenAI deprecated `max_tokens` for it, and its
+//! reasoning models (o-series, GPT-5) refuse `max_tokens`. Chat Completions has no top-k.
+//!
+//! A message's content is a string, or an array of parts when it carries attachments: `text`,
+//! `image_url` (a data URI), `input_audio` (base64 with its format, wav or mp3) and `file` (a PDF
+//! as a data URI).
 
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{load, to_json};
+use super::{load, reply_limit, to_json, BodyOptions};
 use crate::assets::AssetSource;
 use crate::model::{AttachmentKind, Session};
 use crate::pipeline::BuildResult;
@@ -16,6 +22,28 @@ struct Body<'a> {
     model: &'a str,
     messages: Vec<Message<'a>>,
     max_completion_tokens: u32,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    stream: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stream_options: Option<StreamOptions>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    temperature: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    top_p: Option<f64>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    stop: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    frequency_penalty: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    presence_penalty: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    seed: Option<i64>,
+}
+
+#[derive(Serialize)]
+struct StreamOptions {
+    /// A last chunk with the token usage of the whole request.
+    include_usage: bool,
 }
 
 #[derive(Serialize)]
@@ -72,6 +100,7 @@ pub(super) fn body(
     result: &BuildResult<'_>,
     session: &Session,
     assets: &dyn AssetSource,
+    options: &BodyOptions<'_>,
 ) -> Result<Value, EngineError> {
     let mut messages = Vec::with_capacity(result.messages.len());
     for m in &result.messages {
@@ -112,10 +141,21 @@ pub(super) fn body(
             content,
         });
     }
+    let g = &result.generation.settings;
     let body = Body {
-        model: &result.model,
+        model: options.model,
         messages,
-        max_completion_tokens: result.tokens.reserved_reply,
+        max_completion_tokens: reply_limit(result),
+        stream: options.stream,
+        stream_options: options.stream.then_some(StreamOptions {
+            include_usage: true,
+        }),
+        temperature: g.temperature,
+        top_p: g.top_p,
+        stop: &g.stop,
+        frequency_penalty: g.frequency_penalty,
+        presence_penalty: g.presence_penalty,
+        seed: g.seed,
     };
     to_json(body)
 }

@@ -103,6 +103,7 @@ pub fn card_preset(card: &CharacterCard) -> AgentPreset {
         regex_rules: None,
         processors: None,
         variables: None,
+        generation: None,
     }
 }
 

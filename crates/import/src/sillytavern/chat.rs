@@ -4,11 +4,12 @@
 //! `is_user` messages are the user's, the rest the character's. `is_system` messages are hidden
 //! from the prompt in SillyTavern (its "ghost" messages), so they are left out and reported;
 //! narrator messages (`extra.type` "narrator") are sent there as system messages, and so here.
+//! A message's other swipes are kept as its swipes, the chosen one as its content.
 
 use std::sync::Arc;
 
 use promptloom_engine::model::{
-    validate_session, ChatMessage, Role, Session, UserProfile, FORMAT_VERSION,
+    validate_session, ChatMessage, Role, Session, Swipe, UserProfile, FORMAT_VERSION,
 };
 use serde_json::Value;
 
@@ -97,11 +98,7 @@ pub(crate) fn session_from_lines(
         } else {
             Role::Assistant
         };
-        if let Some(Value::Array(swipes)) = obj.get("swipes") {
-            if swipes.len() > 1 {
-                report.push(&item, texts::SWIPES.with("count", swipes.len() - 1));
-            }
-        }
+        let swipes = swipes(&obj, &content);
         if let Some(extra) = extra {
             for key in ["image", "file", "inline_image"] {
                 if extra.get(key).is_some_and(json::is_set) {
@@ -116,6 +113,8 @@ pub(crate) fn session_from_lines(
             content: Arc::from(content.as_str()),
             attachments: Vec::new(),
             created_at: json::string(&obj, "send_date"),
+            reply: None,
+            swipes,
         });
     }
     let stem = json::file_stem(file);
@@ -136,4 +135,37 @@ pub(crate) fn session_from_lines(
         value: session,
         report,
     })
+}
+
+/// The other replies SillyTavern kept for a message (`swipes`, the chosen one at `swipe_id`),
+/// in their order, without the one shown (`mes`).
+fn swipes(obj: &Object, shown: &str) -> Vec<Swipe> {
+    let Some(Value::Array(all)) = obj.get("swipes") else {
+        return Vec::new();
+    };
+    let chosen = obj
+        .get("swipe_id")
+        .and_then(Value::as_u64)
+        .and_then(|i| usize::try_from(i).ok());
+    let mut skipped_shown = false;
+    all.iter()
+        .enumerate()
+        .filter_map(|(i, v)| {
+            let text = v.as_str()?;
+            // The chosen swipe is the message itself; without a usable swipe_id, the first
+            // swipe equal to it is.
+            let is_shown = match chosen {
+                Some(c) if c < all.len() => c == i,
+                _ => !skipped_shown && text == shown,
+            };
+            if is_shown {
+                skipped_shown = true;
+                return None;
+            }
+            Some(Swipe {
+                content: text.to_string(),
+                reply: None,
+            })
+        })
+        .collect()
 }

@@ -1,11 +1,15 @@
 //! An agent preset -> a SillyTavern chat-completion preset (`prompts` + `prompt_order`), the
 //! inverse of [`super::preset`]. SillyTavern has one prompt order and per-prompt placement, so
 //! what it cannot hold (other recipes, anchor placements, step overrides, character data) is
-//! reported, item by item.
+//! reported, item by item. The generation settings go back to SillyTavern's sampler keys, the
+//! inverse of the import ([`super::preset::SAMPLER_KEYS`]); stop sequences and extra fields have
+//! no place in a preset and are reported.
 
 use std::collections::HashMap;
 
-use promptloom_engine::model::{AgentPreset, ContextRecipe, MessageTemplate, TemplateType};
+use promptloom_engine::model::{
+    AgentPreset, ContextRecipe, GenerationSettings, MessageTemplate, TemplateType,
+};
 use serde_json::{json, Map, Value};
 
 use super::preset::{marker, Marker, GLOBAL_ORDER_ID};
@@ -85,11 +89,40 @@ pub fn export_preset(preset: &AgentPreset) -> Reported<Value> {
         report.push("variables", texts::NOT_EXPORTED);
     }
 
-    let value = json!({
+    let mut value = json!({
         "prompts": prompts,
         "prompt_order": [{ "character_id": GLOBAL_ORDER_ID, "order": order }],
     });
+    if let (Some(g), Value::Object(root)) = (&preset.generation, &mut value) {
+        samplers(g, root, &mut report);
+    }
     Reported { value, report }
+}
+
+/// The generation settings under SillyTavern's preset keys, each only when set.
+fn samplers(g: &GenerationSettings, root: &mut Map<String, Value>, report: &mut ImportReport) {
+    let mut put = |key: &str, value: Option<Value>| {
+        if let Some(value) = value {
+            root.insert(key.into(), value);
+        }
+    };
+    put("temperature", g.temperature.map(Value::from));
+    put("top_p", g.top_p.map(Value::from));
+    put("top_k", g.top_k.map(Value::from));
+    put("openai_max_tokens", g.max_output_tokens.map(Value::from));
+    put("frequency_penalty", g.frequency_penalty.map(Value::from));
+    put("presence_penalty", g.presence_penalty.map(Value::from));
+    put("seed", g.seed.map(Value::from));
+    if !g.stop.is_empty() {
+        report.push("generation.stop", texts::STOP_SEQUENCES);
+    }
+    if !g.extra.is_empty() {
+        let keys: Vec<&str> = g.extra.keys().map(String::as_str).collect();
+        report.push(
+            format!("generation.extra ({})", keys.join(", ")),
+            texts::EXTRA_FIELDS,
+        );
+    }
 }
 
 /// The recipe for every model (`*`), else the first.

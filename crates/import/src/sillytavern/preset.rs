@@ -7,12 +7,14 @@
 //! content is the matching macro. `main`, `nsfw`, `jailbreak` and `enhanceDefinitions` are
 //! ordinary prompts with content and are imported as such. One recipe (`["*"]`) follows the order
 //! list of character_id 100001, the global one (else the last list), with its `enabled` flags.
+//! The samplers SillyTavern sends to every chat-completion source become the preset's generation
+//! settings ([`SAMPLER_KEYS`]); its other settings are reported.
 
 use std::collections::HashSet;
 
 use promptloom_engine::model::{
-    validate_preset, AgentPreset, ContextRecipe, InjectionStrategy, MessageTemplate, RecipeStep,
-    Role, TemplateType, FORMAT_VERSION,
+    validate_preset, AgentPreset, ContextRecipe, GenerationSettings, InjectionStrategy,
+    MessageTemplate, RecipeStep, Role, TemplateType, FORMAT_VERSION,
 };
 use serde_json::Value;
 
@@ -28,6 +30,19 @@ const DEFAULT_INJECTION_DEPTH: i64 = 4;
 const DEFAULT_INJECTION_ORDER: i64 = 100;
 /// Id of the recipe an imported preset gets.
 pub const IMPORTED_RECIPE_ID: &str = "default";
+
+/// The preset keys that become generation settings: `temperature`, `top_p`, `top_k`,
+/// `openai_max_tokens` (maxOutputTokens), `frequency_penalty`, `presence_penalty`, `seed`.
+/// SillyTavern keeps stop strings in its user settings, not in a preset.
+pub(crate) const SAMPLER_KEYS: &[&str] = &[
+    "temperature",
+    "top_p",
+    "top_k",
+    "openai_max_tokens",
+    "frequency_penalty",
+    "presence_penalty",
+    "seed",
+];
 
 /// What a SillyTavern marker prompt becomes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -116,10 +131,16 @@ pub(crate) fn preset_from_value(
         }
     }
 
-    let mut other_keys: Vec<&str> = json::unknown_set_keys(root, &["prompts", "prompt_order"]);
+    let generation = generation_from(root, &mut report);
+    let mut known = vec!["prompts", "prompt_order"];
+    known.extend_from_slice(SAMPLER_KEYS);
+    let mut other_keys: Vec<&str> = json::unknown_set_keys(root, &known);
     // Settings that are off or empty say nothing, but a sampler at 0 is still a setting.
     for (key, value) in root {
-        if matches!(value, Value::Number(_)) && !other_keys.contains(&key.as_str()) {
+        if matches!(value, Value::Number(_))
+            && !other_keys.contains(&key.as_str())
+            && !known.contains(&key.as_str())
+        {
             other_keys.push(key);
         }
     }
@@ -147,12 +168,61 @@ pub(crate) fn preset_from_value(
         regex_rules: None,
         processors: None,
         variables: None,
+        generation,
     };
     validate_preset(&preset)?;
     Ok(Reported {
         value: preset,
         report,
     })
+}
+
+/// The samplers of [`SAMPLER_KEYS`] as generation settings; `None` when none is set. SillyTavern's
+/// "off" values read as not set: `top_k` 0 and a negative `seed` (a random one). A value outside
+/// what a preset may hold (RULES 2.3), or not a number, is reported and left out.
+fn generation_from(root: &Object, report: &mut ImportReport) -> Option<GenerationSettings> {
+    let mut refused: Vec<(&str, &'static str)> = Vec::new();
+    let mut float = |key: &'static str, range: &'static str, min: f64, max: f64| {
+        let number = json::float(root, key).filter(|v| (min..=max).contains(v));
+        if number.is_none() && root.get(key).is_some_and(|v| !v.is_null()) {
+            refused.push((key, range));
+        }
+        number
+    };
+    let mut g = GenerationSettings {
+        temperature: float("temperature", "0..2", 0.0, 2.0),
+        top_p: float("top_p", "0..1", 0.0, 1.0),
+        frequency_penalty: float("frequency_penalty", "-2..2", -2.0, 2.0),
+        presence_penalty: float("presence_penalty", "-2..2", -2.0, 2.0),
+        ..GenerationSettings::default()
+    };
+    let set = |key: &str| root.get(key).is_some_and(|v| !v.is_null());
+    match json::int(root, "top_k").map(u32::try_from) {
+        Some(Ok(0)) => {}
+        Some(Ok(k)) => g.top_k = Some(k),
+        _ if set("top_k") => refused.push(("top_k", "≥ 0")),
+        _ => {}
+    }
+    match json::int(root, "openai_max_tokens").map(u32::try_from) {
+        Some(Ok(n)) if n >= 1 => g.max_output_tokens = Some(n),
+        _ if set("openai_max_tokens") => refused.push(("openai_max_tokens", "≥ 1")),
+        _ => {}
+    }
+    match json::int(root, "seed") {
+        Some(seed) if seed >= 0 => g.seed = Some(seed),
+        Some(_) => {}
+        None if set("seed") => refused.push(("seed", "≥ -1")),
+        None => {}
+    }
+    for (key, range) in refused {
+        report.push(
+            key,
+            texts::SAMPLER_NOT_MAPPED
+                .with("value", &root[key])
+                .with("range", range),
+        );
+    }
+    (!g.is_empty()).then_some(g)
 }
 
 fn template_from_prompt(
