@@ -11,6 +11,9 @@ pub enum CliError {
     BadInput { file: String, problem: String },
     /// Writing the output failed. Exit status 1.
     Output(String),
+    /// A send that failed at the provider or on the way to it (after every input was good):
+    /// `connection NAME: problem`. Exit status 3.
+    Send { connection: String, problem: String },
 }
 
 impl CliError {
@@ -43,6 +46,7 @@ impl CliError {
         match self {
             CliError::BadInput { .. } => 2,
             CliError::Output(_) => 1,
+            CliError::Send { .. } => 3,
         }
     }
 }
@@ -53,6 +57,10 @@ impl fmt::Display for CliError {
         let one_line = |s: &str| s.trim().replace(['\r', '\n'], " ");
         match self {
             CliError::BadInput { file, problem } => write!(f, "{file}: {}", one_line(problem)),
+            CliError::Send {
+                connection,
+                problem,
+            } => write!(f, "connection {connection}: {}", one_line(problem)),
             CliError::Output(message) => {
                 write!(f, "cannot write the output: {}", one_line(message))
             }

@@ -8,6 +8,7 @@ mod library;
 mod load;
 mod preview;
 mod profiles;
+mod send;
 mod terminal;
 
 use std::io::Write;
@@ -38,6 +39,8 @@ enum Command {
     Export(library::ExportArgs),
     /// List, add or remove your own model profiles in the app's database.
     Profile(profiles::ProfileArgs),
+    /// Send a build through a connection and stream the reply; with --save, keep the turn.
+    Send(send::SendArgs),
     /// Where `send` sends: connections and their keys (kept in the OS keychain).
     Connection(connections::ConnectionArgs),
 }
@@ -50,6 +53,7 @@ fn main() -> ExitCode {
         Command::Export(args) => library::export(&args),
         Command::Profile(args) => profiles::run(&args),
         Command::Connection(args) => connections::run(&args),
+        Command::Send(args) => send::run(&args),
     };
     match outcome.and_then(|text| print(&text)) {
         Ok(()) => ExitCode::SUCCESS,

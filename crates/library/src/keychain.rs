@@ -16,6 +16,16 @@ pub struct KeychainError {
     reason: String,
 }
 
+impl KeychainError {
+    /// A failure of a keychain other than the OS's (the layer's tests use one in memory).
+    pub fn new(doing: &'static str, reason: impl Into<String>) -> Self {
+        KeychainError {
+            doing,
+            reason: reason.into(),
+        }
+    }
+}
+
 /// Where keys are kept. The app and the command line use [`OsKeychain`]; the trait lets the
 /// layer's logic be tested without one.
 pub trait Keychain {

@@ -10,7 +10,8 @@
 //! - [`export`]: a preset in each format, a session, and the file name to propose.
 //! - [`files`]: writing a file so that a failed write never destroys the file it replaces.
 //! - [`connections`]: where a user sends, checked and kept by name; [`keychain`]: their keys, in
-//!   the OS keychain only.
+//!   the OS keychain only; [`send`]: the request a build makes (what is shown is what is sent)
+//!   and the reply made into the session's next message.
 
 pub mod connections;
 pub mod export;
@@ -19,6 +20,7 @@ pub mod import;
 pub mod keychain;
 pub mod presets;
 pub mod profiles;
+pub mod send;
 pub mod sessions;
 
 pub use import::{import_into, ImportTarget, LorebookMode, Outcome, Place};
@@ -46,6 +48,11 @@ pub enum LibraryError {
     Keychain(#[from] keychain::KeychainError),
     #[error("connection \"{connection}\": the key is empty; nothing was kept")]
     EmptyKey { connection: String },
+    /// The build cannot be made into a request body (an attachment that cannot be read).
+    #[error(transparent)]
+    Engine(#[from] promptloom_engine::EngineError),
+    #[error("the request body does not serialize: {0}")]
+    Body(String),
 }
 
 impl LibraryError {
@@ -58,6 +65,8 @@ impl LibraryError {
             LibraryError::Send(e) => e.code(),
             LibraryError::Keychain(_) => codes::KEYCHAIN,
             LibraryError::EmptyKey { .. } => codes::MISSING_KEY,
+            LibraryError::Engine(e) => e.code(),
+            LibraryError::Body(_) => codes::INTERNAL,
         }
     }
 }

@@ -113,7 +113,7 @@ fn a_key_goes_to_the_keychain_and_leaves_with_its_connection() {
 }
 
 #[test]
-fn a_key_from_the_environment_comes_first_and_local_servers_need_none() {
+fn a_key_comes_from_the_variable_a_connection_names_else_the_keychain() {
     let keychain = Memory::default();
     let mut c = Connection::new("env", Dialect::Anthropic, "https://api.anthropic.com");
     c.key_env = Some("PROMPTLOOM_TEST_KEY_ENV_FIRST".into());
@@ -128,6 +128,14 @@ fn a_key_from_the_environment_comes_first_and_local_servers_need_none() {
         Some("from-env")
     );
     unsafe { std::env::remove_var("PROMPTLOOM_TEST_KEY_ENV_FIRST") };
+    // A connection that names a variable takes its key from there only.
+    let e = connections::require_key(&c, &keychain).unwrap_err();
+    assert_eq!(e.code(), "missing_key");
+    assert!(
+        e.to_string().contains("PROMPTLOOM_TEST_KEY_ENV_FIRST"),
+        "{e}"
+    );
+    c.key_env = None;
     let key = connections::require_key(&c, &keychain).expect("key");
     assert_eq!(
         key.map(|k| k.expose().to_string()).as_deref(),
@@ -142,4 +150,46 @@ fn a_key_from_the_environment_comes_first_and_local_servers_need_none() {
     assert!(connections::require_key(&local, &keychain)
         .expect("no key needed")
         .is_none());
+}
+
+/// A keychain that cannot be reached (no Secret Service running).
+struct Unreachable;
+
+impl Keychain for Unreachable {
+    fn set(&self, _: &str, _: &ApiKey) -> Result<(), KeychainError> {
+        Err(unreachable_error())
+    }
+    fn get(&self, _: &str) -> Result<Option<ApiKey>, KeychainError> {
+        Err(unreachable_error())
+    }
+    fn delete(&self, _: &str) -> Result<bool, KeychainError> {
+        Err(unreachable_error())
+    }
+}
+
+fn unreachable_error() -> KeychainError {
+    KeychainError::new("did not give the key", "there is no keychain here")
+}
+
+#[test]
+fn without_a_keychain_a_keyless_server_is_reached_and_a_keyed_one_is_refused_clearly() {
+    let local = Connection::new(
+        "llama",
+        Dialect::OpenaiCompatible,
+        "http://127.0.0.1:8080/v1",
+    );
+    assert!(connections::require_key(&local, &Unreachable)
+        .expect("no key needed")
+        .is_none());
+    let openai = Connection::new("work", Dialect::Openai, "https://api.openai.com/v1");
+    let e = connections::require_key(&openai, &Unreachable).unwrap_err();
+    assert_eq!(e.code(), "keychain");
+    assert!(e.to_string().contains("there is no keychain here"), "{e}");
+    // Removing a connection goes on without the keychain and says what became of the key.
+    let store = store();
+    connections::add(&store, &openai).expect("added");
+    assert!(matches!(
+        connections::remove(&store, &Unreachable, "work").expect("removed"),
+        connections::KeyRemoved::NotReached(_)
+    ));
 }

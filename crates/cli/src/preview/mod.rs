@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, FixedOffset};
 use clap::{Args, ValueEnum};
 use promptloom_engine::cache::BuildCache;
-use promptloom_engine::model::AgentPreset;
+use promptloom_engine::model::{AgentPreset, Session};
 use promptloom_engine::pipeline::{Ephemeral, EphemeralKind, LogEntry, LogLevel};
 use promptloom_engine::profiles::ProviderFormat;
 use promptloom_engine::{build, BuildOptions, BuildRequest, BuildResult, Said};
@@ -18,8 +18,9 @@ use crate::assets::FileAssets;
 use crate::error::CliError;
 use crate::load;
 
+/// What one build is made of, for `preview` and `send` alike.
 #[derive(Debug, Args)]
-pub struct PreviewArgs {
+pub struct BuildArgs {
     /// The agent preset: native JSON, a SillyTavern preset, or a character card (PNG, JSON,
     /// CHARX), which becomes a preset with a SillyTavern-like recipe.
     #[arg(long, value_name = "FILE")]
@@ -50,12 +51,25 @@ pub struct PreviewArgs {
     /// Overrides the tokens reserved for the reply.
     #[arg(long, value_name = "N")]
     pub reserve: Option<u32>,
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    pub format: Format,
     /// The build's timestamp for the time macros (RFC 3339); default: now. For reproducible
     /// output in tests.
     #[arg(long, value_name = "RFC3339", hide = true, value_parser = parse_timestamp)]
     pub now: Option<DateTime<FixedOffset>>,
+}
+
+#[derive(Debug, Args)]
+pub struct PreviewArgs {
+    #[command(flatten)]
+    pub build: BuildArgs,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Show the request `promptloom send` would send through this connection: its body exactly
+    /// (model, stream flag and generation settings included), in the connection's dialect.
+    #[arg(long, value_name = "NAME")]
+    pub connection: Option<String>,
+    /// The database the connection is kept in; default: the app's.
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -93,7 +107,16 @@ pub struct Preview<'a> {
     pub width: usize,
 }
 
-pub fn run(args: &PreviewArgs) -> Result<String, CliError> {
+/// The inputs of a build, read and checked: nothing is built or sent when one is bad.
+pub struct Inputs {
+    pub preset: AgentPreset,
+    pub session: Session,
+    pub options: BuildOptions,
+    /// What the importers could not map, by file: warnings of the build.
+    notes: Vec<(PathBuf, String)>,
+}
+
+pub fn inputs(args: &BuildArgs) -> Result<Inputs, CliError> {
     let mut notes: Vec<(PathBuf, String)> = Vec::new();
     let mut note = |path: &Path, items: Vec<String>| {
         notes.extend(items.into_iter().map(|n| (path.to_path_buf(), n)));
@@ -133,23 +156,34 @@ pub fn run(args: &PreviewArgs) -> Result<String, CliError> {
         }),
         _ => None,
     };
+    Ok(Inputs {
+        preset,
+        session,
+        options,
+        notes,
+    })
+}
 
-    let assets = FileAssets::new(args.session.as_deref());
-    let tokens = BuildCache::new();
+/// The build of `inputs`, with what the importers could not map among its warnings.
+pub fn build_of<'a>(
+    args: &BuildArgs,
+    inputs: &'a Inputs,
+    assets: &'a FileAssets,
+    cache: &'a BuildCache,
+) -> Result<BuildResult<'a>, CliError> {
     let request = BuildRequest {
-        preset: &preset,
-        session: &session,
+        preset: &inputs.preset,
+        session: &inputs.session,
         model: &args.model,
-        options: &options,
-        cache: &tokens,
+        options: &inputs.options,
+        cache,
         profiles: &[],
-        assets: &assets,
+        assets,
     };
     // Every build error (no recipe for the model, a step naming an unknown template) is about
     // the preset.
     let mut result = build(&request).map_err(|e| CliError::engine(&args.preset, &e))?;
-    // What the importers could not map is a warning of this preview.
-    for (path, text) in notes {
+    for (path, text) in &inputs.notes {
         let message = format!("{}: {text}", path.display());
         result.warnings.push(LogEntry {
             processor: "import".into(),
@@ -159,42 +193,79 @@ pub fn run(args: &PreviewArgs) -> Result<String, CliError> {
             message,
         });
     }
-    let provider = match args.format {
-        Format::Openai => Some(ProviderFormat::OpenaiChat),
-        Format::Anthropic => Some(ProviderFormat::AnthropicMessages),
-        Format::Gemini => Some(ProviderFormat::Gemini),
-        Format::Json | Format::Text => None,
-    };
-    if let Some(format) = provider {
-        let body = promptloom_engine::providers::request_body(format, &result, &session, &assets)
+    Ok(result)
+}
+
+/// The build's warnings on standard error, where a body on standard output leaves them.
+pub fn warn(result: &BuildResult<'_>) {
+    for w in &result.warnings {
+        eprintln!(
+            "promptloom: warning: [{}] {}",
+            w.processor,
+            crate::terminal::escape(&w.message)
+        );
+    }
+}
+
+pub fn run(preview: &PreviewArgs) -> Result<String, CliError> {
+    let args = &preview.build;
+    let inputs = inputs(args)?;
+    let assets = FileAssets::new(args.session.as_deref());
+    let tokens = BuildCache::new();
+    let result = build_of(args, &inputs, &assets, &tokens)?;
+    let session = &inputs.session;
+    let preset = &inputs.preset;
+    if let Some(name) = &preview.connection {
+        let request =
+            crate::send::request(preview.db.as_deref(), name, args, &result, session, &assets)?;
+        if let Some(format) = provider_format(preview.format) {
+            if format != request.format {
+                return Err(CliError::BadInput {
+                    file: format!("connection {name}"),
+                    problem: format!(
+                        "it speaks {}; --format {} is not what it would send",
+                        request.format.as_str(),
+                        format.as_str()
+                    ),
+                });
+            }
+        }
+        warn(&result);
+        return Ok(request.body);
+    }
+    if let Some(format) = provider_format(preview.format) {
+        let body = promptloom_engine::providers::request_body(format, &result, session, &assets)
             .map_err(|e| {
-            let file = args.session.as_deref().unwrap_or(&args.preset);
-            CliError::engine(file, &e)
-        })?;
+                let file = args.session.as_deref().unwrap_or(&args.preset);
+                CliError::engine(file, &e)
+            })?;
         // The body is all that goes to standard output; what the build warned about (an
         // attachment left out, a rule that hit its cap) goes to standard error.
-        for w in &result.warnings {
-            eprintln!(
-                "promptloom: warning: [{}] {}",
-                w.processor,
-                crate::terminal::escape(&w.message)
-            );
-        }
+        warn(&result);
         let mut text =
             serde_json::to_string_pretty(&body).map_err(|e| CliError::Output(e.to_string()))?;
         text.push('\n');
         return Ok(text);
     }
-    let preview = Preview {
-        preset: &preset,
+    let listing = Preview {
+        preset,
         model: &args.model,
         result: &result,
         width: terminal_width(),
     };
-    Ok(match args.format {
+    Ok(match preview.format {
         Format::Json => json::render(&result),
-        _ => crate::terminal::escape(&text::render(&preview)).into_owned(),
+        _ => crate::terminal::escape(&text::render(&listing)).into_owned(),
     })
+}
+
+fn provider_format(format: Format) -> Option<ProviderFormat> {
+    match format {
+        Format::Openai => Some(ProviderFormat::OpenaiChat),
+        Format::Anthropic => Some(ProviderFormat::AnthropicMessages),
+        Format::Gemini => Some(ProviderFormat::Gemini),
+        Format::Json | Format::Text => None,
+    }
 }
 
 /// `COLUMNS` when the shell exports it, else 100: wide enough to read, narrow enough to scan.

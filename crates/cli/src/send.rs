@@ -1,0 +1,199 @@
+//! `promptloom send`: one build sent through a connection, the reply streamed to standard output
+//! as it arrives, usage and timings on standard error, and with `--save` the turn appended to
+//! the session file (whole or not at all). The body sent is the one `preview --connection`
+//! prints, byte for byte; nothing is sent before every input, the connection and its key are
+//! known good, and nothing is written when the send fails.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use promptloom_engine::cache::BuildCache;
+use promptloom_engine::model::{parse_session, Session};
+use promptloom_engine::profiles::ProviderFormat;
+use promptloom_engine::BuildResult;
+use promptloom_library::connections;
+use promptloom_library::keychain::OsKeychain;
+use promptloom_library::{send, LibraryError};
+use promptloom_send::{CancellationToken, Connection, SendOptions, StreamEvent};
+
+use crate::assets::FileAssets;
+use crate::error::CliError;
+use crate::library::{open, store_error};
+use crate::preview::{build_of, inputs, warn, BuildArgs};
+
+#[derive(Debug, Args)]
+pub struct SendArgs {
+    #[command(flatten)]
+    pub build: BuildArgs,
+    /// The connection to send through (`promptloom connection add`).
+    #[arg(long, value_name = "NAME")]
+    pub connection: String,
+    /// The database the connection is kept in; default: the app's.
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+    /// Append the input and the reply to the session file (a native session), replacing it
+    /// whole: a temporary file beside it, then renamed over it.
+    #[arg(long)]
+    pub save: bool,
+}
+
+/// The request for a build through the connection `name`, and the connection's format.
+pub struct Prepared {
+    pub connection: Connection,
+    pub format: ProviderFormat,
+    pub body: String,
+}
+
+/// The request `send` would send for `result` through connection `name`, always streamed.
+pub fn request(
+    db: Option<&Path>,
+    name: &str,
+    args: &BuildArgs,
+    result: &BuildResult<'_>,
+    session: &Session,
+    assets: &FileAssets,
+) -> Result<Prepared, CliError> {
+    let store = open(db)?;
+    let db_path = store.path().map(Path::to_path_buf).unwrap_or_default();
+    let connection = connections::get(&store, name).map_err(|e| match e {
+        LibraryError::Store(e) => store_error(&db_path, e),
+        e => about(name, e),
+    })?;
+    let has_key = connection.key_env.is_some() || connection.dialect.needs_key();
+    let request = send::request(
+        &connection,
+        result,
+        session,
+        assets,
+        &args.model,
+        true,
+        has_key,
+    )
+    .map_err(|e| match e {
+        LibraryError::Engine(e) => {
+            CliError::engine(args.session.as_deref().unwrap_or(&args.preset), &e)
+        }
+        e => about(name, e),
+    })?;
+    Ok(Prepared {
+        format: connection.dialect.provider_format(),
+        connection,
+        body: request.body,
+    })
+}
+
+fn about(name: &str, e: impl std::fmt::Display) -> CliError {
+    CliError::BadInput {
+        file: format!("connection {name}"),
+        problem: e.to_string(),
+    }
+}
+
+pub fn run(args: &SendArgs) -> Result<String, CliError> {
+    let build_args = &args.build;
+    // A session that --save cannot write back as it was read is refused before anything else.
+    let saved_to = if args.save {
+        let path = build_args
+            .session
+            .as_deref()
+            .ok_or_else(|| CliError::BadInput {
+                file: "--save".into(),
+                problem: "needs --session FILE to append the turn to".into(),
+            })?;
+        let text = crate::load::read_bounded(path)?;
+        let text =
+            std::str::from_utf8(&text).map_err(|_| CliError::bad_input(path, "not UTF-8 text"))?;
+        parse_session(text).map_err(|_| {
+            CliError::bad_input(
+                path,
+                "--save writes native sessions only; import this one first (promptloom import)",
+            )
+        })?;
+        Some(path.to_path_buf())
+    } else {
+        None
+    };
+    let inputs = inputs(build_args)?;
+    let assets = FileAssets::new(build_args.session.as_deref());
+    let tokens = BuildCache::new();
+    let result = build_of(build_args, &inputs, &assets, &tokens)?;
+    let prepared = request(
+        args.db.as_deref(),
+        &args.connection,
+        build_args,
+        &result,
+        &inputs.session,
+        &assets,
+    )?;
+    let key = connections::require_key(&prepared.connection, &OsKeychain)
+        .map_err(|e| about(&args.connection, e))?;
+    warn(&result);
+
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::Output(format!("cannot start the network runtime: {e}")))?;
+    let mut stdout = std::io::stdout();
+    let mut written = Ok(());
+    let reply = runtime
+        .block_on(promptloom_send::send(
+            &prepared.connection,
+            key,
+            Some(&build_args.model),
+            prepared.body.into_bytes(),
+            true,
+            &SendOptions::default(),
+            &CancellationToken::new(),
+            |event| {
+                if let StreamEvent::Delta(text) = event {
+                    if written.is_ok() {
+                        written = stdout
+                            .write_all(crate::terminal::escape(text).as_bytes())
+                            .and_then(|()| stdout.flush());
+                    }
+                }
+            },
+        ))
+        .map_err(|e| CliError::Send {
+            connection: args.connection.clone(),
+            problem: e.to_string(),
+        })?;
+    written.map_err(|e| CliError::Output(e.to_string()))?;
+
+    let counted = result.tokens.total;
+    eprintln!("{}", usage_line(&reply, counted));
+    if let Some(path) = saved_to {
+        let info = send::reply_info(&prepared.connection, &build_args.model, &reply, counted);
+        let mut session = inputs.session.clone();
+        send::append_turn(&mut session, build_args.input.as_deref(), &reply.text, info);
+        let mut text =
+            serde_json::to_string_pretty(&session).map_err(|e| CliError::Output(e.to_string()))?;
+        text.push('\n');
+        promptloom_library::files::write_atomically(&path, text.as_bytes())
+            .map_err(|e| CliError::io(&path, &e))?;
+        eprintln!("promptloom: the turn was appended to {}", path.display());
+    }
+    Ok("\n".into())
+}
+
+/// What the provider said the turn cost, beside our count, and how long it took.
+fn usage_line(reply: &promptloom_send::Reply, counted: u32) -> String {
+    let n = |v: Option<u64>| v.map_or("?".to_string(), |v| v.to_string());
+    let mut line = format!(
+        "promptloom: prompt {} tokens (counted {counted}), reply {} tokens",
+        n(reply.usage.prompt_tokens),
+        n(reply.usage.completion_tokens)
+    );
+    if let Some(first) = reply.time_to_first_token {
+        line.push_str(&format!(", first text after {} ms", first.as_millis()));
+    }
+    line.push_str(&format!(", {} ms in all", reply.total_time.as_millis()));
+    if let Some(reason) = &reply.finish_reason {
+        line.push_str(&format!(", finished: {}", crate::terminal::escape(reason)));
+    }
+    if reply.incomplete {
+        line.push_str(", incomplete");
+    }
+    line
+}

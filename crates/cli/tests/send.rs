@@ -1,0 +1,256 @@
+//! `promptloom send` against a provider double on 127.0.0.1 (a server this test starts): the body
+//! that arrives is, byte for byte, what `preview --connection` prints; the reply streams to
+//! standard output and, with `--save`, joins the session file with what came back with it; a
+//! failed or refused send writes nothing.
+
+#[path = "../../send/tests/double/mod.rs"]
+mod double;
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use double::{json, openai_stream, sse_head, Double, Step};
+use serde_json::Value;
+
+const NOW: &str = "2026-11-24T10:00:00+01:00";
+
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Self {
+        let dir =
+            std::env::temp_dir().join(format!("promptloom-cli-send-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("scratch");
+        let session = serde_json::json!({
+            "formatVersion": 1, "id": "trip", "title": "Trip",
+            "messages": [ { "role": "user", "content": "Where are we?" },
+                          { "role": "assistant", "content": "On the coast road." } ]
+        });
+        std::fs::write(
+            dir.join("trip.json"),
+            serde_json::to_string_pretty(&session).unwrap(),
+        )
+        .expect("session");
+        Scratch(dir)
+    }
+    fn path(&self, name: &str) -> String {
+        self.0.join(name).to_string_lossy().into_owned()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn preset() -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../presets/general-assistant.json")
+        .to_string_lossy()
+        .into_owned()
+}
+
+async fn run(args: Vec<String>) -> Output {
+    tokio::task::spawn_blocking(move || {
+        Command::new(env!("CARGO_BIN_EXE_promptloom"))
+            .args(&args)
+            .env_remove("PROMPTLOOM_TEST_NO_KEY")
+            .output()
+            .expect("the promptloom binary runs")
+    })
+    .await
+    .expect("joined")
+}
+
+fn args(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| s.to_string()).collect()
+}
+
+fn turn(s: &Scratch, command: &str, extra: &[&str]) -> Vec<String> {
+    let mut a = args(&[
+        command,
+        "--preset",
+        &preset(),
+        "--session",
+        &s.path("trip.json"),
+        "--model",
+        "gpt-4o",
+        "--input",
+        "And now?",
+        "--connection",
+        "local",
+        "--db",
+        &s.path("p.db"),
+        "--now",
+        NOW,
+    ]);
+    a.extend(args(extra));
+    a
+}
+
+async fn add_local(s: &Scratch, double: &Double, extra: &[&str]) {
+    let mut a = args(&[
+        "connection",
+        "add",
+        "local",
+        "--dialect",
+        "openai-compatible",
+        "--base-url",
+        &double.base("/v1"),
+        "--db",
+        &s.path("p.db"),
+    ]);
+    a.extend(args(extra));
+    let out = run(a).await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_body_sent_is_the_preview_byte_for_byte_and_the_turn_is_saved() {
+    let s = Scratch::new("ok");
+    let double = Double::start(|_, _| {
+        let mut reply = sse_head();
+        reply.extend(openai_stream(&["Past the ", "light", "house."], "\n"));
+        vec![Step::Trickle(reply)]
+    })
+    .await;
+    add_local(&s, &double, &[]).await;
+
+    let preview = run(turn(&s, "preview", &[])).await;
+    assert!(
+        preview.status.success(),
+        "{}",
+        String::from_utf8_lossy(&preview.stderr)
+    );
+    let shown: Value = serde_json::from_slice(&preview.stdout).expect("the body is JSON");
+    assert_eq!(shown["model"], "gpt-4o");
+    assert_eq!(shown["stream"], true);
+    let built = run(turn(&s, "preview", &["--format", "json"])
+        .into_iter()
+        .filter(|a| a != "--connection" && a != "local")
+        .collect())
+    .await;
+    let counted =
+        serde_json::from_slice::<Value>(&built.stdout).expect("JSON")["tokens"]["total"].clone();
+
+    let sent = run(turn(&s, "send", &["--save"])).await;
+    let err = String::from_utf8_lossy(&sent.stderr);
+    assert!(sent.status.success(), "{err}");
+    assert_eq!(
+        String::from_utf8_lossy(&sent.stdout),
+        "Past the lighthouse.\n"
+    );
+    assert!(
+        err.contains(&format!("prompt 11 tokens (counted {counted})")),
+        "{err}"
+    );
+    assert!(err.contains("finished: stop"), "{err}");
+
+    let recorded = double.recorded();
+    assert_eq!(recorded.len(), 1);
+    assert_eq!(recorded[0].path, "/v1/chat/completions");
+    assert_eq!(
+        recorded[0].body, preview.stdout,
+        "what is shown is what is sent"
+    );
+    assert!(
+        recorded[0].header("authorization").is_none(),
+        "no key, no header"
+    );
+
+    let saved: Value =
+        serde_json::from_str(&std::fs::read_to_string(s.path("trip.json")).unwrap()).unwrap();
+    let messages = saved["messages"].as_array().expect("messages");
+    assert_eq!(messages.len(), 4);
+    assert_eq!(messages[2]["role"], "user");
+    assert_eq!(messages[2]["content"], "And now?");
+    assert_eq!(messages[3]["content"], "Past the lighthouse.");
+    let reply = &messages[3]["reply"];
+    assert_eq!(reply["connection"], "local");
+    assert_eq!(reply["model"], "gpt-4o");
+    assert_eq!(reply["finishReason"], "stop");
+    // Calibration: the provider's count of the prompt beside ours for the build that was sent.
+    assert_eq!(reply["promptTokens"], 11);
+    assert_eq!(reply["completionTokens"], 3);
+    assert_eq!(reply["countedPromptTokens"], counted);
+    assert!(reply["totalMs"].as_u64().is_some());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_send_says_the_providers_words_and_writes_nothing() {
+    let s = Scratch::new("401");
+    let double = Double::start(|_, _| {
+        vec![Step::Write(json(
+            "401 Unauthorized",
+            r#"{"error":{"message":"Incorrect API key provided","type":"invalid_request_error"}}"#,
+            &[],
+        ))]
+    })
+    .await;
+    add_local(&s, &double, &[]).await;
+    let before = std::fs::read(s.path("trip.json")).unwrap();
+    let sent = run(turn(&s, "send", &["--save"])).await;
+    let err = String::from_utf8_lossy(&sent.stderr);
+    assert_eq!(sent.status.code(), Some(3), "{err}");
+    assert!(err.contains("connection local: HTTP 401"), "{err}");
+    assert!(err.contains("Incorrect API key provided"), "{err}");
+    assert_eq!(
+        std::fs::read(s.path("trip.json")).unwrap(),
+        before,
+        "nothing written"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_missing_key_or_a_session_it_cannot_save_sends_nothing() {
+    let s = Scratch::new("refused");
+    let double = Double::start(|_, _| vec![Step::Write(json("200 OK", "{}", &[]))]).await;
+    // An openai connection needs a key; this one reads it from a variable that is not set.
+    let out = run(args(&[
+        "connection",
+        "add",
+        "local",
+        "--dialect",
+        "openai",
+        "--base-url",
+        &double.base("/v1"),
+        "--key-env",
+        "PROMPTLOOM_TEST_NO_KEY",
+        "--db",
+        &s.path("p.db"),
+    ]))
+    .await;
+    assert!(out.status.success());
+    let sent = run(turn(&s, "send", &[])).await;
+    let err = String::from_utf8_lossy(&sent.stderr);
+    assert_eq!(sent.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("needs an API key") && err.contains("PROMPTLOOM_TEST_NO_KEY"),
+        "{err}"
+    );
+
+    std::fs::write(s.path("chat.jsonl"), "{\"user_name\":\"A\",\"character_name\":\"B\"}\n{\"name\":\"A\",\"is_user\":true,\"mes\":\"hi\"}\n").unwrap();
+    let mut save_jsonl = turn(&s, "send", &["--save"]);
+    let at = save_jsonl.iter().position(|a| a == "--session").unwrap() + 1;
+    save_jsonl[at] = s.path("chat.jsonl");
+    let sent = run(save_jsonl).await;
+    let err = String::from_utf8_lossy(&sent.stderr);
+    assert_eq!(sent.status.code(), Some(2), "{err}");
+    assert!(err.contains("--save writes native sessions only"), "{err}");
+
+    let unknown = run(turn(&s, "send", &[])
+        .into_iter()
+        .map(|a| if a == "local" { "nowhere".into() } else { a })
+        .collect())
+    .await;
+    let err = String::from_utf8_lossy(&unknown.stderr);
+    assert_eq!(unknown.status.code(), Some(2), "{err}");
+    assert!(err.contains("no connection with id \"nowhere\""), "{err}");
+    assert!(double.recorded().is_empty(), "nothing was sent");
+}

@@ -1,0 +1,90 @@
+//! Sending a build through a connection, for both front doors: the request made once (what the
+//! preview shows is these bytes, and they are what is sent), and the reply made into the
+//! session's next message with what came back with it.
+
+use promptloom_engine::assets::AssetSource;
+use promptloom_engine::model::{ChatMessage, ReplyInfo, Role, Session};
+use promptloom_engine::providers::{request_body_with, BodyOptions};
+use promptloom_engine::BuildResult;
+use promptloom_send::{display_headers, request_url, Connection, Reply};
+
+use crate::LibraryError;
+
+/// A request ready to go: where, with which headers (as shown: the key redacted), and the body,
+/// the exact bytes that are sent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Request {
+    pub url: String,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+/// The request `connection` would send for `result`: the body in the connection's dialect, with
+/// the model, the stream flag and the build's generation settings, then the connection's extra
+/// body fields; written once as pretty JSON with a final newline, so that what a preview prints
+/// is, byte for byte, what goes on the wire.
+pub fn request(
+    connection: &Connection,
+    result: &BuildResult<'_>,
+    session: &Session,
+    assets: &dyn AssetSource,
+    model: &str,
+    stream: bool,
+    has_key: bool,
+) -> Result<Request, LibraryError> {
+    connection.validate()?;
+    let format = connection.dialect.provider_format();
+    let mut body = request_body_with(
+        format,
+        result,
+        session,
+        assets,
+        &BodyOptions { model, stream },
+    )?;
+    connection.apply_extra_body(&mut body);
+    let mut text =
+        serde_json::to_string_pretty(&body).map_err(|e| LibraryError::Body(e.to_string()))?;
+    text.push('\n');
+    let url = request_url(connection, Some(model), stream)?;
+    Ok(Request {
+        url: url.to_string(),
+        headers: display_headers(connection, has_key),
+        body: text,
+    })
+}
+
+/// What came back with `reply`, for the message that keeps it. `counted` is our count of the
+/// prompt that was sent, kept beside the provider's own.
+pub fn reply_info(connection: &Connection, model: &str, reply: &Reply, counted: u32) -> ReplyInfo {
+    let ms = |d: std::time::Duration| u32::try_from(d.as_millis()).unwrap_or(u32::MAX);
+    let tokens = |n: Option<u64>| n.map(|n| u32::try_from(n).unwrap_or(u32::MAX));
+    ReplyInfo {
+        connection: connection.name.clone(),
+        model: model.to_string(),
+        finish_reason: reply.finish_reason.clone(),
+        prompt_tokens: tokens(reply.usage.prompt_tokens),
+        completion_tokens: tokens(reply.usage.completion_tokens),
+        counted_prompt_tokens: Some(counted),
+        first_token_ms: reply.time_to_first_token.map(ms),
+        total_ms: ms(reply.total_time),
+        incomplete: reply.incomplete,
+    }
+}
+
+/// `session` with the turn that was sent: the user's input, when there was one and the session
+/// does not already end with it (a build appends it the same way, RULES 5.3), then the reply as
+/// an assistant message with what came back with it.
+pub fn append_turn(session: &mut Session, input: Option<&str>, reply: &str, info: ReplyInfo) {
+    if let Some(input) = input {
+        let already = session
+            .messages
+            .last()
+            .is_some_and(|m| m.role == Role::User && &*m.content == input);
+        if !already {
+            session.messages.push(ChatMessage::new(Role::User, input));
+        }
+    }
+    let mut message = ChatMessage::new(Role::Assistant, reply);
+    message.reply = Some(info);
+    session.messages.push(message);
+}
