@@ -45,6 +45,15 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             commands::transfer::export_session,
             commands::settings::get_setting,
             commands::settings::set_setting,
+            commands::connections::list_connections,
+            commands::connections::well_known_connections,
+            commands::connections::save_connection,
+            commands::connections::delete_connection,
+            commands::connections::set_connection_key,
+            commands::send::connection_request,
+            commands::send::send_message,
+            commands::send::stop_sending,
+            commands::send::choose_swipe,
         ])
         .events(collect_events![commands::transfer::FileDropped])
 }
@@ -87,6 +96,7 @@ pub fn run() {
     let result = tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
         .manage(state::ChosenFiles::default())
+        .manage(state::Sending::default())
         .invoke_handler(builder.invoke_handler())
         .on_webview_event(|webview, event| {
             if let tauri::WebviewEvent::DragDrop(tauri::DragDropEvent::Drop { paths, .. }) = event {

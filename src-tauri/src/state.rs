@@ -128,3 +128,25 @@ impl ChosenFiles {
             })
     }
 }
+
+/// The send under way, if any, so that Stop can end it. One at a time: the page sends one reply
+/// after another.
+#[derive(Default)]
+pub struct Sending(Mutex<Option<promptloom_send::CancellationToken>>);
+
+impl Sending {
+    pub fn start(&self, cancel: promptloom_send::CancellationToken) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(cancel);
+    }
+
+    pub fn finish(&self) {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).take();
+    }
+
+    /// Stops the send under way; what arrived is kept.
+    pub fn stop(&self) {
+        if let Some(cancel) = self.0.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            cancel.cancel();
+        }
+    }
+}

@@ -53,6 +53,8 @@ pub enum LibraryError {
     Engine(#[from] promptloom_engine::EngineError),
     #[error("the request body does not serialize: {0}")]
     Body(String),
+    #[error("session \"{session}\" has no {what}")]
+    NoSuchMessage { session: String, what: String },
 }
 
 impl LibraryError {
@@ -67,6 +69,7 @@ impl LibraryError {
             LibraryError::EmptyKey { .. } => codes::MISSING_KEY,
             LibraryError::Engine(e) => e.code(),
             LibraryError::Body(_) => codes::INTERNAL,
+            LibraryError::NoSuchMessage { .. } => codes::NOT_FOUND,
         }
     }
 }

@@ -3,7 +3,7 @@
 //! session's next message with what came back with it.
 
 use promptloom_engine::assets::AssetSource;
-use promptloom_engine::model::{ChatMessage, ReplyInfo, Role, Session};
+use promptloom_engine::model::{ChatMessage, ReplyInfo, Role, Session, Swipe};
 use promptloom_engine::providers::{request_body_with, BodyOptions};
 use promptloom_engine::BuildResult;
 use promptloom_send::{display_headers, request_url, Connection, Reply};
@@ -87,4 +87,64 @@ pub fn append_turn(session: &mut Session, input: Option<&str>, reply: &str, info
     let mut message = ChatMessage::new(Role::Assistant, reply);
     message.reply = Some(info);
     session.messages.push(message);
+}
+
+/// The session a regenerated reply is built on: `session` without its last message, which must
+/// be a reply (an assistant message). Its input is already in the session, so the build takes no
+/// new input.
+pub fn before_last_reply(session: &Session) -> Result<Session, LibraryError> {
+    last_reply_at(session)?;
+    let mut earlier = session.clone();
+    earlier.messages.pop();
+    Ok(earlier)
+}
+
+/// Regenerate: the last reply shows `reply` now; what it showed before is kept as its newest
+/// swipe, so the user can flip back to it.
+pub fn replace_last_reply(
+    session: &mut Session,
+    reply: &str,
+    info: ReplyInfo,
+) -> Result<(), LibraryError> {
+    let at = last_reply_at(session)?;
+    let message = &mut session.messages[at];
+    let old = Swipe {
+        content: message.content.to_string(),
+        reply: message.reply.take(),
+    };
+    message.swipes.push(old);
+    message.content = reply.into();
+    message.reply = Some(info);
+    Ok(())
+}
+
+/// Flip: message `at` shows its swipe `swipe`, and what it showed takes that swipe's place.
+pub fn choose_swipe(session: &mut Session, at: usize, swipe: usize) -> Result<(), LibraryError> {
+    let message = session
+        .messages
+        .get_mut(at)
+        .ok_or_else(|| LibraryError::NoSuchMessage {
+            session: session.id.clone(),
+            what: format!("message {at}"),
+        })?;
+    let Some(chosen) = message.swipes.get_mut(swipe) else {
+        return Err(LibraryError::NoSuchMessage {
+            session: session.id.clone(),
+            what: format!("swipe {swipe} of message {at}"),
+        });
+    };
+    let shown = std::mem::replace(&mut chosen.content, message.content.to_string());
+    std::mem::swap(&mut chosen.reply, &mut message.reply);
+    message.content = shown.into();
+    Ok(())
+}
+
+fn last_reply_at(session: &Session) -> Result<usize, LibraryError> {
+    match session.messages.last() {
+        Some(m) if m.role == Role::Assistant => Ok(session.messages.len() - 1),
+        _ => Err(LibraryError::NoSuchMessage {
+            session: session.id.clone(),
+            what: "a reply to regenerate (the last message is not the model's)".into(),
+        }),
+    }
 }

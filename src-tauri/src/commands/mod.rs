@@ -3,9 +3,11 @@
 //! through the generated `bindings.ts`.
 //! They are grouped by domain, one module each; what several share lives here.
 
+pub mod connections;
 pub mod pipeline;
 pub mod presets;
 pub mod preview;
+pub mod send;
 pub mod sessions;
 pub mod settings;
 pub mod transfer;

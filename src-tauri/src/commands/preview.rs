@@ -136,7 +136,7 @@ fn take_stored_history(result: &mut BuildResult<'_>) -> Vec<StoredRun> {
 /// One build for the preview over the stored session (or none) with the user's model profiles,
 /// handed to `f` with the session it refers to (the result carries the model profile that
 /// applied).
-fn with_build<T>(
+pub(super) fn with_build<T>(
     s: &AppState,
     request: &PreviewRequest,
     f: impl FnOnce(BuildResult<'_>, &Session) -> Result<T, AppError>,
@@ -152,6 +152,17 @@ fn with_build<T>(
             messages: Vec::new(),
         }),
     };
+    build_on(s, request, &session, f)
+}
+
+/// [`with_build`] over `session` instead of the stored one `request` names (a regenerated
+/// reply is built on the session without it).
+pub(super) fn build_on<T>(
+    s: &AppState,
+    request: &PreviewRequest,
+    session: &Session,
+    f: impl FnOnce(BuildResult<'_>, &Session) -> Result<T, AppError>,
+) -> Result<T, AppError> {
     let profiles = s.store()?.model_profiles()?;
     let mut options = BuildOptions::at(chrono::Local::now().fixed_offset());
     options.input = request.input.clone().filter(|i| !i.trim().is_empty());
@@ -159,14 +170,14 @@ fn with_build<T>(
     options.reserve = request.reserve;
     let result = build(&BuildRequest {
         preset: &request.preset,
-        session: &session,
+        session,
         model: &request.model,
         options: &options,
         cache: &s.cache,
         profiles: &profiles,
         assets: &InlineAssets,
     })?;
-    f(result, &session)
+    f(result, session)
 }
 
 #[cfg(test)]

@@ -1,0 +1,202 @@
+//! Sending: the request a build makes through a connection (shown before it is sent, its key
+//! redacted, its body the bytes that go), the reply streamed to the page as it arrives and then
+//! stored as the session's next message; Stop, Regenerate and flipping between replies.
+
+use std::sync::Arc;
+
+use promptloom_engine::assets::InlineAssets;
+use promptloom_engine::codes;
+use promptloom_engine::model::Session;
+use promptloom_library::connections;
+use promptloom_library::keychain::OsKeychain;
+use promptloom_library::send;
+use promptloom_send::{CancellationToken, SendOptions, StreamEvent};
+use serde::{Deserialize, Serialize};
+use tauri::ipc::Channel;
+use tauri::{AppHandle, Manager};
+
+use super::blocking;
+use super::preview::{build_on, with_build, PreviewRequest};
+use crate::error::AppError;
+use crate::state::Sending;
+
+/// A request as the preview shows it: where it goes, its headers with the key redacted, and the
+/// body, byte for byte what is sent.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct ShownRequest {
+    pub url: String,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+/// The request `connection` would send for the preview's build.
+#[tauri::command]
+#[specta::specta]
+pub async fn connection_request(
+    app: AppHandle,
+    request: PreviewRequest,
+    connection: String,
+) -> Result<ShownRequest, AppError> {
+    blocking(app, move |s| {
+        let connection = connections::get(&*s.store()?, &connection)?;
+        let has_key = connections::has_key(&connection, &OsKeychain).unwrap_or(false);
+        with_build(s, &request, |result, session| {
+            let r = send::request(
+                &connection,
+                &result,
+                session,
+                &InlineAssets,
+                &request.model,
+                true,
+                has_key,
+            )?;
+            Ok(ShownRequest {
+                url: r.url,
+                headers: r.headers,
+                body: r.body,
+            })
+        })
+    })
+    .await
+}
+
+/// What to send: the preview's build (its preset, stored session, model and input) through
+/// `connection`; with `regenerate`, a new reply in place of the session's last one.
+#[derive(Debug, Clone, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct SendRequest {
+    pub preview: PreviewRequest,
+    pub connection: String,
+    pub regenerate: bool,
+}
+
+/// What the page hears while a reply arrives.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum SendEvent {
+    /// The exact request is on its way.
+    Started { url: String },
+    /// More of the reply's text.
+    Text { text: String },
+}
+
+/// Sends, streams the reply through `events`, and stores the turn; returns the session as it is
+/// now stored. Nothing is stored when the send fails; a reply stopped by `stop_sending` is
+/// stored as far as it came, marked incomplete.
+#[tauri::command]
+#[specta::specta]
+pub async fn send_message(
+    app: AppHandle,
+    request: SendRequest,
+    events: Channel<SendEvent>,
+) -> Result<Session, AppError> {
+    let session_id =
+        request.preview.session_id.clone().ok_or_else(|| {
+            AppError::new(codes::NOT_FOUND, "open or create a session to send into")
+        })?;
+    // Everything is checked and made before anything goes out.
+    let regenerate = request.regenerate;
+    let mut preview = request.preview.clone();
+    if regenerate {
+        // The reply being replaced answered the session's last input: no new one.
+        preview.input = None;
+    }
+    let name = request.connection.clone();
+    let prepared = blocking(app.clone(), move |s| {
+        let connection = connections::get(&*s.store()?, &name)?;
+        let key = connections::require_key(&connection, &OsKeychain)?;
+        let stored = s.session(&session_id)?;
+        let on = if regenerate {
+            Arc::new(send::before_last_reply(&stored)?)
+        } else {
+            stored
+        };
+        build_on(s, &preview, &on, |result, session| {
+            let r = send::request(
+                &connection,
+                &result,
+                session,
+                &InlineAssets,
+                &preview.model,
+                true,
+                key.is_some(),
+            )?;
+            Ok((connection.clone(), key.clone(), r, result.tokens.total))
+        })
+    })
+    .await?;
+    let (connection, key, shown, counted) = prepared;
+
+    let cancel = CancellationToken::new();
+    let sending = app.state::<Sending>();
+    sending.start(cancel.clone());
+    let _ = events.send(SendEvent::Started {
+        url: shown.url.clone(),
+    });
+    let model = request.preview.model.clone();
+    let reply = promptloom_send::send(
+        &connection,
+        key,
+        Some(&model),
+        shown.body.into_bytes(),
+        true,
+        &SendOptions::default(),
+        &cancel,
+        |event| {
+            if let StreamEvent::Delta(text) = event {
+                let _ = events.send(SendEvent::Text { text: text.clone() });
+            }
+        },
+    )
+    .await;
+    sending.finish();
+    let reply = reply.map_err(|e| AppError::new(e.code(), e.to_string()))?;
+
+    let session_id = request.preview.session_id.clone().unwrap_or_default();
+    let input = request
+        .preview
+        .input
+        .clone()
+        .filter(|i| !i.trim().is_empty());
+    blocking(app, move |s| {
+        let info = send::reply_info(&connection, &model, &reply, counted);
+        let mut session = (*s.session(&session_id)?).clone();
+        if regenerate {
+            send::replace_last_reply(&mut session, &reply.text, info)?;
+        } else {
+            send::append_turn(&mut session, input.as_deref(), &reply.text, info);
+        }
+        s.forget_session(&session_id)?;
+        s.store()?.save_session(&session)?;
+        Ok(session)
+    })
+    .await
+}
+
+/// Stops the reply that is arriving; what arrived is kept.
+#[tauri::command]
+#[specta::specta]
+pub fn stop_sending(app: AppHandle) -> Result<(), AppError> {
+    app.state::<Sending>().stop();
+    Ok(())
+}
+
+/// Shows swipe `swipe` of message `at` in place of the reply it shows now.
+#[tauri::command]
+#[specta::specta]
+pub async fn choose_swipe(
+    app: AppHandle,
+    session: String,
+    at: u32,
+    swipe: u32,
+) -> Result<Session, AppError> {
+    blocking(app, move |s| {
+        let mut stored = (*s.session(&session)?).clone();
+        send::choose_swipe(&mut stored, at as usize, swipe as usize)?;
+        s.forget_session(&session)?;
+        s.store()?.save_session(&stored)?;
+        Ok(stored)
+    })
+    .await
+}
