@@ -54,6 +54,7 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             commands::send::send_message,
             commands::send::stop_sending,
             commands::send::choose_swipe,
+            commands::send::calibration,
         ])
         .events(collect_events![commands::transfer::FileDropped])
 }

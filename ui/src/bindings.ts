@@ -96,6 +96,7 @@ export const commands = {
 	stopSending: () => typedError<null, AppError>(__TAURI_INVOKE("stop_sending")),
 	/**  Shows swipe `swipe` of message `at` in place of the reply it shows now. */
 	chooseSwipe: (session: string, at: number, swipe: number) => typedError<Session, AppError>(__TAURI_INVOKE("choose_swipe", { session, at, swipe })),
+	calibration: (model: string) => typedError<CalibrationView, AppError>(__TAURI_INVOKE("calibration", { model })),
 };
 
 /** Events */
@@ -210,6 +211,16 @@ export type BuiltMessage = {
 	attachments?: AttachmentRef[],
 	/**  Provenance of texts a formatter joined into this message, after `source`'s. */
 	merged?: Source[],
+};
+
+/**  How far our prompt count has been from the provider's for a model, over its last replies. */
+export type CalibrationView = {
+	samples: number,
+	/**  The provider's and our count of the last reply's prompt. */
+	lastProvider: number | null,
+	lastCounted: number | null,
+	/**  The provider's count against ours, on average, in percent of ours. */
+	meanDifferencePercent: number | null,
 };
 
 /**  Values for `{{char}}`, `{{description}}` and friends (RULES 4). */

@@ -12,6 +12,7 @@ use promptloom_engine::cache::BuildCache;
 use promptloom_engine::model::{parse_session, Session};
 use promptloom_engine::profiles::ProviderFormat;
 use promptloom_engine::BuildResult;
+use promptloom_library::calibration::{self, Sample};
 use promptloom_library::connections;
 use promptloom_library::keychain::OsKeychain;
 use promptloom_library::{send, LibraryError};
@@ -163,6 +164,21 @@ pub fn run(args: &SendArgs) -> Result<String, CliError> {
 
     let counted = result.tokens.total;
     eprintln!("{}", usage_line(&reply, counted));
+    // The provider's count beside ours, kept per model (as the app does); a database that
+    // cannot take it is said, and the reply stands.
+    if let (Some(provider), false) = (reply.usage.prompt_tokens, reply.incomplete) {
+        let sample = Sample {
+            provider: u32::try_from(provider).unwrap_or(u32::MAX),
+            counted,
+        };
+        let kept = open(args.db.as_deref()).and_then(|store| {
+            calibration::add(&store, &build_args.model, sample)
+                .map_err(|e| about(&args.connection, e))
+        });
+        if let Err(e) = kept {
+            eprintln!("promptloom: warning: the token counts were not kept: {e}");
+        }
+    }
     if let Some(path) = saved_to {
         let info = send::reply_info(&prepared.connection, &build_args.model, &reply, counted);
         let mut session = inputs.session.clone();

@@ -11,8 +11,10 @@
 //! - [`files`]: writing a file so that a failed write never destroys the file it replaces.
 //! - [`connections`]: where a user sends, checked and kept by name; [`keychain`]: their keys, in
 //!   the OS keychain only; [`send`]: the request a build makes (what is shown is what is sent)
-//!   and the reply made into the session's next message.
+//!   and the reply made into the session's next message; [`calibration`]: how far our prompt
+//!   count has been from the provider's, per model.
 
+pub mod calibration;
 pub mod connections;
 pub mod export;
 pub mod files;

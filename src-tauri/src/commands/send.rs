@@ -7,6 +7,7 @@ use std::sync::Arc;
 use promptloom_engine::assets::InlineAssets;
 use promptloom_engine::codes;
 use promptloom_engine::model::Session;
+use promptloom_library::calibration::{self, Sample};
 use promptloom_library::connections;
 use promptloom_library::keychain::OsKeychain;
 use promptloom_library::send;
@@ -168,8 +169,40 @@ pub async fn send_message(
             send::append_turn(&mut session, input.as_deref(), &reply.text, info);
         }
         s.forget_session(&session_id)?;
-        s.store()?.save_session(&session)?;
+        let store = s.store()?;
+        store.save_session(&session)?;
+        if let (Some(provider), false) = (reply.usage.prompt_tokens, reply.incomplete) {
+            let provider = u32::try_from(provider).unwrap_or(u32::MAX);
+            calibration::add(&store, &model, Sample { provider, counted })?;
+        }
         Ok(session)
+    })
+    .await
+}
+
+/// How far our prompt count has been from the provider's for a model, over its last replies.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct CalibrationView {
+    pub samples: u32,
+    /// The provider's and our count of the last reply's prompt.
+    pub last_provider: Option<u32>,
+    pub last_counted: Option<u32>,
+    /// The provider's count against ours, on average, in percent of ours.
+    pub mean_difference_percent: Option<f64>,
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn calibration(app: AppHandle, model: String) -> Result<CalibrationView, AppError> {
+    blocking(app, move |s| {
+        let c = calibration::get(&*s.store()?, &model)?;
+        Ok(CalibrationView {
+            samples: c.samples.len() as u32,
+            last_provider: c.last().map(|l| l.provider),
+            last_counted: c.last().map(|l| l.counted),
+            mean_difference_percent: c.mean_difference_percent(),
+        })
     })
     .await
 }
