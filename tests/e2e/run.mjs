@@ -233,6 +233,7 @@ test("import a SillyTavern preset: the report first, then the preset opens and p
     file,
     JSON.stringify({
       temperature: 0.9,
+      top_a: 0.2,
       prompts: [
         { identifier: "main", name: "Main Prompt", system_prompt: true, role: "system", content: "Write {{char}}'s next reply." },
         { identifier: "chatHistory", name: "Chat History", system_prompt: true, marker: true },
@@ -256,7 +257,7 @@ test("import a SillyTavern preset: the report first, then the preset opens and p
     );
     assert.match(summary, /preset/);
     const dialog = await (await byTest("import-dialog")).getText();
-    assert.match(dialog, /temperature/, "the unmapped sampling setting is reported");
+    assert.match(dialog, /top_a/, "the unmapped sampling setting is reported");
     await shot(app.browser, "09-import-report");
     await (await byTest("confirm-import")).click();
     await until(
