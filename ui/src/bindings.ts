@@ -756,6 +756,8 @@ export type ShownRequest = {
 	url: string,
 	headers: ([string, string])[],
 	body: string,
+	/**  What the connection's dialect does not take of the generation settings. */
+	warnings: Said[],
 };
 
 /**  Where a message came from. Fields that do not apply are absent. */

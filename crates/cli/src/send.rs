@@ -77,6 +77,13 @@ pub fn request(
         }
         e => about(name, e),
     })?;
+    for w in &request.warnings {
+        eprintln!(
+            "promptloom: warning: [{}] {}",
+            connection.dialect,
+            crate::terminal::escape(&w.to_string())
+        );
+    }
     Ok(Prepared {
         format: connection.dialect.provider_format(),
         connection,

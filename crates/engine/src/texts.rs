@@ -181,6 +181,11 @@ crate::texts! {
     PDF_ONLY = "attachment.pdf-only" => "only PDF files are taken as file parts";
     PDF_OR_PLAIN_TEXT = "attachment.pdf-or-plain-text" => "only PDF and plain text documents are taken";
     PDF_OR_TEXT = "attachment.pdf-or-text" => "only PDF and text documents are taken";
+    GEMINI_IMAGE_TYPES = "attachment.gemini-image-types" => "only PNG, JPEG and WebP images are taken";
+    ASSISTANT_TEXT_ONLY = "attachment.assistant-text-only" => "assistant messages take only text in the {format} format";
+    SYSTEM_TEXT_ONLY = "attachment.system-text-only" => "system messages take only text in the {format} format";
+    TOOL_TEXT_ONLY = "attachment.tool-text-only" => "tool messages take only text in the {format} format";
+    SYSTEM_FIELD_TEXT_ONLY = "attachment.system-field-text-only" => "the leading system text takes only text in the {format} format";
 
     // macros (RULES 4) and their caps
     VARIABLE_TOO_LARGE = "macro.variable-too-large" => "variable \"{name}\" would hold more than {size}; it keeps its value and the rest are left as written";

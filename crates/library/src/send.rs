@@ -5,7 +5,7 @@
 use promptloom_engine::assets::AssetSource;
 use promptloom_engine::model::{ChatMessage, ReplyInfo, Role, Session, Swipe};
 use promptloom_engine::providers::{request_body_with, BodyOptions};
-use promptloom_engine::BuildResult;
+use promptloom_engine::{BuildResult, Said};
 use promptloom_send::{display_headers, request_url, Connection, Reply};
 
 use crate::LibraryError;
@@ -17,6 +17,9 @@ pub struct Request {
     pub url: String,
     pub headers: Vec<(String, String)>,
     pub body: String,
+    /// What the connection's dialect does not take of the build's generation settings, when it
+    /// is not the format the build warned about already (the model profile's).
+    pub warnings: Vec<Said>,
 }
 
 /// The request `connection` would send for `result`: the body in the connection's dialect, with
@@ -46,10 +49,18 @@ pub fn request(
         serde_json::to_string_pretty(&body).map_err(|e| LibraryError::Body(e.to_string()))?;
     text.push('\n');
     let url = request_url(connection, Some(model), stream)?;
+    let warnings = if format == result.provider_format() {
+        Vec::new()
+    } else {
+        result
+            .generation
+            .warnings(format, result.tokens.reserved_reply)
+    };
     Ok(Request {
         url: url.to_string(),
         headers: display_headers(connection, has_key),
         body: text,
+        warnings,
     })
 }
 

@@ -78,3 +78,106 @@ fn nothing_to_regenerate_or_flip_is_an_error_that_changes_nothing() {
     assert!(send::choose_swipe(&mut s, 5, 0).is_err());
     assert_eq!(s, chat());
 }
+
+#[test]
+fn the_request_is_in_the_connections_dialect_and_warns_of_what_it_does_not_take() {
+    use promptloom_engine::assets::InlineAssets;
+    use promptloom_engine::cache::BuildCache;
+    use promptloom_engine::model::GenerationSettings;
+    use promptloom_engine::{build, BuildOptions, BuildRequest};
+    use promptloom_send::{Connection, Dialect};
+
+    let mut preset = promptloom_library::presets::starter("p".into(), "P".into());
+    preset.generation = Some(GenerationSettings {
+        top_k: Some(40),
+        temperature: Some(0.5),
+        ..GenerationSettings::default()
+    });
+    let session = chat();
+    let options = BuildOptions::at(chrono_now());
+    let cache = BuildCache::new();
+    // gpt-4o's profile speaks OpenAI's format, which has no top_k: the build warned already.
+    let result = build(&BuildRequest {
+        preset: &preset,
+        session: &session,
+        model: "gpt-4o",
+        options: &options,
+        cache: &cache,
+        profiles: &[],
+        assets: &InlineAssets,
+    })
+    .expect("builds");
+    let openai = Connection::new("o", Dialect::OpenaiCompatible, "http://127.0.0.1:1/v1");
+    let r = send::request(
+        &openai,
+        &result,
+        &session,
+        &InlineAssets,
+        "gpt-4o",
+        true,
+        false,
+    )
+    .expect("request");
+    assert!(
+        r.warnings.is_empty(),
+        "the build's own warnings cover its format"
+    );
+    assert!(r.body.ends_with("}\n"));
+    let body: serde_json::Value = serde_json::from_str(&r.body).expect("JSON");
+    assert_eq!(body["model"], "gpt-4o");
+    assert_eq!(body["stream"], true);
+    assert!(body.get("top_k").is_none());
+    assert_eq!(r.url, "http://127.0.0.1:1/v1/chat/completions");
+
+    // Through an Anthropic connection the same build takes top_k, and says nothing.
+    let claude = Connection::new("c", Dialect::Anthropic, "https://api.anthropic.com");
+    let r = send::request(
+        &claude,
+        &result,
+        &session,
+        &InlineAssets,
+        "gpt-4o",
+        true,
+        true,
+    )
+    .expect("request");
+    let body: serde_json::Value = serde_json::from_str(&r.body).expect("JSON");
+    assert_eq!(body["top_k"], 40);
+    assert!(r.warnings.is_empty());
+    assert!(r
+        .headers
+        .iter()
+        .any(|(n, v)| n == "x-api-key" && !v.contains("sk-")));
+
+    // A Claude build sent through an OpenAI-style connection: top_k is left out, and said.
+    let result = build(&BuildRequest {
+        preset: &preset,
+        session: &session,
+        model: "claude-3-5-sonnet",
+        options: &options,
+        cache: &cache,
+        profiles: &[],
+        assets: &InlineAssets,
+    })
+    .expect("builds");
+    let r = send::request(
+        &openai,
+        &result,
+        &session,
+        &InlineAssets,
+        "claude-3-5-sonnet",
+        true,
+        false,
+    )
+    .expect("request");
+    assert_eq!(r.warnings.len(), 1, "{:?}", r.warnings);
+    assert!(
+        r.warnings[0].to_string().contains("topK"),
+        "{}",
+        r.warnings[0]
+    );
+}
+
+fn chrono_now() -> chrono::DateTime<chrono::FixedOffset> {
+    chrono::DateTime::parse_from_rfc3339("2026-11-24T10:00:00+01:00").expect("a time")
+}

@@ -5,8 +5,8 @@
 use std::sync::Arc;
 
 use promptloom_engine::assets::InlineAssets;
-use promptloom_engine::codes;
 use promptloom_engine::model::Session;
+use promptloom_engine::{codes, Said};
 use promptloom_library::calibration::{self, Sample};
 use promptloom_library::connections;
 use promptloom_library::keychain::OsKeychain;
@@ -29,6 +29,8 @@ pub struct ShownRequest {
     pub url: String,
     pub headers: Vec<(String, String)>,
     pub body: String,
+    /// What the connection's dialect does not take of the generation settings.
+    pub warnings: Vec<Said>,
 }
 
 /// The request `connection` would send for the preview's build.
@@ -56,6 +58,7 @@ pub async fn connection_request(
                 url: r.url,
                 headers: r.headers,
                 body: r.body,
+                warnings: r.warnings,
             })
         })
     })

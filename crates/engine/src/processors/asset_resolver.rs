@@ -3,12 +3,15 @@
 //! the session's folder, a file that is gone). What the model takes and the source has stays, to
 //! be read and encoded only when the request body is built (`providers::request_body`); anything
 //! else becomes a short text note in the message and a warning, never a silent drop and never the
-//! contents of a file it should not read.
+//! contents of a file it should not read. Besides the kind and type, the message's role matters:
+//! a format may take media on user messages only (`providers::accepts_on`), e.g. an image on an
+//! assistant message is refused by OpenAI Chat Completions and Anthropic Messages.
 
+use crate::model::Role;
 use crate::pipeline::{
     DropAction, DroppedItem, PipelineContext, Processor, ProcessorDescriptor, ResolvedConfig,
 };
-use crate::providers::accepts;
+use crate::providers::{accepts, accepts_on};
 use crate::texts;
 use crate::EngineError;
 
@@ -42,10 +45,17 @@ impl Processor for AssetResolver {
         let mut warnings = Vec::new();
         let mut dropped = Vec::new();
         let mut kept_count = 0;
-        for m in &mut ctx.messages {
+        // The leading system messages are the top-level system text of the formats that have one.
+        let leading = ctx
+            .messages
+            .iter()
+            .take_while(|m| m.role == Role::System)
+            .count();
+        for (i, m) in ctx.messages.iter_mut().enumerate() {
             if !m.has_attachments() {
                 continue;
             }
+            let on_role = accepts_on(format, m.role, i < leading);
             let mut notes = String::new();
             let attachments = m.attachments().into_owned();
             let mut kept = Vec::with_capacity(attachments.len());
@@ -53,7 +63,10 @@ impl Processor for AssetResolver {
                 let Some(a) = r.resolve(session) else {
                     continue;
                 };
-                let checked = accepts(format, &caps, a).and_then(|()| assets.check(a));
+                let checked = on_role
+                    .clone()
+                    .and_then(|()| accepts(format, &caps, a))
+                    .and_then(|()| assets.check(a));
                 match checked {
                     Ok(()) => {
                         kept.push(*r);

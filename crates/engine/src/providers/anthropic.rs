@@ -6,15 +6,27 @@
 //! or an array of `text`, `image` and `document` blocks whose `source` is base64 with its
 //! `media_type`. A system message after the first turn (the formatters were switched off) is sent
 //! as a user turn, since the API has no other place for it.
+//!
+//! The API's sources: an `image` takes base64 JPEG, PNG, GIF or WebP; a `document` takes a base64
+//! PDF (`application/pdf` only) or plain text as a `text` source (`media_type: text/plain` and
+//! the text itself), which is how a text attachment goes. Audio and video have no block. Images
+//! and documents go in user turns only: one on an assistant turn or a leading system message
+//! is left out with a note in the text (the asset resolver has made it one already when the
+//! build was for this format).
+
+use std::borrow::Cow;
 
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{load, reply_limit, split_system, to_json, BodyOptions};
+use super::{load, media_type, reply_limit, sendable, split_system, to_json, BodyOptions};
 use crate::assets::AssetSource;
 use crate::model::{AttachmentKind, Role, Session};
 use crate::pipeline::BuildResult;
+use crate::profiles::ProviderFormat;
 use crate::EngineError;
+
+const FORMAT: ProviderFormat = ProviderFormat::AnthropicMessages;
 
 #[derive(Serialize)]
 struct Body<'a> {
@@ -44,23 +56,24 @@ struct Message<'a> {
 #[derive(Serialize)]
 #[serde(untagged)]
 enum Content<'a> {
-    Text(&'a str),
+    Text(Cow<'a, str>),
     Blocks(Vec<Block<'a>>),
 }
 
 #[derive(Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 enum Block<'a> {
-    Text { text: &'a str },
-    Image { source: Source<'a> },
-    Document { source: Source<'a> },
+    Text { text: Cow<'a, str> },
+    Image { source: Source },
+    Document { source: Source },
 }
 
+/// A `base64` source (`data` is base64), or a `text` source (`data` is the text).
 #[derive(Serialize)]
-struct Source<'a> {
+struct Source {
     #[serde(rename = "type")]
     kind: &'static str,
-    media_type: &'a str,
+    media_type: String,
     data: String,
 }
 
@@ -70,32 +83,53 @@ pub(super) fn body(
     assets: &dyn AssetSource,
     options: &BodyOptions<'_>,
 ) -> Result<Value, EngineError> {
-    let (system, turns) = split_system(result);
+    let (system, turns) = split_system(FORMAT, result, session);
     let mut messages = Vec::with_capacity(turns.len());
     for m in turns {
         let role = match m.role {
             Role::Assistant => "assistant",
             _ => "user",
         };
-        let loaded = load(m, session, assets)?;
+        let (loaded, notes) = sendable(FORMAT, m.role, load(m, session, assets)?);
+        let text: Cow<'_, str> = if notes.is_empty() {
+            Cow::Borrowed(m.content())
+        } else {
+            Cow::Owned(format!("{}{notes}", m.content()))
+        };
         let content = if loaded.is_empty() {
-            Content::Text(m.content())
+            Content::Text(text)
         } else {
             let mut blocks = Vec::with_capacity(loaded.len() + 1);
             for l in loaded {
-                let source = Source {
-                    kind: "base64",
-                    media_type: &l.attachment.mime,
-                    data: l.base64,
-                };
+                let media = media_type(FORMAT, &l.attachment.mime);
                 blocks.push(match l.attachment.kind {
-                    AttachmentKind::Image => Block::Image { source },
-                    _ => Block::Document { source },
+                    AttachmentKind::Image => Block::Image {
+                        source: Source {
+                            kind: "base64",
+                            data: l.base64(),
+                            media_type: media,
+                        },
+                    },
+                    // Plain text goes as a text source: the base64 source is for PDFs only.
+                    _ if media.starts_with("text/") => Block::Document {
+                        source: Source {
+                            kind: "text",
+                            media_type: "text/plain".into(),
+                            data: String::from_utf8_lossy(&l.bytes).into_owned(),
+                        },
+                    },
+                    _ => Block::Document {
+                        source: Source {
+                            kind: "base64",
+                            data: l.base64(),
+                            media_type: media,
+                        },
+                    },
                 });
             }
             // Anthropic suggests the media first, then the question about it.
-            if !m.content().is_empty() {
-                blocks.push(Block::Text { text: m.content() });
+            if !text.is_empty() {
+                blocks.push(Block::Text { text });
             }
             Content::Blocks(blocks)
         };

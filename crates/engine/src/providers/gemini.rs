@@ -5,15 +5,25 @@
 //! settings are in `generationConfig`: `maxOutputTokens` (the setting, else the model profile's
 //! reply reserve), `temperature`, `topP`, `topK`, `stopSequences`, `presencePenalty`,
 //! `frequencyPenalty` and `seed`.
+//!
+//! `user` and `model` contents both take `inline_data` parts; `systemInstruction` is text only,
+//! so an attachment on a leading system message is left out with a note in that text (the asset
+//! resolver has made it one already when the build was for this format). MIME types are sent
+//! under the names Gemini lists (`audio/mp3`, `image/jpeg`).
 
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{load, reply_limit, split_system, to_json};
+use std::borrow::Cow;
+
+use super::{load, media_type, reply_limit, sendable, split_system, to_json};
 use crate::assets::AssetSource;
 use crate::model::{Role, Session};
 use crate::pipeline::BuildResult;
+use crate::profiles::ProviderFormat;
 use crate::EngineError;
+
+const FORMAT: ProviderFormat = ProviderFormat::Gemini;
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -43,13 +53,13 @@ struct ContentItem<'a> {
 #[derive(Serialize)]
 #[serde(untagged)]
 enum Part<'a> {
-    Text { text: &'a str },
-    InlineData { inline_data: InlineData<'a> },
+    Text { text: Cow<'a, str> },
+    InlineData { inline_data: InlineData },
 }
 
 #[derive(Serialize)]
-struct InlineData<'a> {
-    mime_type: &'a str,
+struct InlineData {
+    mime_type: String,
     data: String,
 }
 
@@ -78,22 +88,28 @@ pub(super) fn body(
     session: &Session,
     assets: &dyn AssetSource,
 ) -> Result<Value, EngineError> {
-    let (system, turns) = split_system(result);
+    let (system, turns) = split_system(FORMAT, result, session);
     let mut contents = Vec::with_capacity(turns.len());
     for m in turns {
         let role = match m.role {
             Role::Assistant => "model",
             _ => "user",
         };
+        let (loaded, notes) = sendable(FORMAT, m.role, load(m, session, assets)?);
         let mut parts = Vec::new();
-        if !m.content().is_empty() {
-            parts.push(Part::Text { text: m.content() });
+        if !m.content().is_empty() || !notes.is_empty() {
+            let text = if notes.is_empty() {
+                Cow::Borrowed(m.content())
+            } else {
+                Cow::Owned(format!("{}{notes}", m.content()))
+            };
+            parts.push(Part::Text { text });
         }
-        for l in load(m, session, assets)? {
+        for l in loaded {
             parts.push(Part::InlineData {
                 inline_data: InlineData {
-                    mime_type: &l.attachment.mime,
-                    data: l.base64,
+                    mime_type: media_type(FORMAT, &l.attachment.mime),
+                    data: l.base64(),
                 },
             });
         }

@@ -13,7 +13,7 @@ mod openai;
 use serde_json::Value;
 
 use crate::assets::AssetSource;
-use crate::model::{Attachment, AttachmentKind, Session};
+use crate::model::{Attachment, AttachmentKind, Role, Session};
 use crate::pipeline::{BuildResult, BuiltMessage};
 use crate::profiles::{Capabilities, ProviderFormat};
 use crate::said::{Said, Text};
@@ -34,8 +34,12 @@ pub fn accepts(
             if !caps.vision {
                 return refuse(texts::NO_IMAGES);
             }
-            match mime.as_str() {
-                "image/png" | "image/jpeg" | "image/jpg" | "image/gif" | "image/webp" => Ok(()),
+            match (format, mime.as_str()) {
+                // Gemini documents PNG, JPEG, WebP, HEIC and HEIF; GIF is refused.
+                (ProviderFormat::Gemini, "image/gif") => refuse(texts::GEMINI_IMAGE_TYPES),
+                (_, "image/png" | "image/jpeg" | "image/jpg" | "image/gif" | "image/webp") => {
+                    Ok(())
+                }
                 _ => refuse(texts::IMAGE_TYPES),
             }
         }
@@ -71,10 +75,93 @@ pub fn accepts(
     }
 }
 
+/// Whether a message of `role` may carry attachments at all in `format` (RULES 5.7), the error
+/// saying why not. `leading_system` is whether the message is one of the system messages that
+/// open the request, which Anthropic and Gemini send as their top-level system text.
+///
+/// - OpenAI Chat Completions: only user messages take `image_url`, `input_audio` and `file`
+///   parts; system (and developer) and tool messages take `text` parts, assistant messages `text`
+///   and `refusal` parts.
+/// - Anthropic Messages: images and documents go in user turns; an assistant turn carries text
+///   (and the tool-use and thinking blocks the engine does not make). The top-level `system` is
+///   text. A later system message and a tool message are sent as user turns.
+/// - Gemini: `user` and `model` contents take text and `inlineData` parts alike;
+///   `systemInstruction` is text only.
+pub fn accepts_on(format: ProviderFormat, role: Role, leading_system: bool) -> Result<(), Said> {
+    let refuse = |why: Text| Err(why.with("format", format.as_str()));
+    match (format, role) {
+        (_, Role::User) => Ok(()),
+        (ProviderFormat::OpenaiChat, Role::Assistant)
+        | (ProviderFormat::AnthropicMessages, Role::Assistant) => {
+            refuse(texts::ASSISTANT_TEXT_ONLY)
+        }
+        (ProviderFormat::OpenaiChat, Role::System) => refuse(texts::SYSTEM_TEXT_ONLY),
+        (ProviderFormat::OpenaiChat, Role::Tool) => refuse(texts::TOOL_TEXT_ONLY),
+        (ProviderFormat::AnthropicMessages | ProviderFormat::Gemini, Role::System)
+            if leading_system =>
+        {
+            refuse(texts::SYSTEM_FIELD_TEXT_ONLY)
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The media type a provider names for `mime`: lower case, with the common aliases made the
+/// names the providers list (`image/jpg` is `image/jpeg`, `audio/mpeg` is `audio/mp3` for
+/// Gemini, the WAV aliases are `audio/wav`).
+pub(crate) fn media_type(format: ProviderFormat, mime: &str) -> String {
+    let mime = mime.trim().to_ascii_lowercase();
+    match mime.as_str() {
+        "image/jpg" => "image/jpeg".into(),
+        "audio/x-wav" | "audio/wave" => "audio/wav".into(),
+        "audio/mpeg" if format == ProviderFormat::Gemini => "audio/mp3".into(),
+        _ => mime,
+    }
+}
+
 /// One attachment with its bytes, ready to encode.
 pub(crate) struct Loaded<'a> {
     pub attachment: &'a Attachment,
-    pub base64: String,
+    pub bytes: Vec<u8>,
+}
+
+impl Loaded<'_> {
+    /// The bytes in base64, as every format sends them (Anthropic's plain text aside).
+    pub fn base64(&self) -> String {
+        crate::assets::encode(&self.bytes)
+    }
+}
+
+/// What a request body of `format` sends of one message's attachments (a message after the
+/// leading system ones): those the format takes on a message of `role`, and a note for each of the others. The asset resolver has already
+/// made notes (with warnings) for what the profile's format refuses; this catches what a body of
+/// another format (a connection's dialect that is not the profile's) cannot carry, so that such
+/// a body still is one the provider takes, and says in the message what was left out.
+pub(crate) fn sendable<'a>(
+    format: ProviderFormat,
+    role: Role,
+    loaded: Vec<Loaded<'a>>,
+) -> (Vec<Loaded<'a>>, String) {
+    let every = Capabilities {
+        vision: true,
+        audio: true,
+        documents: true,
+        system_role: true,
+        video: true,
+    };
+    let mut notes = String::new();
+    let mut kept = Vec::with_capacity(loaded.len());
+    for l in loaded {
+        let a = l.attachment;
+        match accepts_on(format, role, false).and_then(|()| accepts(format, &every, a)) {
+            Ok(()) => kept.push(l),
+            Err(why) => notes.push_str(&format!(
+                "\n\n[Attachment \"{}\" ({}) not sent: {why}]",
+                a.name, a.mime
+            )),
+        }
+    }
+    (kept, notes)
 }
 
 /// The attachments a built message carries, read through `assets`.
@@ -92,28 +179,40 @@ pub(crate) fn load<'a>(
                 name: attachment.name.clone(),
                 message: why.to_string(),
             })?;
-            Ok(Loaded {
-                attachment,
-                base64: crate::assets::encode(&bytes),
-            })
+            Ok(Loaded { attachment, bytes })
         })
         .collect()
 }
 
 /// The leading system messages joined into one text (for the APIs with a top-level system
-/// field), and the messages after them.
+/// field), and the messages after them. That field takes text only: an attachment on a leading
+/// system message is named there in a note instead (the asset resolver has made it one already
+/// when the build was for `format`).
 pub(crate) fn split_system<'r, 's>(
+    format: ProviderFormat,
     result: &'r BuildResult<'s>,
+    session: &Session,
 ) -> (Option<String>, &'r [BuiltMessage<'s>]) {
     let leading = result
         .messages
         .iter()
-        .take_while(|m| m.role == crate::model::Role::System)
+        .take_while(|m| m.role == Role::System)
         .count();
     let system = (leading > 0).then(|| {
         result.messages[..leading]
             .iter()
-            .map(|m| m.content())
+            .map(|m| {
+                let mut text = m.content().to_string();
+                if let Err(why) = accepts_on(format, Role::System, true) {
+                    for a in m.attachments().iter().filter_map(|r| r.resolve(session)) {
+                        text.push_str(&format!(
+                            "\n\n[Attachment \"{}\" ({}) not sent: {why}]",
+                            a.name, a.mime
+                        ));
+                    }
+                }
+                text
+            })
             .collect::<Vec<_>>()
             .join("\n\n")
     });

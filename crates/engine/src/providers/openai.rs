@@ -6,15 +6,21 @@
 //!
 //! A message's content is a string, or an array of parts when it carries attachments: `text`,
 //! `image_url` (a data URI), `input_audio` (base64 with its format, wav or mp3) and `file` (a PDF
-//! as a data URI).
+//! as a data URI). Only user messages carry the media parts: system and tool messages take text
+//! parts, assistant messages text and refusal parts, so an attachment on any other role is left
+//! out with a note in the text (the asset resolver has made it one already when the build was
+//! for this format).
+
+use std::borrow::Cow;
 
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{load, reply_limit, to_json, BodyOptions};
+use super::{load, reply_limit, sendable, to_json, BodyOptions};
 use crate::assets::AssetSource;
 use crate::model::{AttachmentKind, Session};
 use crate::pipeline::BuildResult;
+use crate::profiles::ProviderFormat;
 use crate::EngineError;
 
 #[derive(Serialize)]
@@ -57,14 +63,14 @@ struct Message<'a> {
 #[derive(Serialize)]
 #[serde(untagged)]
 enum Content<'a> {
-    Text(&'a str),
+    Text(Cow<'a, str>),
     Parts(Vec<Part<'a>>),
 }
 
 #[derive(Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 enum Part<'a> {
-    Text { text: &'a str },
+    Text { text: Cow<'a, str> },
     ImageUrl { image_url: ImageUrl },
     InputAudio { input_audio: InputAudio },
     File { file: File<'a> },
@@ -104,17 +110,27 @@ pub(super) fn body(
 ) -> Result<Value, EngineError> {
     let mut messages = Vec::with_capacity(result.messages.len());
     for m in &result.messages {
-        let loaded = load(m, session, assets)?;
+        let (loaded, notes) = sendable(
+            ProviderFormat::OpenaiChat,
+            m.role,
+            load(m, session, assets)?,
+        );
+        let text: Cow<'_, str> = if notes.is_empty() {
+            Cow::Borrowed(m.content())
+        } else {
+            Cow::Owned(format!("{}{notes}", m.content()))
+        };
         let content = if loaded.is_empty() {
-            Content::Text(m.content())
+            Content::Text(text)
         } else {
             let mut parts = Vec::with_capacity(loaded.len() + 1);
-            if !m.content().is_empty() {
-                parts.push(Part::Text { text: m.content() });
+            if !text.is_empty() {
+                parts.push(Part::Text { text });
             }
             for l in loaded {
                 let a = l.attachment;
-                let data_uri = || format!("data:{};base64,{}", a.mime, l.base64);
+                let base64 = l.base64();
+                let data_uri = || format!("data:{};base64,{base64}", a.mime);
                 parts.push(match a.kind {
                     AttachmentKind::Image => Part::ImageUrl {
                         image_url: ImageUrl { url: data_uri() },
@@ -122,7 +138,7 @@ pub(super) fn body(
                     AttachmentKind::Audio => Part::InputAudio {
                         input_audio: InputAudio {
                             format: audio_format(&a.mime.to_ascii_lowercase()).unwrap_or("wav"),
-                            data: l.base64.clone(),
+                            data: base64.clone(),
                         },
                     },
                     _ => Part::File {
