@@ -114,9 +114,18 @@ async fn add_local(s: &Scratch, double: &Double, extra: &[&str]) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_body_sent_is_the_preview_byte_for_byte_and_the_turn_is_saved() {
     let s = Scratch::new("ok");
-    let double = Double::start(|_, _| {
+    // The double reports the prompt tokens as OpenAI counts them (its published recipe, with the
+    // reference tokenizer): 3 per message plus the tokens of its fields, 3 for the reply.
+    let double = Double::start(|_, request| {
         let mut reply = sse_head();
-        reply.extend(openai_stream(&["Past the ", "light", "house."], "\n"));
+        let usage = openai_prompt_tokens(&request.body);
+        let stream = String::from_utf8(openai_stream(&["Past the ", "light", "house."], "\n"))
+            .expect("UTF-8")
+            .replace(
+                "\"prompt_tokens\":11",
+                &format!("\"prompt_tokens\":{usage}"),
+            );
+        reply.extend(stream.into_bytes());
         vec![Step::Trickle(reply)]
     })
     .await;
@@ -147,7 +156,8 @@ async fn the_body_sent_is_the_preview_byte_for_byte_and_the_turn_is_saved() {
         "Past the lighthouse.\n"
     );
     assert!(
-        err.contains(&format!("prompt 11 tokens (counted {counted})")),
+        // Calibration: for an OpenAI-dialect reply, the provider's count and ours line up.
+        err.contains(&format!("prompt {counted} tokens (counted {counted})")),
         "{err}"
     );
     assert!(err.contains("finished: stop"), "{err}");
@@ -176,7 +186,7 @@ async fn the_body_sent_is_the_preview_byte_for_byte_and_the_turn_is_saved() {
     assert_eq!(reply["model"], "gpt-4o");
     assert_eq!(reply["finishReason"], "stop");
     // Calibration: the provider's count of the prompt beside ours for the build that was sent.
-    assert_eq!(reply["promptTokens"], 11);
+    assert_eq!(reply["promptTokens"], counted);
     assert_eq!(reply["completionTokens"], 3);
     assert_eq!(reply["countedPromptTokens"], counted);
     assert!(reply["totalMs"].as_u64().is_some());
@@ -253,4 +263,20 @@ async fn a_missing_key_or_a_session_it_cannot_save_sends_nothing() {
     assert_eq!(unknown.status.code(), Some(2), "{err}");
     assert!(err.contains("no connection with id \"nowhere\""), "{err}");
     assert!(double.recorded().is_empty(), "nothing was sent");
+}
+
+/// The prompt tokens of an OpenAI Chat Completions body, by OpenAI's published recipe.
+fn openai_prompt_tokens(body: &[u8]) -> usize {
+    let bpe = tiktoken_rs::o200k_base_singleton();
+    let count = |text: &str| bpe.encode_ordinary(text).len();
+    let body: Value = serde_json::from_slice(body).expect("a JSON body");
+    let mut n = 3;
+    for m in body["messages"].as_array().expect("messages") {
+        n += 3 + count(m["role"].as_str().unwrap_or_default());
+        n += count(m["content"].as_str().expect("text content"));
+        if let Some(name) = m["name"].as_str() {
+            n += 1 + count(name);
+        }
+    }
+    n
 }

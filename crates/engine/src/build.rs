@@ -113,8 +113,9 @@ mod tests {
         session.messages[1].content = Arc::from("Hi! How can I help you today, traveller?");
         let third = build(&session);
         assert_eq!(tokens.stats(), (7, 5));
-        let expected =
-            crate::tokens::TokenizerKind::O200kBase.count(&session.messages[1].content) as u32 + 3;
+        let expected = crate::tokens::TokenizerKind::O200kBase.count(&session.messages[1].content)
+            as u32
+            + crate::tokens::MessageOverhead::OPENAI_CHAT.per_message;
         assert_eq!(third.messages[2].tokens, expected);
         assert_ne!(third.messages[2].tokens, first.messages[2].tokens);
     }

@@ -233,9 +233,12 @@ pub struct MessageOverhead {
 }
 
 impl MessageOverhead {
-    /// OpenAI Chat Completions: 3 per message, 1 per name, 3 for the reply.
+    /// OpenAI Chat Completions: 4 per message (the 3 tokens that wrap it, `<|start|>`, the
+    /// separator and `<|end|>`, and its role, which is one token in both vocabularies), 1 per
+    /// name, 3 for the reply (`<|start|>assistant<|message|>`). What OpenAI's own counting
+    /// recipe adds up: 3 per message plus every field's tokens, the role's among them.
     pub const OPENAI_CHAT: MessageOverhead = MessageOverhead {
-        per_message: 3,
+        per_message: 4,
         per_name: 1,
         reply: 3,
     };

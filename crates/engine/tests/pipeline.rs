@@ -320,7 +320,8 @@ fn token_counts_include_the_openai_chat_overhead() {
     for m in &r.messages {
         assert_eq!(
             m.tokens as usize,
-            kind.count(m.content()) + 3,
+            // OpenAI's recipe: 3 per message, plus its fields' tokens: the content and the role.
+            kind.count(m.content()) + 3 + kind.count(m.role.as_str()),
             "{}",
             m.content()
         );
@@ -328,6 +329,19 @@ fn token_counts_include_the_openai_chat_overhead() {
     let sum: u32 = r.messages.iter().map(|m| m.tokens).sum();
     assert_eq!(r.tokens.total, sum + 3, "3 tokens prime the reply");
     assert!(r.tokens.exact);
+    for kind in [
+        promptloom_engine::tokens::TokenizerKind::O200kBase,
+        promptloom_engine::tokens::TokenizerKind::Cl100kBase,
+    ] {
+        for role in ["system", "user", "assistant", "tool"] {
+            assert_eq!(
+                kind.count(role),
+                1,
+                "{role} is one token in {}",
+                kind.as_str()
+            );
+        }
+    }
     let session = session_of(&["u1"]);
     let estimate =
         try_run(&worked_example(), &session, "claude-3-5-sonnet", &options()).expect("builds");
