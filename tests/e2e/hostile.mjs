@@ -268,6 +268,8 @@ export function hostileTests(test, current, replace, db) {
         file,
         JSON.stringify({
           temperature: 0.9,
+          // Temperature is mapped; top_a stays unmapped and is reported.
+          top_a: 0.2,
           prompts: [{ identifier: "chatHistory", name: "Chat History", system_prompt: true, marker: true }],
           prompt_order: [{ character_id: 100001, order: [{ identifier: "chatHistory", enabled: true }] }],
         }),

@@ -7,6 +7,8 @@ import path from "node:path";
 import { answerDialog, launch, previewSources, scratchDatabase, shot, SHOTS, stepIds, until } from "./harness.mjs";
 import { advancedTests } from "./advanced.mjs";
 import { hostileTests } from "./hostile.mjs";
+import { sendTests } from "./send.mjs";
+import { generationTests } from "./generation.mjs";
 
 const tests = [];
 const test = (name, fn) => tests.push({ name, fn });
@@ -337,6 +339,8 @@ test("keystroke to painted preview over a 1,000-message session (measured, not a
 
 advancedTests(test, () => app);
 hostileTests(test, () => app, (next) => (app = next), db);
+sendTests(test, () => app);
+generationTests(test, () => app);
 
 test("a damaged database is reported in the window and left as it was", async () => {
   await app.close();

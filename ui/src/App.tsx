@@ -17,6 +17,7 @@ import { AdvancedEditor } from "./features/recipes/AdvancedEditor";
 import { PreviewPane } from "./features/preview/PreviewPane";
 import { LorebookEditor } from "./features/lorebook/LorebookEditor";
 import { PipelinePanel } from "./features/pipeline/PipelinePanel";
+import { GenerationPanel } from "./features/generation/GenerationPanel";
 
 export function App() {
   const t = useT();
@@ -111,14 +112,14 @@ export function App() {
 /** The middle pane: the recipe in simple mode, or the preset's lorebook. */
 function EditorPane() {
   const t = useT();
-  const [tab, setTab] = useState<"recipe" | "lorebook" | "pipeline">("recipe");
+  const [tab, setTab] = useState<"recipe" | "lorebook" | "pipeline" | "generation">("recipe");
   const hasPreset = useApp((s) => s.preset !== null);
   return (
     <div className="editor-pane">
       {hasPreset && (
         <div className="tabs">
           <div role="tablist" className="tablist">
-            {(["recipe", "lorebook", "pipeline"] as const).map((id) => (
+            {(["recipe", "lorebook", "pipeline", "generation"] as const).map((id) => (
               <button
                 key={id}
                 id={`editor-tab-${id}`}
@@ -130,7 +131,7 @@ function EditorPane() {
                 className={tab === id ? "tab current" : "tab"}
                 onClick={() => setTab(id)}
               >
-                {t(`tabs.${id}`)}
+                {id === "generation" ? t("generation.tab") : t(`tabs.${id}`)}
               </button>
             ))}
           </div>
@@ -138,7 +139,15 @@ function EditorPane() {
         </div>
       )}
       <div id="editor-tabpanel" role="tabpanel" aria-labelledby={`editor-tab-${tab}`} className="editor-tabpanel">
-        {tab === "recipe" || !hasPreset ? <RecipeEditor /> : tab === "pipeline" ? <PipelinePanel /> : <LorebookEditor />}
+        {tab === "recipe" || !hasPreset ? (
+          <RecipeEditor />
+        ) : tab === "pipeline" ? (
+          <PipelinePanel />
+        ) : tab === "generation" ? (
+          <GenerationPanel />
+        ) : (
+          <LorebookEditor />
+        )}
       </div>
     </div>
   );

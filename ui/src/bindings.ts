@@ -251,10 +251,15 @@ export type ChatMessage = {
 	/**  For a reply a provider sent: what sent it, how it ended, what it cost and took (RULES 2). */
 	reply?: ReplyInfo | null,
 	/**
-	 *  The other replies to the same turn (regenerated, or SillyTavern's swipes), kept to flip
-	 *  to; `content` is the one chosen. Builds read `content` only.
+	 *  The other replies to the same turn (regenerated, or SillyTavern's swipes), in the order
+	 *  they came, without the one chosen (`content`); kept to flip to. Builds read `content` only.
 	 */
 	swipes?: Swipe[],
+	/**
+	 *  Where `content` stands among all the replies in order (the swipes with it put back at
+	 *  this position); none means last, the newest.
+	 */
+	swipeAt?: number | null,
 };
 
 /**

@@ -630,6 +630,8 @@ fn chat_jsonl_becomes_a_session() {
     assert_eq!(swipes(0), ["Welcome."]);
     assert_eq!(&*m[2].content, "Sit.");
     assert_eq!(swipes(2), ["Sit down.", "Sit."]);
+    // The shown one was the last of three (swipe_id 2); the first was the first of two.
+    assert_eq!((m[0].swipe_at, m[2].swipe_at), (Some(0), None));
     assert!(swipes(1).is_empty());
     assert_eq!((m[3].role, &*m[3].content), (Role::System, "Thunder."));
     assert!(!r.report.mentions("swipes"), "swipes are mapped now");

@@ -110,8 +110,8 @@ pub fn before_last_reply(session: &Session) -> Result<Session, LibraryError> {
     Ok(earlier)
 }
 
-/// Regenerate: the last reply shows `reply` now; what it showed before is kept as its newest
-/// swipe, so the user can flip back to it.
+/// Regenerate: the last reply shows `reply` now, the newest of its replies; what it showed
+/// before keeps its place among them, so the user can flip back to it.
 pub fn replace_last_reply(
     session: &mut Session,
     reply: &str,
@@ -119,35 +119,62 @@ pub fn replace_last_reply(
 ) -> Result<(), LibraryError> {
     let at = last_reply_at(session)?;
     let message = &mut session.messages[at];
-    let old = Swipe {
-        content: message.content.to_string(),
-        reply: message.reply.take(),
-    };
-    message.swipes.push(old);
-    message.content = reply.into();
-    message.reply = Some(info);
+    let mut all = replies(message);
+    all.push(Swipe {
+        content: reply.to_string(),
+        reply: Some(info),
+    });
+    show(message, all, None);
     Ok(())
 }
 
-/// Flip: message `at` shows its swipe `swipe`, and what it showed takes that swipe's place.
-pub fn choose_swipe(session: &mut Session, at: usize, swipe: usize) -> Result<(), LibraryError> {
+/// Flip: message `at` shows the reply at `position` among all its replies in order (0 the
+/// oldest).
+pub fn choose_swipe(session: &mut Session, at: usize, position: usize) -> Result<(), LibraryError> {
+    let id = session.id.clone();
     let message = session
         .messages
         .get_mut(at)
         .ok_or_else(|| LibraryError::NoSuchMessage {
-            session: session.id.clone(),
+            session: id.clone(),
             what: format!("message {at}"),
         })?;
-    let Some(chosen) = message.swipes.get_mut(swipe) else {
+    let all = replies(message);
+    if message.swipes.is_empty() || position >= all.len() {
         return Err(LibraryError::NoSuchMessage {
-            session: session.id.clone(),
-            what: format!("swipe {swipe} of message {at}"),
+            session: id,
+            what: format!("reply {position} of message {at}"),
         });
-    };
-    let shown = std::mem::replace(&mut chosen.content, message.content.to_string());
-    std::mem::swap(&mut chosen.reply, &mut message.reply);
-    message.content = shown.into();
+    }
+    show(message, all, Some(position));
     Ok(())
+}
+
+/// Every reply of `message` in order: its swipes, with the shown one at its place.
+fn replies(message: &ChatMessage) -> Vec<Swipe> {
+    let mut all = message.swipes.clone();
+    let at = message
+        .swipe_at
+        .map_or(all.len(), |p| (p as usize).min(all.len()));
+    all.insert(
+        at,
+        Swipe {
+            content: message.content.to_string(),
+            reply: message.reply.clone(),
+        },
+    );
+    all
+}
+
+/// `message` showing reply `position` of `all` (the last when none).
+fn show(message: &mut ChatMessage, mut all: Vec<Swipe>, position: Option<usize>) {
+    let last = all.len() - 1;
+    let at = position.unwrap_or(last);
+    let shown = all.remove(at);
+    message.content = shown.content.into();
+    message.reply = shown.reply;
+    message.swipes = all;
+    message.swipe_at = (at != last).then_some(at as u32);
 }
 
 fn last_reply_at(session: &Session) -> Result<usize, LibraryError> {

@@ -24,6 +24,7 @@ pub fn new_chat(id: &str, title: Option<String>, preset: Option<&AgentPreset>) -
             created_at: None,
             reply: None,
             swipes: Vec::new(),
+            swipe_at: None,
         });
     }
     session

@@ -39,32 +39,66 @@ fn a_turn_appends_the_input_once_then_the_reply_with_what_came_back() {
 }
 
 #[test]
-fn regenerating_keeps_the_earlier_replies_as_swipes_to_flip_to() {
+fn regenerating_keeps_the_earlier_replies_in_order_to_flip_between() {
     let mut s = chat();
     send::append_turn(&mut s, None, "First.", info("a"));
     let earlier = send::before_last_reply(&s).expect("a reply to regenerate");
     assert_eq!(earlier.messages.len(), 1);
     send::replace_last_reply(&mut s, "Second.", info("b")).expect("replaced");
     send::replace_last_reply(&mut s, "Third.", info("c")).expect("replaced");
-    let last = &s.messages[1];
-    assert_eq!(&*last.content, "Third.");
-    let swipes: Vec<&str> = last.swipes.iter().map(|w| w.content.as_str()).collect();
-    assert_eq!(swipes, ["First.", "Second."]);
-
-    send::choose_swipe(&mut s, 1, 0).expect("flipped");
-    let last = &s.messages[1];
-    assert_eq!(&*last.content, "First.");
+    let order = |s: &Session| -> (Vec<String>, Option<u32>, String) {
+        let m = &s.messages[1];
+        (
+            m.swipes.iter().map(|w| w.content.clone()).collect(),
+            m.swipe_at,
+            m.content.to_string(),
+        )
+    };
     assert_eq!(
-        last.reply.as_ref().map(|r| r.model.as_str()),
+        order(&s),
+        (
+            vec!["First.".into(), "Second.".into()],
+            None,
+            "Third.".into()
+        )
+    );
+
+    // Flip to the first: the others keep their order, and the position is stored.
+    send::choose_swipe(&mut s, 1, 0).expect("flipped");
+    assert_eq!(
+        order(&s),
+        (
+            vec!["Second.".into(), "Third.".into()],
+            Some(0),
+            "First.".into()
+        )
+    );
+    assert_eq!(
+        s.messages[1].reply.as_ref().map(|r| r.model.as_str()),
         Some("a"),
         "its reply info comes along"
     );
-    let swipes: Vec<&str> = last.swipes.iter().map(|w| w.content.as_str()).collect();
-    assert_eq!(swipes, ["Third.", "Second."]);
+    send::choose_swipe(&mut s, 1, 1).expect("flipped");
     assert_eq!(
-        last.swipes[0].reply.as_ref().map(|r| r.model.as_str()),
-        Some("c")
+        order(&s),
+        (
+            vec!["First.".into(), "Third.".into()],
+            Some(1),
+            "Second.".into()
+        )
     );
+    // Regenerating from the middle adds the newest at the end and shows it.
+    send::replace_last_reply(&mut s, "Fourth.", info("d")).expect("replaced");
+    assert_eq!(
+        order(&s),
+        (
+            vec!["First.".into(), "Second.".into(), "Third.".into()],
+            None,
+            "Fourth.".into()
+        )
+    );
+    send::choose_swipe(&mut s, 1, 3).expect("the newest again");
+    assert_eq!(order(&s).1, None);
 }
 
 #[test]

@@ -35,8 +35,8 @@ impl Store {
             let mut insert = tx
                 .prepare(
                     "INSERT INTO messages (session_id, position, id, role, name, content,
-                                           attachments, created_at, reply, swipes)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                                           attachments, created_at, reply, swipes, swipe_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
                 )
                 .during("saving a session's messages")?;
             for (position, m) in session.messages.iter().enumerate() {
@@ -58,6 +58,7 @@ impl Store {
                         m.created_at,
                         reply,
                         swipes,
+                        m.swipe_at,
                     ])
                     .during("saving a session's messages")?;
             }
@@ -84,7 +85,7 @@ impl Store {
         let mut statement = self
             .conn()
             .prepare(
-                "SELECT id, role, name, content, attachments, created_at, reply, swipes
+                "SELECT id, role, name, content, attachments, created_at, reply, swipes, swipe_at
                  FROM messages WHERE session_id = ?1 ORDER BY position",
             )
             .during("reading a session's messages")?;
@@ -97,6 +98,7 @@ impl Store {
             Option<String>,
             Option<String>,
             Option<String>,
+            Option<u32>,
         );
         let rows: Vec<Row> = statement
             .query_map([id], |r| {
@@ -109,14 +111,17 @@ impl Store {
                     r.get(5)?,
                     r.get(6)?,
                     r.get(7)?,
+                    r.get(8)?,
                 ))
             })
             .during("reading a session's messages")?
             .collect::<Result<_, _>>()
             .during("reading a session's messages")?;
         let mut messages = Vec::with_capacity(rows.len());
-        for (position, (mid, role, name, content, attachments, created_at, reply, swipes)) in
-            rows.into_iter().enumerate()
+        for (
+            position,
+            (mid, role, name, content, attachments, created_at, reply, swipes, swipe_at),
+        ) in rows.into_iter().enumerate()
         {
             let role = parse_role(&role).ok_or_else(|| {
                 invalid(
@@ -147,6 +152,7 @@ impl Store {
                 created_at,
                 reply,
                 swipes,
+                swipe_at,
             });
         }
         let session = Session {

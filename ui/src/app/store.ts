@@ -3,7 +3,7 @@
 // actions below, so autosave, undo and the live preview follow every edit. Its state is in
 // state.ts, autosave in saving.ts, the preview in previewing.ts; components import all from here.
 // The import and export dialogs keep what they show apart (dialogState.ts, features/presets/).
-import type { OpenedPreset } from "../bindings";
+import type { OpenedPreset, Session } from "../bindings";
 import { asChat, asPreset, type Chat, type Preset } from "./model";
 import type { Language } from "../i18n";
 import { api, errorMessage } from "./api";
@@ -284,6 +284,17 @@ export async function editSession(change: (s: Chat) => Chat, coalesce?: string) 
     redo: [],
   });
   await saveSessionNow();
+}
+
+/**
+ * The session as the backend stored it after a send or a flip of replies: it replaces the open
+ * one (when it is still the open one) and the preview is built over it; `clearInput` empties the
+ * next user message, which the send put into the session.
+ */
+export function showStoredSession(stored: Session, clearInput: boolean) {
+  if (state.session?.id !== stored.id) return;
+  set({ session: asChat(stored), ...(clearInput ? { input: "" } : {}) });
+  requestPreview();
 }
 
 /** Writes the session; a failure is shown and retried by the saver. */

@@ -8,13 +8,18 @@ import { emit } from "@tauri-apps/api/event";
 import type {
   AgentPreset,
   AppError,
+  ChatMessage,
   ChosenFile,
+  ConnectionDoc,
   ExportFormat,
   ImportOutcome,
   ImportPreview,
   LorebookChoice,
   Said,
+  SendEvent,
+  SendRequest,
 } from "../bindings";
+import type { Channel } from "@tauri-apps/api/core";
 import type { Chat, Preset } from "../app/model";
 
 export interface Call {
@@ -103,6 +108,21 @@ export function fakeBackend() {
    * (`Preview::elided`), as the backend does for history sent exactly as stored.
    */
   const options = { elideHistory: false };
+  /** The connections kept, by name, and the names whose key is in the (fake) keychain. */
+  const connections = new Map<string, ConnectionDoc>();
+  const keys = new Set<string>();
+  /**
+   * What `send_message` streams, part by part, and the provider's prompt tokens. While `gate`
+   * is set, the reply waits for it after streaming (a test sees the reply arriving); `stop_sending`
+   * opens it and the reply is kept as far as it came, marked incomplete.
+   */
+  const sending: { parts: string[]; promptTokens: number; gate: Promise<void> | null; stopped: boolean } = {
+    parts: ["Hel", "lo ", "back"],
+    promptTokens: 11,
+    gate: null,
+    stopped: false,
+  };
+  let stopSend = () => {};
 
   const choose = (file: FakeFile): ChosenFile => {
     const id = files.size + 1;
@@ -264,13 +284,144 @@ export function fakeBackend() {
         return fakePipeline(args.preset as AgentPreset, args.model as string);
       case "plugin:window|destroy":
         return null;
+      case "provider_request":
+        return JSON.stringify({ model: (args.request as { model: string }).model }, null, 2) + "\n";
+      case "list_connections":
+        return [...connections.values()].map((c) => ({ connection: c, hasKey: keys.has(c.name), keyProblem: null }));
+      case "well_known_connections":
+        return [
+          { name: "openai", dialect: "openai", baseUrl: "https://api.openai.com/v1" },
+          { name: "openrouter", dialect: "openai-compatible", baseUrl: "https://openrouter.ai/api/v1" },
+        ];
+      case "save_connection": {
+        const c = args.connection as ConnectionDoc;
+        if (!c.name) throw { code: "invalid_connection", message: "a connection needs a name" };
+        if (!/^https?:\/\//.test(c.baseUrl)) {
+          throw { code: "invalid_connection", message: `connection "${c.name}": base URL "${c.baseUrl}" is not http(s)` };
+        }
+        connections.set(c.name, c);
+        return null;
+      }
+      case "delete_connection":
+        connections.delete(args.name as string);
+        keys.delete(args.name as string);
+        return null;
+      case "set_connection_key":
+        if (!connections.has(args.name as string)) throw { code: "not_found", message: `no connection ${args.name}` };
+        keys.add(args.name as string);
+        return null;
+      case "connection_request": {
+        const c = connections.get(args.connection as string);
+        if (!c) throw { code: "not_found", message: `no connection ${args.connection}` };
+        const request = args.request as { model: string; input: string | null };
+        return {
+          url: `${c.baseUrl}/chat/completions`,
+          headers: [["authorization", keys.has(c.name) ? "Bearer ••••" : ""], ["content-type", "application/json"]],
+          body: JSON.stringify({ model: request.model, input: request.input, stream: true }, null, 2) + "\n",
+        };
+      }
+      case "send_message":
+        return fakeSend(args.request as SendRequest, args.events as Channel<SendEvent>);
+      case "stop_sending":
+        sending.stopped = true;
+        stopSend();
+        return null;
+      case "choose_swipe": {
+        // As the backend does: every reply in order, the shown one at its place; show `swipe`.
+        const session = sessions.get(args.session as string)!;
+        const message = session.messages[args.at as number];
+        const others = message?.swipes ?? [];
+        const all = [...others];
+        all.splice(Math.min(message?.swipeAt ?? others.length, others.length), 0, {
+          content: message?.content ?? "",
+          reply: message?.reply ?? null,
+        });
+        const position = args.swipe as number;
+        if (!message || !others.length || position >= all.length)
+          throw { code: "not_found", message: `no reply ${position} of message ${args.at}` };
+        const [shown] = all.splice(position, 1);
+        const flipped = {
+          ...message,
+          content: shown.content,
+          reply: shown.reply ?? null,
+          swipes: all,
+          swipeAt: position === all.length ? null : position,
+        };
+        const stored = { ...session, messages: session.messages.map((m, i) => (i === args.at ? flipped : m)) };
+        sessions.set(stored.id, stored);
+        return stored;
+      }
       default:
         throw { code: "unknown", message: `no fake for ${cmd}` };
     }
   }
 
+  /** As the backend does: streams the parts, then stores the turn (or the regenerated reply). */
+  async function fakeSend(request: SendRequest, events: Channel<SendEvent>) {
+    const id = request.preview.sessionId;
+    const session = id ? sessions.get(id) : undefined;
+    if (!session) throw { code: "not_found", message: "open or create a session to send into" };
+    const connection = connections.get(request.connection);
+    if (!connection) throw { code: "not_found", message: `no connection "${request.connection}"` };
+    if (!keys.has(connection.name)) throw { code: "no_key", message: `connection "${connection.name}" has no key` };
+    sending.stopped = false;
+    events.onmessage({ kind: "started", url: `${connection.baseUrl}/chat/completions` });
+    let text = "";
+    for (const part of sending.parts) {
+      await Promise.resolve();
+      text += part;
+      events.onmessage({ kind: "text", text: part });
+    }
+    if (sending.gate) {
+      const gate = sending.gate;
+      await new Promise<void>((resolve) => {
+        stopSend = resolve;
+        void gate.then(resolve);
+      });
+    }
+    const reply = {
+      connection: connection.name,
+      model: request.preview.model,
+      finishReason: sending.stopped ? null : "stop",
+      promptTokens: sending.stopped ? null : sending.promptTokens,
+      completionTokens: sending.stopped ? null : sending.parts.length,
+      countedPromptTokens: 12,
+      totalMs: 250,
+      incomplete: sending.stopped,
+    };
+    const messages: ChatMessage[] = [...session.messages];
+    if (request.regenerate) {
+      const last = messages[messages.length - 1]!;
+      messages[messages.length - 1] = {
+        ...last,
+        content: text,
+        reply,
+        // Every reply in order (the shown one at its place), the new one last and shown.
+        swipes: (() => {
+          const all = [...(last.swipes ?? [])];
+          all.splice(Math.min(last.swipeAt ?? all.length, all.length), 0, {
+            content: last.content,
+            reply: last.reply ?? null,
+          });
+          return all;
+        })(),
+        swipeAt: null,
+      };
+    } else {
+      const input = request.preview.input?.trim();
+      if (input) messages.push({ role: "user", content: input });
+      messages.push({ role: "assistant", content: text, reply });
+    }
+    const stored = { ...session, messages } as Chat;
+    sessions.set(stored.id, stored);
+    return stored;
+  }
+
   return {
     calls,
+    connections,
+    keys,
+    sending,
     presets,
     revisions,
     sessions,
@@ -411,7 +562,8 @@ function fakeBuild({ preset, model }: { preset: AgentPreset; model: string }, hi
           said: said("token-limiter.dropped", { budget: "100" }),
         },
       ],
-      warnings: [],
+      warnings: fakeGenerationWarnings(preset, claude),
+      generation: fakeGeneration(preset, claude),
       logs: [
         {
           processor: "session-loader",
@@ -565,6 +717,51 @@ function fakePipeline(preset: AgentPreset, model: string): FakeStage[] {
       modelConfig,
     };
   }).sort((a, b) => a.resolved.priority - b.resolved.priority);
+}
+
+/** The Claude models' profile sets generation settings of its own; the GPT one none. */
+export function fakeModelGeneration(claude: boolean): import("../bindings").GenerationSettings | null {
+  return claude ? { maxOutputTokens: 1024, topK: 40, extra: { metadata: { user_id: "fake" } } } : null;
+}
+
+/** The generation settings, resolved field by field (and `extra` key by key) as the engine does:
+ * the model profile's, then the preset's; absent when none is set. */
+function fakeGeneration(preset: AgentPreset, claude: boolean): import("../bindings").ResolvedGeneration | undefined {
+  const resolved: import("../bindings").ResolvedGeneration = { settings: {}, origins: {}, extraOrigins: {} };
+  const layers = [
+    [fakeModelGeneration(claude), "model"],
+    [preset.generation, "preset"],
+  ] as const;
+  for (const [layer, origin] of layers) {
+    for (const [key, value] of Object.entries(layer ?? {})) {
+      if (value === undefined || value === null || (Array.isArray(value) && value.length === 0)) continue;
+      if (key === "extra") {
+        for (const [k, v] of Object.entries(value as Record<string, import("../bindings").Value>)) {
+          resolved.settings.extra = { ...resolved.settings.extra, [k]: v };
+          resolved.extraOrigins[k] = origin;
+        }
+        continue;
+      }
+      (resolved.settings as Record<string, unknown>)[key] = value;
+      resolved.origins[key] = origin;
+    }
+  }
+  const empty = Object.keys(resolved.origins).length === 0 && Object.keys(resolved.extraOrigins).length === 0;
+  return empty ? undefined : resolved;
+}
+
+/** The OpenAI format takes no top K: a set one is left out of the body with a warning. */
+function fakeGenerationWarnings(preset: AgentPreset, claude: boolean) {
+  const topK = fakeGeneration(preset, claude)?.settings.topK;
+  if (claude || topK === undefined || topK === null) return [];
+  return [
+    {
+      processor: "generation",
+      level: "warning",
+      message: "generation setting topK is not taken by the openai format; it is left out of the request",
+      said: said("generation.not-taken", { setting: "topK", format: "openai" }),
+    },
+  ];
 }
 
 /** What the engine says, as it comes over the wire. */

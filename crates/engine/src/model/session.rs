@@ -66,10 +66,14 @@ pub struct ChatMessage {
     /// For a reply a provider sent: what sent it, how it ended, what it cost and took (RULES 2).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reply: Option<ReplyInfo>,
-    /// The other replies to the same turn (regenerated, or SillyTavern's swipes), kept to flip
-    /// to; `content` is the one chosen. Builds read `content` only.
+    /// The other replies to the same turn (regenerated, or SillyTavern's swipes), in the order
+    /// they came, without the one chosen (`content`); kept to flip to. Builds read `content` only.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub swipes: Vec<Swipe>,
+    /// Where `content` stands among all the replies in order (the swipes with it put back at
+    /// this position); none means last, the newest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub swipe_at: Option<u32>,
 }
 
 impl ChatMessage {
@@ -83,6 +87,7 @@ impl ChatMessage {
             created_at: None,
             reply: None,
             swipes: Vec::new(),
+            swipe_at: None,
         }
     }
 }

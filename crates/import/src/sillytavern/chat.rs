@@ -98,7 +98,7 @@ pub(crate) fn session_from_lines(
         } else {
             Role::Assistant
         };
-        let swipes = swipes(&obj, &content);
+        let (swipes, swipe_at) = swipes(&obj, &content);
         if let Some(extra) = extra {
             for key in ["image", "file", "inline_image"] {
                 if extra.get(key).is_some_and(json::is_set) {
@@ -115,6 +115,7 @@ pub(crate) fn session_from_lines(
             created_at: json::string(&obj, "send_date"),
             reply: None,
             swipes,
+            swipe_at,
         });
     }
     let stem = json::file_stem(file);
@@ -137,35 +138,35 @@ pub(crate) fn session_from_lines(
     })
 }
 
-/// The other replies SillyTavern kept for a message (`swipes`, the chosen one at `swipe_id`),
-/// in their order, without the one shown (`mes`).
-fn swipes(obj: &Object, shown: &str) -> Vec<Swipe> {
+/// The other replies SillyTavern kept for a message (`swipes`, the one shown at `swipe_id`), in
+/// their order without the one shown (`mes`), and where the shown one stands among them (none:
+/// last).
+fn swipes(obj: &Object, shown: &str) -> (Vec<Swipe>, Option<u32>) {
     let Some(Value::Array(all)) = obj.get("swipes") else {
-        return Vec::new();
+        return (Vec::new(), None);
     };
-    let chosen = obj
+    let texts: Vec<&str> = all.iter().filter_map(Value::as_str).collect();
+    if texts.len() < 2 {
+        return (Vec::new(), None);
+    }
+    // The shown swipe is the message itself; without a usable swipe_id, the first swipe equal to
+    // it is, and when none is, the message stands after them all.
+    let at = obj
         .get("swipe_id")
         .and_then(Value::as_u64)
-        .and_then(|i| usize::try_from(i).ok());
-    let mut skipped_shown = false;
-    all.iter()
+        .and_then(|i| usize::try_from(i).ok())
+        .filter(|&i| i < texts.len())
+        .or_else(|| texts.iter().position(|t| *t == shown));
+    let others = texts
+        .iter()
         .enumerate()
-        .filter_map(|(i, v)| {
-            let text = v.as_str()?;
-            // The chosen swipe is the message itself; without a usable swipe_id, the first
-            // swipe equal to it is.
-            let is_shown = match chosen {
-                Some(c) if c < all.len() => c == i,
-                _ => !skipped_shown && text == shown,
-            };
-            if is_shown {
-                skipped_shown = true;
-                return None;
-            }
-            Some(Swipe {
-                content: text.to_string(),
-                reply: None,
-            })
+        .filter(|&(i, _)| Some(i) != at)
+        .map(|(_, t)| Swipe {
+            content: t.to_string(),
+            reply: None,
         })
-        .collect()
+        .collect::<Vec<_>>();
+    let position = at.unwrap_or(others.len());
+    let swipe_at = (position != others.len()).then_some(position as u32);
+    (others, swipe_at)
 }

@@ -1,8 +1,8 @@
-import { memo, useState } from "react";
+import { memo, useEffect, useState } from "react";
 import { MessageList } from "./MessageList";
 import { WhatFires } from "../lorebook/WhatFires";
-import type { BuiltMessage, Preview } from "../../bindings";
-import { previewRequest, setInput, setModel, useApp } from "../../app/store";
+import type { BuiltMessage, Preview, ShownRequest } from "../../bindings";
+import { previewRequest, setModel, useApp } from "../../app/store";
 import { api, errorMessage } from "../../app/api";
 import { useSay, useT } from "../../app/useT";
 import { MessageHead } from "./MessageHead";
@@ -10,6 +10,9 @@ import { SessionPicker } from "../session/SessionPicker";
 import { TokenBar } from "./TokenBar";
 import { sourceLabel } from "./source";
 import { CompareControls, ComparePane } from "./ComparePane";
+import { ConnectionsButton } from "../send/ConnectionsDialog";
+import { SendPanel } from "../send/SendPanel";
+import { useSend } from "../send/sending";
 
 /** The live preview (RULES 9.4): model and session pickers, then the exact context and its cost. */
 export function PreviewPane() {
@@ -18,7 +21,6 @@ export function PreviewPane() {
   const error = useApp((s) => s.previewError);
   const model = useApp((s) => s.model);
   const models = useApp((s) => s.models);
-  const input = useApp((s) => s.input);
   const comparing = useApp((s) => s.compareModel !== null);
 
   return (
@@ -45,12 +47,10 @@ export function PreviewPane() {
           </span>
         )}
         <CompareControls />
+        <ConnectionsButton />
       </header>
       <SessionPicker />
-      <label className="input-field">
-        {t("preview.input")}
-        <input value={input} onChange={(e) => setInput(e.target.value)} />
-      </label>
+      <SendPanel />
       {error && (
         <p className="error" role="alert" data-testid="preview-error">
           {t("preview.failed", { message: error })}
@@ -152,23 +152,54 @@ function PreviewBody({ preview, stale }: { preview: Preview; stale: boolean }) {
   );
 }
 
-/** The provider's request body, built when the user opens it (a long session's is large). */
+/**
+ * The provider's request, built when the user opens it (a long session's is large) and again
+ * after each build while it is open. Through the chosen connection it is what Send sends: the
+ * URL, the headers with the key redacted, and the body byte for byte.
+ */
 function ProviderRequest() {
   const t = useT();
-  const [body, setBody] = useState<string | null>(null);
+  const [open, setOpen] = useState(false);
+  const [shown, setShown] = useState<{ request: ShownRequest | null; body: string } | null>(null);
+  const preview = useApp((s) => s.preview);
+  const connection = useSend((s) => s.connection);
+  useEffect(() => {
+    if (!open) return setShown(null);
+    const request = previewRequest();
+    if (!request) return;
+    let current = true;
+    const answer = connection
+      ? api.connectionRequest(request, connection).then((r) => ({ request: r, body: r.body }))
+      : api.providerRequest(request).then((body) => ({ request: null, body }));
+    answer.then(
+      (s) => current && setShown(s),
+      (err) => current && setShown({ request: null, body: errorMessage(err) }),
+    );
+    return () => {
+      current = false;
+    };
+  }, [open, preview, connection]);
   return (
-    <details
-      className="request"
-      onToggle={(e) => {
-        if (!e.currentTarget.open) return setBody(null);
-        const request = previewRequest();
-        if (request) {
-          api.providerRequest(request).then(setBody, (err) => setBody(errorMessage(err)));
-        }
-      }}
-    >
-      <summary>{t("preview.request")}</summary>
-      <pre data-testid="provider-request">{body ?? t("preview.building")}</pre>
+    <details className="request" onToggle={(e) => setOpen(e.currentTarget.open)}>
+      <summary>
+        {t("preview.request")}
+        {connection && <span className="muted"> · {connection}</span>}
+      </summary>
+      {shown?.request && (
+        <div className="request-head" data-testid="provider-request-head">
+          <code data-testid="provider-request-url">POST {shown.request.url}</code>
+          <ul className="request-headers">
+            {shown.request.headers.map(([name, value], i) => (
+              <li key={i}>
+                <code>
+                  {name}: {value}
+                </code>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+      <pre data-testid="provider-request">{shown?.body ?? t("preview.building")}</pre>
     </details>
   );
 }

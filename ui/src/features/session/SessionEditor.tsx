@@ -3,6 +3,7 @@ import type { Chat } from "../../app/model";
 import { editSession, useApp } from "../../app/store";
 import { useT } from "../../app/useT";
 import { RoleSelect } from "../../app/RoleSelect";
+import { ReplyMeta } from "../send/ReplyMeta";
 
 /** Long sessions show their newest messages; older ones are edited in a file or by import. */
 const SHOWN = 50;
@@ -97,6 +98,7 @@ export function SessionEditor() {
               >
                 ✕
               </button>
+              <ReplyMeta message={m} at={i} />
             </li>
           );
         })}

@@ -35,7 +35,11 @@ export function SessionPicker() {
       {session && (
         <span className="muted">{t("preview.messages", { count: session.messages.length })}</span>
       )}
-      <button type="button" onClick={() => run(createSession(t("preview.newSessionTitle")).then(() => setEditing(true)))}>
+      <button
+        type="button"
+        data-testid="new-session"
+        onClick={() => run(createSession(t("preview.newSessionTitle")).then(() => setEditing(true)))}
+      >
         + {t("preview.newSession")}
       </button>
       {session && (

@@ -1,0 +1,206 @@
+// End-to-end tests of sending, run by run.mjs in the same app window (under
+// scripts/with-test-keychain: keys go to a private Secret Service). A provider double on
+// 127.0.0.1 answers in OpenAI's streaming format and records what it received: a connection
+// added and given a key in the dialog, a reply streamed in and stored in the session, the body
+// received equal byte for byte to the body the preview's provider request shows, the key in the
+// Authorization header; a slow reply stopped (kept, marked incomplete); Regenerate and swipes.
+import assert from "node:assert/strict";
+import http from "node:http";
+import { shot, until } from "./harness.mjs";
+
+// The app's client would go through a proxy the environment names; the double is local.
+process.env.NO_PROXY = [process.env.NO_PROXY, "127.0.0.1", "localhost"].filter(Boolean).join(",");
+process.env.no_proxy = process.env.NO_PROXY;
+
+const KEY = "sk-e2e-4c1d-secret";
+
+/** The provider double: each POST to /v1/chat/completions recorded, answered with `reply()`. */
+function providerDouble() {
+  const received = [];
+  const double = {
+    received,
+    /** The reply's parts, and the pause before each. */
+    parts: ["Hello", " from", " the", " double", "."],
+    delay: 150,
+    promptTokens: 42,
+    server: null,
+    port: 0,
+  };
+  double.server = http.createServer((req, res) => {
+    let body = "";
+    req.setEncoding("utf8");
+    req.on("data", (d) => (body += d));
+    req.on("end", async () => {
+      received.push({ method: req.method, url: req.url, headers: req.headers, body });
+      if (req.method !== "POST" || req.url !== "/v1/chat/completions") {
+        res.writeHead(404, { "content-type": "application/json" });
+        res.end('{"error":{"message":"not here"}}');
+        return;
+      }
+      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+      let closed = false;
+      res.on("close", () => (closed = true));
+      const event = (value) => res.write(`data: ${JSON.stringify(value)}\n\n`);
+      const { parts, delay } = double;
+      for (const content of parts) {
+        await new Promise((r) => setTimeout(r, delay));
+        if (closed) return;
+        event({ choices: [{ index: 0, delta: { content }, finish_reason: null }] });
+      }
+      event({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }] });
+      event({ choices: [], usage: { prompt_tokens: double.promptTokens, completion_tokens: parts.length } });
+      res.write("data: [DONE]\n\n");
+      res.end();
+    });
+  });
+  return double;
+}
+
+export function sendTests(test, current) {
+  const browser = () => current().browser;
+  const $ = (selector) => browser().$(selector);
+  const byTest = (id) => $(`[data-testid="${id}"]`);
+  const exists = async (id) => (await byTest(id)).isExisting();
+  /** An element's text as the DOM holds it (WebDriver's getText trims and folds whitespace). */
+  const textOf = (selector) =>
+    browser().execute((s) => document.querySelector(s)?.textContent ?? null, selector);
+  const byTestText = (id) => textOf(`[data-testid="${id}"]`);
+  const double = providerDouble();
+
+  async function typeInto(id, text) {
+    const el = await byTest(id);
+    await el.click();
+    await browser().keys(["End"]);
+    await el.addValue(text);
+    await until(() => el.getValue(), (v) => v.endsWith(text), `the text typed into ${id}`);
+  }
+
+  async function lastReplyAt() {
+    return browser().execute(() => {
+      const el = document.querySelector('[data-testid="last-reply"] [data-testid^="swipe-position-"]');
+      return el ? Number(el.dataset.testid.slice("swipe-position-".length)) : -1;
+    });
+  }
+
+  test("send: add a connection with a key, stream a reply, the body sent is the body shown", async () => {
+    await new Promise((resolve) => double.server.listen(0, "127.0.0.1", resolve));
+    double.port = double.server.address().port;
+
+    // A fresh preset and a session of its own.
+    await (await byTest("editor-mode-simple")).click();
+    await (await byTest("new-preset")).click();
+    await (await byTest("new-session")).click();
+    await (await byTest("session-editor")).waitForExist({ timeout: 8000 });
+
+    await (await byTest("open-connections")).click();
+    await (await byTest("connections-dialog")).waitForExist({ timeout: 4000 });
+    await (await byTest("add-connection")).click();
+    await typeInto("connection-name", "double");
+    await (await byTest("connection-dialect")).selectByAttribute("value", "openai-compatible");
+    await typeInto("connection-url", `http://127.0.0.1:${double.port}/v1`);
+    await typeInto("connection-model", "double-1");
+    await (await byTest("connection-save")).click();
+    const row = await $('[data-testid="connection-row"][data-name="double"]');
+    await row.waitForExist({ timeout: 4000 });
+    assert.equal(await (await row.$('[data-testid="connection-key-state"]')).getText(), "no key");
+
+    const keyField = await row.$('[data-testid="connection-key-input"]');
+    assert.equal(await keyField.getAttribute("type"), "password");
+    await keyField.click();
+    await keyField.addValue(KEY);
+    await (await row.$('[data-testid="connection-set-key"]')).click();
+    await until(
+      async () => (await row.$('[data-testid="connection-key-state"]')).getText(),
+      (s) => s === "key set",
+      "the key set in the keychain",
+    );
+    assert.equal(await keyField.getValue(), "", "the key field is emptied");
+    const page = await browser().execute(() => document.documentElement.outerHTML);
+    assert.ok(!page.includes(KEY), "the key is nowhere in the page");
+    await shot(browser(), "39-send-connections");
+    await (await byTest("close-connections")).click();
+
+    const select = await byTest("connection-select");
+    await until(() => select.getValue(), (v) => v === "double", "the connection chosen");
+    await typeInto("send-input", "Hello, double");
+
+    // The provider request through the connection: URL, redacted headers, the body.
+    await (await $("details.request summary")).click();
+    const url = await until(() => byTestText("provider-request-url"), (u) => u?.includes(String(double.port)), "the request's URL");
+    assert.equal(url, `POST http://127.0.0.1:${double.port}/v1/chat/completions`);
+    const shown = await until(
+      () => byTestText("provider-request"),
+      (b) => b?.includes("Hello, double") && b.includes('"stream": true'),
+      "the body with the typed message",
+    );
+    const headers = await textOf('[data-testid="provider-request-head"] .request-headers');
+    assert.ok(!headers.includes(KEY), `headers redacted: ${headers}`);
+    assert.match(headers, /authorization/i);
+
+    await (await byTest("send")).click();
+    const partial = await until(
+      () => byTestText("streaming-reply"),
+      (t) => t && t.startsWith("Hello") && t !== "Hello from the double.",
+      "part of the reply streaming in",
+      6000,
+    );
+    await shot(browser(), "40-send-streaming");
+    assert.ok(partial.length > 0);
+    await until(() => byTestText("last-reply-text"), (t) => t === "Hello from the double.", "the stored reply", 10000);
+    assert.equal(await (await byTest("send-input")).getValue(), "", "the input is emptied");
+
+    assert.equal(double.received.length, 1);
+    const [got] = double.received;
+    assert.equal(got.body, shown, "the body received is the body the preview showed, byte for byte");
+    assert.equal(got.headers.authorization, `Bearer ${KEY}`);
+    const info = await byTestText("reply-info");
+    assert.match(info, /prompt 42 \(counted \d+\)/, `the calibration: ${info}`);
+    assert.match(info, /\d+ ms/);
+
+    // The turn is in the session: the typed message and the reply.
+    const contents = await browser().execute(() =>
+      [...document.querySelectorAll('[data-testid^="session-message-"] textarea')].map((t) => t.value),
+    );
+    assert.deepEqual(contents.slice(-2), ["Hello, double", "Hello from the double."]);
+    await shot(browser(), "40-send-stored");
+  });
+
+  test("send: Stop keeps the reply as far as it came, marked incomplete", async () => {
+    double.parts = Array.from({ length: 30 }, (_, i) => ` word${i}`);
+    double.delay = 250;
+    await typeInto("send-input", "Tell me a long story");
+    await (await byTest("send")).click();
+    await until(() => byTestText("streaming-reply"), (t) => t?.includes("word2"), "the slow reply arriving", 8000);
+    await (await byTest("stop")).click();
+    const kept = await until(() => byTestText("last-reply-text"), (t) => t?.startsWith(" word0"), "the stopped reply kept", 8000);
+    assert.ok(!kept.includes("word29"), `stopped before the end: ${kept}`);
+    assert.ok(await exists("reply-incomplete"), "marked incomplete");
+    await shot(browser(), "40-send-stopped");
+  });
+
+  test("send: Regenerate replaces the reply and the swipes flip between them", async () => {
+    double.parts = ["A second", " answer."];
+    double.delay = 50;
+    const before = double.received.length;
+    const stopped = await byTestText("last-reply-text");
+    await (await byTest("regenerate")).click();
+    await until(() => byTestText("last-reply-text"), (t) => t === "A second answer.", "the regenerated reply", 8000);
+    assert.equal(double.received.length, before + 1);
+    // The regenerated request does not carry the reply it replaces.
+    assert.ok(!double.received.at(-1).body.includes("word0"), "built without the replaced reply");
+    const at = await lastReplyAt();
+    assert.ok(at >= 0, "the last reply has swipe controls");
+    assert.equal(await byTestText(`swipe-position-${at}`), "2/2");
+    assert.ok(!(await byTestText("reply-info")).includes("incomplete"));
+
+    await (await $(`[data-testid="last-reply"] [data-testid="swipe-prev-${at}"]`)).click();
+    await until(() => byTestText(`swipe-position-${at}`), (p) => p === "1/2", "flipped to the first reply");
+    assert.equal(await byTestText("last-reply-text"), stopped);
+    assert.ok(await exists("reply-incomplete"), "the first reply is still the stopped one");
+    await browser().execute(() => document.querySelector('[data-testid="last-reply"]').scrollIntoView({ block: "center" }));
+    await shot(browser(), "41-send-swipes");
+    await (await $(`[data-testid="last-reply"] [data-testid="swipe-next-${at}"]`)).click();
+    await until(() => byTestText("last-reply-text"), (t) => t === "A second answer.", "flipped back");
+    double.server.close();
+  });
+}

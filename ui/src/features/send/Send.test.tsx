@@ -1,0 +1,198 @@
+import { act, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
+import { beforeEach, describe, expect, it } from "vitest";
+import { App } from "../../App";
+import { getState, resetForTests, start } from "../../app/store";
+import { fakeBackend } from "../../test/fakeBackend";
+import { resetSending } from "./sending";
+
+async function renderApp(setup?: (backend: ReturnType<typeof fakeBackend>) => void) {
+  const backend = fakeBackend();
+  setup?.(backend);
+  render(<App />);
+  await act(async () => {
+    await start();
+  });
+  await screen.findByTestId("step-main");
+  return backend;
+}
+
+/** A backend with one connection whose key is set, chosen in the preview. */
+function withConnection(backend: ReturnType<typeof fakeBackend>) {
+  backend.connections.set("local", { name: "local", dialect: "openai-compatible", baseUrl: "http://127.0.0.1:9/v1" });
+  backend.keys.add("local");
+  backend.settings.set("ui.connection", "local");
+}
+
+const type = (id: string, value: string) => fireEvent.change(screen.getByTestId(id), { target: { value } });
+
+describe("connections", () => {
+  beforeEach(() => {
+    resetForTests();
+    resetSending();
+  });
+
+  it("adds a connection from a well-known endpoint, sets its key without keeping it, and removes it", async () => {
+    const { calls, connections, keys } = await renderApp();
+    fireEvent.click(screen.getByTestId("open-connections"));
+    const dialog = await screen.findByTestId("connections-dialog");
+    await waitFor(() => expect(within(dialog).getAllByRole("option").length).toBe(3));
+    fireEvent.change(within(dialog).getByTestId("connection-from"), { target: { value: "openrouter" } });
+    fireEvent.click(within(dialog).getByTestId("add-connection"));
+    expect((screen.getByTestId("connection-url") as HTMLInputElement).value).toBe("https://openrouter.ai/api/v1");
+    expect((screen.getByTestId("connection-dialect") as HTMLSelectElement).value).toBe("openai-compatible");
+    type("connection-name", "router");
+    type("connection-model", "meta/llama");
+    type("connection-body", '{"max_tokens": 64}');
+    fireEvent.click(screen.getByTestId("connection-save"));
+
+    const row = await screen.findByTestId("connection-row");
+    expect(connections.get("router")).toMatchObject({
+      name: "router",
+      baseUrl: "https://openrouter.ai/api/v1",
+      defaultModel: "meta/llama",
+      extraBody: { max_tokens: 64 },
+      keyEnv: null,
+    });
+    expect(row.textContent).toContain("router");
+    expect(row.textContent).toContain("meta/llama");
+    expect(within(row).getByTestId("connection-key-state").textContent).toBe("no key");
+    // The first connection is the one the preview sends through.
+    expect((screen.getByTestId("connection-select") as HTMLSelectElement).value).toBe("router");
+
+    const field = within(row).getByTestId("connection-key-input") as HTMLInputElement;
+    expect(field.type).toBe("password");
+    fireEvent.change(field, { target: { value: "sk-secret-123" } });
+    fireEvent.click(within(row).getByTestId("connection-set-key"));
+    expect(field.value).toBe("");
+    await waitFor(() => expect(within(screen.getByTestId("connection-row")).getByTestId("connection-key-state").textContent).toBe("key set"));
+    expect(keys.has("router")).toBe(true);
+    expect(calls.find((c) => c.cmd === "set_connection_key")?.args).toEqual({ name: "router", key: "sk-secret-123" });
+    // The key is nowhere on the page.
+    expect(document.body.innerHTML).not.toContain("sk-secret-123");
+
+    fireEvent.click(within(screen.getByTestId("connection-row")).getByTestId("connection-remove"));
+    fireEvent.click(within(screen.getByRole("alertdialog")).getByText("Remove"));
+    await waitFor(() => expect(screen.queryByTestId("connection-row")).toBeNull());
+    expect(connections.size).toBe(0);
+    expect(keys.size).toBe(0);
+  });
+
+  it("shows what the backend refuses, and what is not JSON, in the dialog", async () => {
+    const { connections } = await renderApp();
+    fireEvent.click(screen.getByTestId("open-connections"));
+    fireEvent.click(await screen.findByTestId("add-connection"));
+    type("connection-name", "bad");
+    type("connection-url", "ftp://nowhere");
+    type("connection-headers", "[1, 2]");
+    fireEvent.click(screen.getByTestId("connection-save"));
+    expect(screen.getByTestId("connection-form-error").textContent).toContain("Extra headers must be a JSON object");
+    type("connection-headers", "");
+    fireEvent.click(screen.getByTestId("connection-save"));
+    expect((await screen.findByTestId("connections-error")).textContent).toContain('base URL "ftp://nowhere" is not http(s)');
+    expect(connections.size).toBe(0);
+    // The form stays, with what was typed.
+    expect((screen.getByTestId("connection-url") as HTMLInputElement).value).toBe("ftp://nowhere");
+  });
+});
+
+describe("sending", () => {
+  beforeEach(() => {
+    resetForTests();
+    resetSending();
+  });
+
+  it("streams the reply, then shows the stored one and clears the input", async () => {
+    const backend = await renderApp(withConnection);
+    await waitFor(() => expect((screen.getByTestId("connection-select") as HTMLSelectElement).value).toBe("local"));
+    let release = () => {};
+    backend.sending.gate = new Promise((r) => (release = r));
+    type("send-input", "How are you?");
+    fireEvent.click(screen.getByTestId("send"));
+    await waitFor(() => expect(screen.getByTestId("streaming-reply").textContent).toBe("Hello back"));
+    expect(screen.getByTestId("stop")).toBeTruthy();
+    await act(async () => release());
+
+    const reply = await screen.findByTestId("last-reply");
+    expect(screen.queryByTestId("streaming-reply")).toBeNull();
+    expect(within(reply).getByTestId("last-reply-text").textContent).toBe("Hello back");
+    expect(within(reply).getByTestId("reply-info").textContent).toBe("gpt-4o · prompt 11 (counted 12) · reply 3 · 250 ms");
+    expect((screen.getByTestId("send-input") as HTMLInputElement).value).toBe("");
+    const sent = backend.calls.find((c) => c.cmd === "send_message")!.args.request as { preview: { input: string }; connection: string; regenerate: boolean };
+    expect(sent).toMatchObject({ connection: "local", regenerate: false, preview: { input: "How are you?", sessionId: "chat-1" } });
+    // The store holds the stored session, and the preview is built over it.
+    expect(getState().session?.messages.map((m) => m.content)).toEqual(["Hello", "Hi there", "How are you?", "Hello back"]);
+    const sentAt = backend.calls.findIndex((c) => c.cmd === "send_message");
+    await waitFor(() =>
+      expect(
+        backend.calls.some(
+          (c, i) => i > sentAt && c.cmd === "preview" && (c.args.request as { input: string | null }).input === null,
+        ),
+      ).toBe(true),
+    );
+  });
+
+  it("keeps a stopped reply, marked incomplete", async () => {
+    const backend = await renderApp(withConnection);
+    await waitFor(() => expect((screen.getByTestId("connection-select") as HTMLSelectElement).value).toBe("local"));
+    backend.sending.gate = new Promise(() => {});
+    type("send-input", "Tell me a long story");
+    fireEvent.click(screen.getByTestId("send"));
+    await waitFor(() => expect(screen.getByTestId("streaming-reply").textContent).toBe("Hello back"));
+    fireEvent.click(screen.getByTestId("stop"));
+    const reply = await screen.findByTestId("last-reply");
+    expect(within(reply).getByTestId("reply-incomplete").textContent).toContain("incomplete");
+    expect(backend.sessions.get("chat-1")!.messages.at(-1)?.reply?.incomplete).toBe(true);
+  });
+
+  it("shows a failure and changes nothing", async () => {
+    const backend = await renderApp(withConnection);
+    await waitFor(() => expect((screen.getByTestId("connection-select") as HTMLSelectElement).value).toBe("local"));
+    backend.fail("send_message", 1, { code: "http", message: "the provider answered 401 Unauthorized: bad key" });
+    type("send-input", "Anyone there?");
+    fireEvent.click(screen.getByTestId("send"));
+    expect((await screen.findByTestId("send-error")).textContent).toBe("Not sent: the provider answered 401 Unauthorized: bad key");
+    expect((screen.getByTestId("send-input") as HTMLInputElement).value).toBe("Anyone there?");
+    expect(backend.sessions.get("chat-1")!.messages).toHaveLength(2);
+    expect(getState().session?.messages).toHaveLength(2);
+    expect(screen.queryByTestId("streaming-reply")).toBeNull();
+    // The last reply is still the one that was there.
+    expect(screen.getByTestId("last-reply-text").textContent).toBe("Hi there");
+  });
+
+  it("regenerates the last reply and flips between the replies", async () => {
+    const backend = await renderApp(withConnection);
+    await waitFor(() => expect((screen.getByTestId("connection-select") as HTMLSelectElement).value).toBe("local"));
+    type("send-input", "ignored when regenerating");
+    backend.sending.parts = ["Second"];
+    fireEvent.click(screen.getByTestId("regenerate"));
+    await waitFor(() => expect(screen.getByTestId("last-reply-text").textContent).toBe("Second"));
+    backend.sending.parts = ["Third"];
+    fireEvent.click(screen.getByTestId("regenerate"));
+    await waitFor(() => expect(screen.getByTestId("last-reply-text").textContent).toBe("Third"));
+    const call = backend.calls.filter((c) => c.cmd === "send_message").at(-1)!;
+    expect((call.args.request as { regenerate: boolean }).regenerate).toBe(true);
+    expect(backend.sessions.get("chat-1")!.messages).toHaveLength(2);
+
+    const position = () => screen.getByTestId("swipe-position-1").textContent;
+    expect(position()).toBe("3/3");
+    expect((screen.getByTestId("swipe-next-1") as HTMLButtonElement).disabled).toBe(true);
+    fireEvent.click(screen.getByTestId("swipe-prev-1"));
+    await waitFor(() => expect(position()).toBe("2/3"));
+    expect(screen.getByTestId("last-reply-text").textContent).toBe("Second");
+    fireEvent.click(screen.getByTestId("swipe-prev-1"));
+    await waitFor(() => expect(position()).toBe("1/3"));
+    expect(screen.getByTestId("last-reply-text").textContent).toBe("Hi there");
+    // The original reply had no reply info; the stored message is the one shown.
+    expect(backend.sessions.get("chat-1")!.messages[1]!.content).toBe("Hi there");
+    fireEvent.click(screen.getByTestId("swipe-next-1"));
+    await waitFor(() => expect(position()).toBe("2/3"));
+    fireEvent.click(screen.getByTestId("swipe-next-1"));
+    await waitFor(() => expect(position()).toBe("3/3"));
+    expect(screen.getByTestId("last-reply-text").textContent).toBe("Third");
+    // Each flip names the reply's position among all of them, oldest first.
+    expect(backend.calls.filter((c) => c.cmd === "choose_swipe").map((c) => c.args.swipe)).toEqual([1, 0, 1, 2]);
+    expect(backend.sessions.get("chat-1")!.messages[1]!.swipeAt ?? null).toBeNull();
+    // The input was not sent and stays.
+    expect((screen.getByTestId("send-input") as HTMLInputElement).value).toBe("ignored when regenerating");
+  });
+});

@@ -1,0 +1,163 @@
+// Sending: the connections, the one chosen, and the reply arriving. Kept apart from the app's
+// store like a dialog's state (no undo, no autosave); the session a send stores goes into the
+// app's store through `showStoredSession`, which rebuilds the preview.
+import { useSyncExternalStore } from "react";
+import { Channel } from "@tauri-apps/api/core";
+import type { ChatMessage, ConnectionView, SendEvent } from "../../bindings";
+import { api, errorMessage } from "../../app/api";
+import { flushSession, previewRequest, showStoredSession } from "../../app/store";
+import { state as appState } from "../../app/state";
+
+/** The setting that remembers the connection chosen in the preview. */
+export const CONNECTION_SETTING = "ui.connection";
+
+export interface SendState {
+  connections: ConnectionView[];
+  /** Why the list could not be read. */
+  listError: string | null;
+  /** The connection the preview sends through, by name; null when none is chosen. */
+  connection: string | null;
+  sending: boolean;
+  /** The reply's text as it arrives; null when nothing is arriving. */
+  streamed: string | null;
+  error: string | null;
+  /** The connections dialog is open. */
+  dialogOpen: boolean;
+}
+
+const initial: SendState = {
+  connections: [],
+  listError: null,
+  connection: null,
+  sending: false,
+  streamed: null,
+  error: null,
+  dialogOpen: false,
+};
+
+let state: SendState = initial;
+const listeners = new Set<() => void>();
+
+function update(patch: Partial<SendState>) {
+  state = { ...state, ...patch };
+  listeners.forEach((l) => l());
+}
+
+export function getSendState(): SendState {
+  return state;
+}
+
+export function useSend<T>(select: (s: SendState) => T): T {
+  return useSyncExternalStore(
+    (l) => {
+      listeners.add(l);
+      return () => void listeners.delete(l);
+    },
+    () => select(state),
+  );
+}
+
+/** For tests: back to nothing loaded. */
+export function resetSending() {
+  state = initial;
+  loaded = null;
+  flipping = false;
+}
+
+let loaded: Promise<void> | null = null;
+
+/** Reads the connections and the remembered choice, once. */
+export function loadConnections(): Promise<void> {
+  loaded ??= (async () => {
+    const remembered = await api.getSetting(CONNECTION_SETTING).catch(() => null);
+    await refreshConnections();
+    const known = state.connections.some((c) => c.connection.name === remembered);
+    update({ connection: known ? remembered : (state.connections[0]?.connection.name ?? null) });
+  })();
+  return loaded;
+}
+
+export async function refreshConnections() {
+  try {
+    const connections = await api.listConnections();
+    const still = connections.some((c) => c.connection.name === state.connection);
+    update({
+      connections,
+      listError: null,
+      connection: still ? state.connection : (connections[0]?.connection.name ?? null),
+    });
+  } catch (e) {
+    update({ listError: errorMessage(e) });
+  }
+}
+
+export function chooseConnection(name: string | null) {
+  update({ connection: name, error: null });
+  void api.setSetting(CONNECTION_SETTING, name ?? "").catch(() => {});
+}
+
+export function openConnections(open: boolean) {
+  update({ dialogOpen: open });
+}
+
+/**
+ * Sends the preview's build through the chosen connection; with `regenerate`, a new reply in
+ * place of the last one. The reply streams into `streamed`; the stored session then replaces the
+ * open one. A failure is shown and changes nothing.
+ */
+export async function send(regenerate: boolean) {
+  const connection = state.connection;
+  if (state.sending || !connection) return;
+  update({ sending: true, streamed: "", error: null });
+  try {
+    // The backend builds over the stored session: an edit still being written goes first.
+    await flushSession();
+    const preview = previewRequest();
+    if (!preview) throw new Error("no preset is open");
+    const events = new Channel<SendEvent>();
+    events.onmessage = (event) => {
+      if (event.kind === "text" && state.sending) update({ streamed: (state.streamed ?? "") + event.text });
+    };
+    const session = await api.sendMessage({ preview, connection, regenerate }, events);
+    update({ sending: false, streamed: null });
+    showStoredSession(session, !regenerate);
+  } catch (e) {
+    update({ sending: false, streamed: null, error: errorMessage(e) });
+  }
+}
+
+export function stop() {
+  void api.stopSending().catch((e) => update({ error: errorMessage(e) }));
+}
+
+/**
+ * Where a message's shown reply stands among all its replies in order (0-based), as stored:
+ * `swipeAt`, or last when it has none.
+ */
+export function swipePosition(message: ChatMessage): number {
+  const others = message.swipes?.length ?? 0;
+  return Math.min(message.swipeAt ?? others, others);
+}
+
+let flipping = false;
+
+/** Shows the reply one step before (-1) or after (+1) the one message `at` shows. */
+export async function flipSwipe(at: number, step: -1 | 1) {
+  const session = appState.session;
+  const message = session?.messages[at];
+  // One flip at a time: the next one starts from where this one ends.
+  if (flipping || !session || !message?.swipes?.length) return;
+  const count = message.swipes.length + 1;
+  const q = swipePosition(message) + step;
+  if (q < 0 || q >= count) return;
+  flipping = true;
+  try {
+    const stored = await api.chooseSwipe(session.id, at, q);
+    update({ error: null });
+    showStoredSession(stored, false);
+  } catch (e) {
+    update({ error: errorMessage(e) });
+  } finally {
+    flipping = false;
+  }
+}
