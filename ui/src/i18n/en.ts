@@ -383,6 +383,8 @@ export const en = {
   "connections.key": "Key for {name}",
   "connections.keyPlaceholder": "API key",
   "connections.setKey": "Set key",
+  "send.calibration": "provider: {percent} against our count (replies measured: {count})",
+  "send.calibrationHelp": "How the prompt tokens the provider reported for this model's last replies compare with Promptloom's count of the same prompts",
   "send.connection": "Connection",
   "send.noConnection": "(none)",
   "send.noConnectionsYet": "Add a connection to send this context to a model.",

@@ -385,6 +385,8 @@ export const zh: Record<MessageKey, string> = {
   "connections.key": "{name} 的密钥",
   "connections.keyPlaceholder": "API 密钥",
   "connections.setKey": "设置密钥",
+  "send.calibration": "提供商计数 {percent}（最近 {count} 次回复）",
+  "send.calibrationHelp": "提供商为此模型最近几次回复报告的提示词 token 数，与 Promptloom 对同一提示词的计数相比",
   "send.connection": "连接",
   "send.noConnection": "（无）",
   "send.noConnectionsYet": "添加一个连接，即可把此上下文发送给模型。",

@@ -116,6 +116,7 @@ export function fakeBackend() {
    * is set, the reply waits for it after streaming (a test sees the reply arriving); `stop_sending`
    * opens it and the reply is kept as far as it came, marked incomplete.
    */
+  const calibrations = new Map<string, { provider: number; counted: number }[]>();
   const sending: { parts: string[]; promptTokens: number; gate: Promise<void> | null; stopped: boolean } = {
     parts: ["Hel", "lo ", "back"],
     promptTokens: 11,
@@ -326,6 +327,18 @@ export function fakeBackend() {
         sending.stopped = true;
         stopSend();
         return null;
+      case "calibration": {
+        // As the backend keeps them: per model, the provider's count against ours.
+        const kept = calibrations.get(args.model as string) ?? [];
+        const last = kept.at(-1);
+        const diffs = kept.map((k) => ((k.provider - k.counted) / k.counted) * 100);
+        return {
+          samples: kept.length,
+          lastProvider: last?.provider ?? null,
+          lastCounted: last?.counted ?? null,
+          meanDifferencePercent: diffs.length ? diffs.reduce((a, b) => a + b, 0) / diffs.length : null,
+        };
+      }
       case "choose_swipe": {
         // As the backend does: every reply in order, the shown one at its place; show `swipe`.
         const session = sessions.get(args.session as string)!;
@@ -389,6 +402,10 @@ export function fakeBackend() {
       totalMs: 250,
       incomplete: sending.stopped,
     };
+    if (reply.promptTokens !== null) {
+      const kept = calibrations.get(reply.model) ?? [];
+      calibrations.set(reply.model, [...kept, { provider: reply.promptTokens, counted: reply.countedPromptTokens }]);
+    }
     const messages: ChatMessage[] = [...session.messages];
     if (request.regenerate) {
       const last = messages[messages.length - 1]!;

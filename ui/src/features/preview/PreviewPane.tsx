@@ -5,6 +5,7 @@ import type { BuiltMessage, Preview, ShownRequest } from "../../bindings";
 import { previewRequest, setModel, useApp } from "../../app/store";
 import { api, errorMessage } from "../../app/api";
 import { useSay, useT } from "../../app/useT";
+import { CalibrationNote } from "../send/CalibrationNote";
 import { MessageHead } from "./MessageHead";
 import { SessionPicker } from "../session/SessionPicker";
 import { TokenBar } from "./TokenBar";
@@ -81,6 +82,7 @@ function PreviewBody({ preview, stale }: { preview: Preview; stale: boolean }) {
         <span className={preview.exact ? "muted" : "warn-text"}>
           {preview.tokenizer} · {t(preview.exact ? "preview.exact" : "preview.estimate")}
         </span>
+        <CalibrationNote model={result.model} />
         <span className="muted">
           {t("preview.messages", { count: result.messages.length })} ·{" "}
           {t("preview.buildTime", { ms: (preview.buildMs ?? 0).toFixed(1) })}

@@ -117,6 +117,10 @@ describe("sending", () => {
     expect(within(reply).getByTestId("last-reply-text").textContent).toBe("Hello back");
     expect(within(reply).getByTestId("reply-info").textContent).toBe("gpt-4o · prompt 11 (counted 12) · reply 3 · 250 ms");
     expect((screen.getByTestId("send-input") as HTMLInputElement).value).toBe("");
+    // Calibration: the provider counted 11 where we counted 12, said beside the token total.
+    await waitFor(() =>
+      expect(screen.getByTestId("calibration").textContent).toBe("provider: -8.3% against our count (replies measured: 1)"),
+    );
     const sent = backend.calls.find((c) => c.cmd === "send_message")!.args.request as { preview: { input: string }; connection: string; regenerate: boolean };
     expect(sent).toMatchObject({ connection: "local", regenerate: false, preview: { input: "How are you?", sessionId: "chat-1" } });
     // The store holds the stored session, and the preview is built over it.
