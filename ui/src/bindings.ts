@@ -230,6 +230,8 @@ export type Character = {
 	personality?: string | null,
 	scenario?: string | null,
 	greeting?: string | null,
+	/**  Other first messages a new chat can open with; they become the greeting's swipes. */
+	alternateGreetings?: string[],
 	exampleDialogue?: string | null,
 	systemPrompt?: string | null,
 	postHistoryInstructions?: string | null,

@@ -301,7 +301,9 @@ fn card_v2_json_fills_the_character() {
         c.tags.as_deref(),
         Some(&["sea".to_string(), "calm".to_string()][..])
     );
-    assert!(r.report.mentions("alternate_greetings"));
+    // Alternate greetings are mapped: a new chat offers them as the greeting's swipes.
+    assert_eq!(c.alternate_greetings, ["Hello again."]);
+    assert!(!r.report.mentions("alternate_greetings"));
     assert!(r.report.mentions("depth_prompt"));
     assert!(r.report.mentions("token_budget"));
 }
@@ -370,12 +372,16 @@ fn card_book_positions_map_to_anchors_and_depth() {
         .any(|i| i.item.contains("entries[6]") && i.message.contains("sticky")));
 }
 
+/// SillyTavern writes `use_regex: true` on every book entry of a card it saves and never reads it
+/// back (world-info.js reads a key as a regular expression only when it is `/pattern/flags`,
+/// `parseRegexFromString`): the keys stay words, and a `/pattern/` key stays one.
 #[test]
-fn card_v3_json_and_use_regex_keys() {
+fn card_v3_json_and_use_regex_keys_stay_as_written() {
     let mut card = card_v2("Nova");
     card["spec"] = json!("chara_card_v3");
     card["spec_version"] = json!("3.0");
     card["data"]["character_book"]["entries"][0]["use_regex"] = json!(true);
+    card["data"]["character_book"]["entries"][0]["keys"] = json!(["cat", "/ca+t/i"]);
     let r = import("nova.json", &card);
     assert!(r.report.format.contains("V3"));
     let Imported::Character(card) = &r.value else {
@@ -384,7 +390,11 @@ fn card_v3_json_and_use_regex_keys() {
     assert_eq!(card.character.name, "Nova");
     assert_eq!(
         card.lorebook.as_ref().unwrap().entries[0].keys,
-        vec!["/key0/"]
+        vec!["cat", "/ca+t/i"]
+    );
+    assert!(
+        !r.report.mentions("use_regex"),
+        "nothing to report: SillyTavern ignores it too"
     );
 }
 
@@ -600,7 +610,10 @@ fn chat_jsonl_becomes_a_session() {
         json!({ "name": "Keeper", "is_user": false, "mes": "Sit.", "swipe_id": 2,
                 "swipes": ["Sit down.", "Sit.", "Sit."] }),
         json!({ "name": "Ana", "is_user": false, "is_system": true, "mes": "hidden note" }),
-        json!({ "name": "Narrator", "is_user": false, "is_system": true, "mes": "Thunder.",
+        // Hidden with /hide: is_user stays, is_system is set (script.js, hideMessages).
+        json!({ "name": "Ana", "is_user": true, "is_system": true, "mes": "hidden by the user" }),
+        // A narrator's message is not is_system, and goes as a system message.
+        json!({ "name": "Narrator", "is_user": false, "is_system": false, "mes": "Thunder.",
                 "extra": { "type": "narrator" } }),
     ];
     let text: Vec<String> = lines.iter().map(|l| l.to_string()).collect();

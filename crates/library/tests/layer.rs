@@ -36,6 +36,34 @@ fn a_new_chat_opens_with_the_character_greeting_in_both_front_doors() {
         .is_empty());
 }
 
+/// SillyTavern stores a new chat's first message with its macros replaced and offers the card's
+/// alternate greetings as its swipes (script.js, `getFirstMessage`: `substituteParams` over
+/// `first_mes` and each of `alternate_greetings`, which become `swipes`).
+#[test]
+fn a_new_chat_greeting_goes_through_macros_and_the_alternates_are_its_swipes() {
+    let mut preset = with_greeting("Welcome, {{user}}. I am {{char}}.");
+    if let Some(c) = preset.character.as_mut() {
+        c.alternate_greetings = vec!["{{char}} waves.".into(), "  ".into(), "Hi.".into()];
+    }
+    let chat = sessions::new_chat("c", None, Some(&preset));
+    let first = &chat.messages[0];
+    assert_eq!(&*first.content, "Welcome, User. I am Mira.");
+    let swipes: Vec<&str> = first.swipes.iter().map(|s| s.content.as_str()).collect();
+    assert_eq!(swipes, ["Mira waves.", "Hi."], "blank ones are left out");
+    assert_eq!(
+        first.swipe_at,
+        Some(0),
+        "the greeting comes first among them"
+    );
+    // Without a greeting, the first alternate opens the chat.
+    if let Some(c) = preset.character.as_mut() {
+        c.greeting = None;
+    }
+    let chat = sessions::new_chat("c", None, Some(&preset));
+    assert_eq!(&*chat.messages[0].content, "Mira waves.");
+    assert_eq!(chat.messages[0].swipes.len(), 1);
+}
+
 #[test]
 fn a_created_chat_is_saved_under_a_free_id_from_its_title() {
     let store = Store::open_in_memory().expect("opens");

@@ -21,7 +21,7 @@ struct Frame {
 impl Frame {
     fn write(&mut self, out: &mut String, s: &str) {
         if self.skip_space {
-            let rest = s.trim_start();
+            let rest = s.trim_start_matches(is_newline);
             if rest.is_empty() {
                 return;
             }
@@ -95,7 +95,9 @@ impl Expander<'_, '_> {
                         }
                         Output::Trim => {
                             out.truncate(frame.start - 2);
-                            let kept = out[parent.start..].trim_end().len();
+                            // SillyTavern's `{{trim}}` takes the line breaks around it, not
+                            // spaces (macros.js: `(?:\r?\n)*{{trim}}(?:\r?\n)*`).
+                            let kept = out[parent.start..].trim_end_matches(is_newline).len();
                             out.truncate(parent.start + kept);
                             parent.skip_space = true;
                         }
@@ -108,6 +110,10 @@ impl Expander<'_, '_> {
         last(&mut frames).write(&mut out, &text[literal..]);
         out
     }
+}
+
+fn is_newline(c: char) -> bool {
+    c == '\n' || c == '\r'
 }
 
 fn last(stack: &mut [Frame]) -> &mut Frame {

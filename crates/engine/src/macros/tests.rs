@@ -105,15 +105,20 @@ fn newline_is_a_line_break() {
     assert_eq!(text("a{{newline}}b{{NEWLINE}}"), "a\nb\n");
 }
 
+/// SillyTavern's macros.js replaces `(?:\r?\n)*{{trim}}(?:\r?\n)*` with nothing: the line
+/// breaks around it go, spaces stay.
 #[test]
-fn trim_removes_itself_and_the_space_around_it() {
-    assert_eq!(text("a\n\n  {{trim}}\n\n  b"), "ab");
+fn trim_removes_itself_and_the_line_breaks_around_it_not_spaces() {
+    assert_eq!(text("a\n\n{{trim}}\n\nb"), "ab");
+    assert_eq!(text("a\r\n{{trim}}\r\nb"), "ab");
+    assert_eq!(text("a\n\n  {{trim}}\n\n  b"), "a\n\n    b");
     assert_eq!(text("{{trim}}\n\nstart"), "start");
-    assert_eq!(text("end \n{{trim}}"), "end");
-    assert_eq!(text("a\n{{trim}}{{newline}} {{user}}"), "aAlice");
+    assert_eq!(text("end \n{{trim}}"), "end ");
+    // Line breaks a macro writes next to it go too.
+    assert_eq!(text("a\n{{trim}}{{newline}} {{user}}"), "a Alice");
     // Within an argument it trims the argument only.
     assert_eq!(
-        text("{{setvar::x::  a {{trim}} b}}[{{getvar::x}}]"),
+        text("{{setvar::x::  a\n{{trim}}\nb}}[{{getvar::x}}]"),
         "[  ab]"
     );
 }

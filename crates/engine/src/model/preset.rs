@@ -201,6 +201,9 @@ pub struct Character {
     pub scenario: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub greeting: Option<String>,
+    /// Other first messages a new chat can open with; they become the greeting's swipes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub alternate_greetings: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub example_dialogue: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -24,7 +24,7 @@ pub use convert_system_to_user::ConvertSystemToUser;
 pub use ensure_alternation::EnsureAlternation;
 pub use ephemeral_injection::EphemeralInjection;
 pub use history_operations::HistoryOperations;
-pub use injection_assembler::InjectionAssembler;
+pub use injection_assembler::{expand_for_session, InjectionAssembler};
 pub use instruction_pinning::InstructionPinning;
 pub use lorebook::Lorebook;
 pub use merge_consecutive_roles::MergeConsecutiveRoles;

@@ -59,6 +59,7 @@ const CARD_KNOWN: &[&str] = &[
     "personality",
     "scenario",
     "first_mes",
+    "alternate_greetings",
     "mes_example",
     "system_prompt",
     "post_history_instructions",
@@ -109,6 +110,10 @@ pub(crate) fn card_from_value(root: &Object) -> Result<Reported<CharacterCard>, 
         personality: json::text(data, "personality"),
         scenario: json::text(data, "scenario"),
         greeting: json::text(data, "first_mes"),
+        alternate_greetings: json::strings(data, "alternate_greetings")
+            .into_iter()
+            .filter(|g| !g.trim().is_empty())
+            .collect(),
         example_dialogue: json::text(data, "mes_example"),
         system_prompt: json::text(data, "system_prompt"),
         post_history_instructions: json::text(data, "post_history_instructions"),

@@ -28,7 +28,7 @@ pub fn export_card(card: &CharacterCard) -> Reported<Value> {
         "system_prompt": text(&c.system_prompt),
         "post_history_instructions": text(&c.post_history_instructions),
         "tags": c.tags.clone().unwrap_or_default(),
-        "alternate_greetings": [],
+        "alternate_greetings": c.alternate_greetings,
         "extensions": {},
     });
     if let Some(book) = &card.lorebook {

@@ -151,6 +151,7 @@ mod tests {
                 personality: personality.map(Into::into),
                 scenario: None,
                 greeting: Some("Hello!".into()),
+                alternate_greetings: Vec::new(),
                 example_dialogue: None,
                 system_prompt: system_prompt.map(Into::into),
                 post_history_instructions: Some("Keep replies short.".into()),

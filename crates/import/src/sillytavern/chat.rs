@@ -2,8 +2,9 @@
 //! message per line) -> a session.
 //!
 //! `is_user` messages are the user's, the rest the character's. `is_system` messages are hidden
-//! from the prompt in SillyTavern (its "ghost" messages), so they are left out and reported;
-//! narrator messages (`extra.type` "narrator") are sent there as system messages, and so here.
+//! from the prompt in SillyTavern (its own notes, and messages hidden with /hide, which keep
+//! `is_user`), so they are left out and reported; narrator messages (`extra.type` "narrator",
+//! not `is_system`) are sent there as system messages, and so here.
 //! A message's other swipes are kept as its swipes, the chosen one as its content.
 
 use std::sync::Arc;
@@ -87,14 +88,17 @@ pub(crate) fn session_from_lines(
         };
         let extra = obj.get("extra").and_then(Value::as_object);
         let narrator = extra.and_then(|e| json::text(e, "type")).as_deref() == Some("narrator");
-        let role = if json::boolean(&obj, "is_user").unwrap_or(false) {
-            Role::User
-        } else if json::boolean(&obj, "is_system").unwrap_or(false) {
-            if !narrator {
-                report.push(item, texts::HIDDEN);
-                continue;
-            }
+        // SillyTavern leaves every `is_system` message out of the prompt and the world info scan:
+        // its own notes and the messages hidden with /hide, which keep `is_user` (script.js,
+        // `hideMessages`; openai.js and world-info.js skip `is_system`). A narrator's message
+        // (`extra.type` "narrator", `is_system` false) goes as a system message.
+        let role = if json::boolean(&obj, "is_system").unwrap_or(false) {
+            report.push(item, texts::HIDDEN);
+            continue;
+        } else if narrator {
             Role::System
+        } else if json::boolean(&obj, "is_user").unwrap_or(false) {
+            Role::User
         } else {
             Role::Assistant
         };

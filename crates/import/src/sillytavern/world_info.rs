@@ -156,16 +156,12 @@ pub(crate) fn entry_from_card(index: usize, obj: &Object) -> StEntry {
     if position != Some(4) {
         unmapped.retain(|k| k != "extensions.depth" && k != "extensions.role");
     }
-    let mut keys = json::strings(obj, "keys");
-    let mut secondary_keys = json::strings(obj, "secondary_keys");
-    // V3 `use_regex`: the keys are regular expressions, which this model writes `/pattern/`.
-    if json::boolean(obj, "use_regex") == Some(true) {
-        for key in keys.iter_mut().chain(secondary_keys.iter_mut()) {
-            if !key.starts_with('/') {
-                *key = format!("/{key}/");
-            }
-        }
-    }
+    // `use_regex` is left alone: SillyTavern writes it as true on every entry of a card it saves
+    // and never reads it back; a key is a regular expression when it is written `/pattern/flags`
+    // (world-info.js, `parseRegexFromString`), so "cat" stays a word and does not fire on
+    // "concatenate".
+    let keys = json::strings(obj, "keys");
+    let secondary_keys = json::strings(obj, "secondary_keys");
     StEntry {
         id: json::string(obj, "id").unwrap_or_else(|| index.to_string()),
         name: json::text(obj, "comment").or_else(|| json::text(obj, "name")),

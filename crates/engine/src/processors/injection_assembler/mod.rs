@@ -221,6 +221,30 @@ fn macro_env<'x>(
     }
 }
 
+/// `text` with its macros expanded as a build of `preset` over `session` at `timestamp` would
+/// expand them (RULES 4), for a message written into the session outside a build: a new chat's
+/// greeting, which SillyTavern stores with `{{user}}` and `{{char}}` already replaced.
+pub fn expand_for_session(
+    preset: &AgentPreset,
+    session: &Session,
+    text: &str,
+    timestamp: chrono::DateTime<chrono::FixedOffset>,
+) -> String {
+    if !has_macros(text) {
+        return text.to_string();
+    }
+    let last = LastMessages {
+        any: String::new(),
+        user: String::new(),
+        assistant: String::new(),
+    };
+    let options = BuildOptions::at(timestamp);
+    let env = macro_env(preset, session, "", &options, &last);
+    let variables = preset.variables.clone().unwrap_or_default();
+    let mut state = MacroState::new(&env, variables);
+    crate::macros::expand(text, &env, &mut state, "greeting").text
+}
+
 /// The macros of one assembly: the environment, and the variables and random stream that carry
 /// from one text to the next (RULES 4.3).
 struct Macros<'x> {
