@@ -87,7 +87,7 @@ pub enum SendEvent {
 
 /// Sends, streams the reply through `events`, and stores the turn; returns the session as it is
 /// now stored. Nothing is stored when the send fails; a reply stopped by `stop_sending` is
-/// stored as far as it came, marked incomplete.
+/// stored as far as it came, marked incomplete, and not at all when nothing had come.
 #[tauri::command]
 #[specta::specta]
 pub async fn send_message(
@@ -164,8 +164,12 @@ pub async fn send_message(
         .clone()
         .filter(|i| !i.trim().is_empty());
     blocking(app, move |s| {
-        let info = send::reply_info(&connection, &model, &reply, counted);
         let mut session = (*s.session(&session_id)?).clone();
+        if reply.incomplete && reply.text.is_empty() {
+            // Stopped before any text came: there is no reply to keep.
+            return Ok(session);
+        }
+        let info = send::reply_info(&connection, &model, &reply, counted);
         if regenerate {
             send::replace_last_reply(&mut session, &reply.text, info)?;
         } else {

@@ -392,6 +392,8 @@ export function fakeBackend() {
         void gate.then(resolve);
       });
     }
+    // As the backend does: stopped before any text came, there is no reply to keep.
+    if (sending.stopped && text === "") return session;
     const reply = {
       connection: connection.name,
       model: request.preview.model,
