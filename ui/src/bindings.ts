@@ -89,7 +89,7 @@ export const commands = {
 	/**
 	 *  Sends, streams the reply through `events`, and stores the turn; returns the session as it is
 	 *  now stored. Nothing is stored when the send fails; a reply stopped by `stop_sending` is
-	 *  stored as far as it came, marked incomplete.
+	 *  stored as far as it came, marked incomplete, and not at all when nothing had come.
 	 */
 	sendMessage: (request: SendRequest, events: Channel<SendEvent>) => typedError<Session, AppError>(__TAURI_INVOKE("send_message", { request, events })),
 	/**  Stops the reply that is arriving; what arrived is kept. */
