@@ -51,9 +51,12 @@ impl Default for Pipeline {
     }
 }
 
-/// Runs the built-in pipeline once.
+/// Runs the built-in pipeline once. The pipeline itself (its processors and their descriptors) is
+/// made on the first build and shared by every later one: the live preview builds on every
+/// keystroke.
 pub fn build<'s>(request: &BuildRequest<'_, 's>) -> Result<BuildResult<'s>, EngineError> {
-    Pipeline::builtin().run(request)
+    static BUILTIN: std::sync::LazyLock<Pipeline> = std::sync::LazyLock::new(Pipeline::builtin);
+    BUILTIN.run(request)
 }
 
 #[cfg(test)]

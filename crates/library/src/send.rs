@@ -4,6 +4,7 @@
 
 use promptloom_engine::assets::AssetSource;
 use promptloom_engine::model::{ChatMessage, ReplyInfo, Role, Session, Swipe};
+use promptloom_engine::processors::input_to_append;
 use promptloom_engine::providers::{request_body_with, BodyOptions};
 use promptloom_engine::{BuildResult, Said};
 use promptloom_send::{display_headers, request_url, Connection, Reply};
@@ -82,18 +83,12 @@ pub fn reply_info(connection: &Connection, model: &str, reply: &Reply, counted: 
     }
 }
 
-/// `session` with the turn that was sent: the user's input, when there was one and the session
-/// does not already end with it (a build appends it the same way, RULES 5.3), then the reply as
+/// `session` with the turn that was sent: the user's input as a build appends it (not blank, not
+/// already the session's last message: `input_to_append`, RULES 5.3), then the reply as
 /// an assistant message with what came back with it.
 pub fn append_turn(session: &mut Session, input: Option<&str>, reply: &str, info: ReplyInfo) {
-    if let Some(input) = input {
-        let already = session
-            .messages
-            .last()
-            .is_some_and(|m| m.role == Role::User && &*m.content == input);
-        if !already {
-            session.messages.push(ChatMessage::new(Role::User, input));
-        }
+    if let Some(input) = input_to_append(session, input) {
+        session.messages.push(ChatMessage::new(Role::User, input));
     }
     let mut message = ChatMessage::new(Role::Assistant, reply);
     message.reply = Some(info);

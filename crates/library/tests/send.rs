@@ -22,11 +22,18 @@ fn chat() -> Session {
 #[test]
 fn a_turn_appends_the_input_once_then_the_reply_with_what_came_back() {
     let mut s = chat();
-    send::append_turn(&mut s, Some("Hi"), "Hello.", info("a"));
+    send::append_turn(&mut s, Some(" Hi "), "Hello.", info("a"));
     assert_eq!(
         s.messages.len(),
         2,
-        "the input was already the last message"
+        "the input was already the last message, as a build sees it"
+    );
+    let mut blank = s.clone();
+    send::append_turn(&mut blank, Some("  "), "Again.", info("a"));
+    assert_eq!(
+        blank.messages.len(),
+        3,
+        "a blank input is no turn of its own"
     );
     send::append_turn(&mut s, Some("More?"), "Sure.", info("a"));
     let contents: Vec<&str> = s.messages.iter().map(|m| &*m.content).collect();

@@ -158,11 +158,7 @@ pub async fn send_message(
     let reply = reply.map_err(|e| AppError::new(e.code(), e.to_string()))?;
 
     let session_id = request.preview.session_id.clone().unwrap_or_default();
-    let input = request
-        .preview
-        .input
-        .clone()
-        .filter(|i| !i.trim().is_empty());
+    let input = request.preview.input.clone();
     blocking(app, move |s| {
         let mut session = (*s.session(&session_id)?).clone();
         if reply.incomplete && reply.text.is_empty() {

@@ -134,23 +134,6 @@ impl GenerationSettings {
             GenerationField::Seed => self.seed = from.seed,
         }
     }
-
-    /// The value of `field` as JSON, for a warning that names it; `None` when it is not set.
-    pub fn value_of(&self, field: GenerationField) -> Option<Value> {
-        if !self.is_set(field) {
-            return None;
-        }
-        Some(match field {
-            GenerationField::Temperature => Value::from(self.temperature?),
-            GenerationField::TopP => Value::from(self.top_p?),
-            GenerationField::TopK => Value::from(self.top_k?),
-            GenerationField::MaxOutputTokens => Value::from(self.max_output_tokens?),
-            GenerationField::Stop => Value::from(self.stop.clone()),
-            GenerationField::FrequencyPenalty => Value::from(self.frequency_penalty?),
-            GenerationField::PresencePenalty => Value::from(self.presence_penalty?),
-            GenerationField::Seed => Value::from(self.seed?),
-        })
-    }
 }
 
 /// Checks generation settings; `path` is where they sit in their document (`generation`), and

@@ -21,7 +21,7 @@ pub struct ResolvedGeneration {
     pub settings: GenerationSettings,
     /// For each set field (by its name, `topP`), whether the model profile or the preset gave it.
     /// A field that is not set has no entry: its origin is the default, which sends nothing.
-    pub origins: BTreeMap<String, SettingOrigin>,
+    pub origins: BTreeMap<&'static str, SettingOrigin>,
     /// The same for each key of `settings.extra`.
     pub extra_origins: BTreeMap<String, SettingOrigin>,
 }
@@ -40,7 +40,7 @@ impl ResolvedGeneration {
             for field in GenerationField::ALL {
                 if layer.is_set(field) {
                     resolved.settings.take_field(layer, field);
-                    resolved.origins.insert(field.as_str().to_string(), origin);
+                    resolved.origins.insert(field.as_str(), origin);
                 }
             }
             for (key, value) in &layer.extra {

@@ -30,6 +30,6 @@ pub use lorebook::Lorebook;
 pub use merge_consecutive_roles::MergeConsecutiveRoles;
 pub use merge_system_to_head::MergeSystemToHead;
 pub use regex_processor::{default_rules, RegexProcessor};
-pub use session_loader::SessionLoader;
+pub use session_loader::{input_to_append, SessionLoader};
 pub use token_limiter::TokenLimiter;
 pub use transcription_processor::TranscriptionProcessor;

@@ -2,7 +2,7 @@
 //! attachments stay references. Also the pending input (RULES 5.3): the build option `input` is
 //! appended as the newest user message unless the session already ends with it.
 
-use crate::model::Role;
+use crate::model::{Role, Session};
 use crate::pipeline::{
     PipelineContext, PipelineMessage, Placement, Processor, ProcessorDescriptor, ResolvedConfig,
     Source, SourceKind,
@@ -50,11 +50,7 @@ impl Processor for SessionLoader {
             .as_deref()
             .filter(|s| !s.trim().is_empty())
         {
-            let already_sent = session
-                .messages
-                .last()
-                .is_some_and(|m| m.role == Role::User && m.content.trim() == input.trim());
-            if already_sent {
+            if input_to_append(session, Some(input)).is_none() {
                 ctx.info(ID, texts::INPUT_ALREADY_SENT);
             } else {
                 ctx.history.push(PipelineMessage::new(
@@ -67,4 +63,16 @@ impl Processor for SessionLoader {
         }
         Ok(())
     }
+}
+
+/// The input a turn appends to `session` (RULES 5.3): none when it is blank, or when the session
+/// already ends with it as the user's message. What a build sends and what a send stores
+/// (`promptloom_library::send::append_turn`) follow this one rule.
+pub fn input_to_append<'a>(session: &Session, input: Option<&'a str>) -> Option<&'a str> {
+    let input = input.filter(|s| !s.trim().is_empty())?;
+    let already_sent = session
+        .messages
+        .last()
+        .is_some_and(|m| m.role == Role::User && m.content.trim() == input.trim());
+    (!already_sent).then_some(input)
 }
