@@ -112,6 +112,8 @@ export const SETTINGS = {
   theme: "ui.theme",
   language: "ui.language",
   editorMode: "ui.editorMode",
+  /** The connection chosen in the preview for sending. */
+  connection: "ui.connection",
   /** The preset whose preview at start has not returned yet: set before, cleared after. */
   opening: "ui.opening",
 };

@@ -8,7 +8,6 @@ import engineTexts from "./engineTexts.json";
 import { engineZh } from "./engineZh";
 import type { Language } from ".";
 
-export type { EngineCode } from "./engineCodes";
 
 const englishTexts: Record<string, string> = engineTexts;
 const tables: Record<Language, Record<string, string> | null> = { en: null, "zh-CN": engineZh };

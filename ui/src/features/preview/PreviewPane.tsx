@@ -1,4 +1,4 @@
-import { memo, useEffect, useState } from "react";
+import { memo, useEffect, useRef, useState } from "react";
 import { MessageList } from "./MessageList";
 import { WhatFires } from "../lorebook/WhatFires";
 import type { BuiltMessage, Preview, ShownRequest } from "../../bindings";
@@ -165,18 +165,37 @@ function ProviderRequest() {
   const [shown, setShown] = useState<{ request: ShownRequest | null; body: string } | null>(null);
   const preview = useApp((s) => s.preview);
   const connection = useSend((s) => s.connection);
+  // One request at a time: builds that come while one is being made leave only the newest to
+  // make next (the preview rebuilds on every keystroke; each of these is a whole build too).
+  const busy = useRef(false);
+  const next = useRef<(() => void) | null>(null);
   useEffect(() => {
-    if (!open) return setShown(null);
-    const request = previewRequest();
-    if (!request) return;
+    if (!open) {
+      next.current = null;
+      return setShown(null);
+    }
     let current = true;
-    const answer = connection
-      ? api.connectionRequest(request, connection).then((r) => ({ request: r, body: r.body }))
-      : api.providerRequest(request).then((body) => ({ request: null, body }));
-    answer.then(
-      (s) => current && setShown(s),
-      (err) => current && setShown({ request: null, body: errorMessage(err) }),
-    );
+    const ask = () => {
+      const request = previewRequest();
+      if (!request) return;
+      busy.current = true;
+      const answer = connection
+        ? api.connectionRequest(request, connection).then((r) => ({ request: r, body: r.body }))
+        : api.providerRequest(request).then((body) => ({ request: null, body }));
+      void answer
+        .then(
+          (s) => current && setShown(s),
+          (err) => current && setShown({ request: null, body: errorMessage(err) }),
+        )
+        .finally(() => {
+          busy.current = false;
+          const then = next.current;
+          next.current = null;
+          then?.();
+        });
+    };
+    if (busy.current) next.current = ask;
+    else ask();
     return () => {
       current = false;
     };

@@ -6,10 +6,8 @@ import { Channel } from "@tauri-apps/api/core";
 import type { ChatMessage, ConnectionView, SendEvent } from "../../bindings";
 import { api, errorMessage } from "../../app/api";
 import { flushSession, previewRequest, showStoredSession } from "../../app/store";
-import { state as appState } from "../../app/state";
+import { SETTINGS, state as appState } from "../../app/state";
 
-/** The setting that remembers the connection chosen in the preview. */
-export const CONNECTION_SETTING = "ui.connection";
 
 export interface SendState {
   connections: ConnectionView[];
@@ -47,14 +45,13 @@ export function getSendState(): SendState {
   return state;
 }
 
+function subscribe(listener: () => void) {
+  listeners.add(listener);
+  return () => void listeners.delete(listener);
+}
+
 export function useSend<T>(select: (s: SendState) => T): T {
-  return useSyncExternalStore(
-    (l) => {
-      listeners.add(l);
-      return () => void listeners.delete(l);
-    },
-    () => select(state),
-  );
+  return useSyncExternalStore(subscribe, () => select(state));
 }
 
 /** For tests: back to nothing loaded. */
@@ -69,7 +66,7 @@ let loaded: Promise<void> | null = null;
 /** Reads the connections and the remembered choice, once. */
 export function loadConnections(): Promise<void> {
   loaded ??= (async () => {
-    const remembered = await api.getSetting(CONNECTION_SETTING).catch(() => null);
+    const remembered = await api.getSetting(SETTINGS.connection).catch(() => null);
     await refreshConnections();
     const known = state.connections.some((c) => c.connection.name === remembered);
     update({ connection: known ? remembered : (state.connections[0]?.connection.name ?? null) });
@@ -93,7 +90,7 @@ export async function refreshConnections() {
 
 export function chooseConnection(name: string | null) {
   update({ connection: name, error: null });
-  void api.setSetting(CONNECTION_SETTING, name ?? "").catch(() => {});
+  void api.setSetting(SETTINGS.connection, name ?? "").catch(() => {});
 }
 
 export function openConnections(open: boolean) {
