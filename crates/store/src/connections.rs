@@ -2,7 +2,7 @@
 //! and does not know its shape: the application layer reads and checks it (`crates/library`,
 //! `connections`). No key is ever stored here; keys live in the OS keychain.
 
-use rusqlite::params;
+use rusqlite::{params, OptionalExtension};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -55,11 +55,7 @@ impl Store {
                 [name],
                 |r| r.get(0),
             )
-            .map(Some)
-            .or_else(|e| match e {
-                rusqlite::Error::QueryReturnedNoRows => Ok(None),
-                e => Err(e),
-            })
+            .optional()
             .during("reading a connection")?;
         match document {
             Some(document) => decode(KIND, name, &document),

@@ -73,10 +73,7 @@ impl Processor for AssetResolver {
                         kept_count += 1;
                     }
                     Err(why) => {
-                        notes.push_str(&format!(
-                            "\n\n[Attachment \"{}\" ({}) not sent: {why}]",
-                            a.name, a.mime
-                        ));
+                        crate::providers::push_not_sent(&mut notes, a, &why);
                         warnings.push(
                             texts::NOT_SENT
                                 .with("name", &a.name)

@@ -155,10 +155,7 @@ pub(crate) fn sendable<'a>(
         let a = l.attachment;
         match accepts_on(format, role, false).and_then(|()| accepts(format, &every, a)) {
             Ok(()) => kept.push(l),
-            Err(why) => notes.push_str(&format!(
-                "\n\n[Attachment \"{}\" ({}) not sent: {why}]",
-                a.name, a.mime
-            )),
+            Err(why) => push_not_sent(&mut notes, a, &why),
         }
     }
     (kept, notes)
@@ -205,10 +202,7 @@ pub(crate) fn split_system<'r, 's>(
                 let mut text = m.content().to_string();
                 if let Err(why) = accepts_on(format, Role::System, true) {
                     for a in m.attachments().iter().filter_map(|r| r.resolve(session)) {
-                        text.push_str(&format!(
-                            "\n\n[Attachment \"{}\" ({}) not sent: {why}]",
-                            a.name, a.mime
-                        ));
+                        push_not_sent(&mut text, a, &why);
                     }
                 }
                 text
@@ -288,4 +282,15 @@ pub(crate) fn reply_limit(result: &BuildResult<'_>) -> u32 {
         .settings
         .max_output_tokens
         .unwrap_or(result.tokens.reserved_reply)
+}
+
+/// The note that stands in a message for an attachment left out of it, and why (the asset
+/// resolver's and the body builders' alike).
+pub(crate) fn push_not_sent(text: &mut String, a: &Attachment, why: &Said) {
+    use std::fmt::Write as _;
+    let _ = write!(
+        text,
+        "\n\n[Attachment \"{}\" ({}) not sent: {why}]",
+        a.name, a.mime
+    );
 }
