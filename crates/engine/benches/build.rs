@@ -149,6 +149,7 @@ fn preset() -> AgentPreset {
         processors: None,
         variables: None,
         generation: None,
+        compatibility: Default::default(),
     }
 }
 

@@ -652,5 +652,87 @@ fn the_pipeline_panel_stages_are_the_run_order_with_settings_and_the_profile_con
         .keys()
         .map(String::as_str)
         .collect();
-    assert_eq!(keys, ["descriptor", "modelConfig", "resolved"]);
+    assert_eq!(keys, ["descriptor", "modelConfig", "resolved", "sillytavern"]);
+}
+
+/// RULES 5.11: under SillyTavern compatibility a processor starts from its SillyTavern
+/// behaviour (origin `compatibility`); the preset's config still wins key by key over it, and a
+/// native preset never sees it.
+#[test]
+fn sillytavern_compatibility_is_a_settings_layer_under_the_preset() {
+    use promptloom_engine::model::Compatibility;
+    use promptloom_engine::pipeline::{
+        CompatDefaults, ConfigField, PipelineContext, Processor, ProcessorDescriptor,
+        ResolvedConfig, SettingOrigin,
+    };
+    struct Probe;
+    impl Processor for Probe {
+        fn descriptor(&self) -> ProcessorDescriptor {
+            ProcessorDescriptor {
+                id: "probe",
+                name: "Probe",
+                description: "",
+                priority: 900,
+                is_core: false,
+                default_enabled: false,
+                config_fields: vec![
+                    ConfigField::boolean("joined", "Joined", false),
+                    ConfigField::text("format", "Format", "{0}"),
+                ],
+            }
+        }
+        fn sillytavern(&self) -> Option<CompatDefaults> {
+            Some(
+                CompatDefaults::new(promptloom_engine::texts::PLAIN.with("text", "probe"))
+                    .enabled(true)
+                    .set("joined", true),
+            )
+        }
+        fn execute(
+            &self,
+            _: &mut PipelineContext<'_, '_>,
+            _: &ResolvedConfig,
+        ) -> Result<(), promptloom_engine::EngineError> {
+            Ok(())
+        }
+    }
+    let mut pipeline = Pipeline::empty();
+    pipeline.register(Box::new(Probe));
+    let profile = promptloom_engine::profiles::profile_for_model("gpt-4o", &[]);
+    let probe = |p: &promptloom_engine::model::AgentPreset| pipeline.resolve(p, &profile).remove(0);
+
+    let mut p = worked_example();
+    let native = probe(&p);
+    assert!(!native.enabled);
+    assert!(!native.bool("joined"));
+    assert_eq!(native.origin, SettingOrigin::Default);
+
+    p.compatibility = Compatibility::Sillytavern;
+    let st = probe(&p);
+    assert!(st.enabled);
+    assert!(st.bool("joined"));
+    assert_eq!(st.origin, SettingOrigin::Compatibility);
+    assert_eq!(st.origins["joined"], SettingOrigin::Compatibility);
+    assert_eq!(st.origins["format"], SettingOrigin::Default);
+
+    // The preset sets one setting: the other keeps its SillyTavern value, and so does `enabled`.
+    p.processors = Some(vec![ProcessorConfig {
+        id: "probe".into(),
+        enabled: None,
+        priority: None,
+        settings: serde_json::from_value(json!({ "format": "[{0}]" })).expect("map"),
+    }]);
+    let mixed = probe(&p);
+    assert!(mixed.enabled);
+    assert_eq!(mixed.origin, SettingOrigin::Compatibility);
+    assert!(mixed.bool("joined"));
+    assert_eq!(mixed.str("format"), "[{0}]");
+    assert_eq!(mixed.origins["format"], SettingOrigin::Preset);
+
+    // The preset switches it off: the preset's word wins.
+    p.processors.as_mut().expect("configs")[0].enabled = Some(false);
+    let off = probe(&p);
+    assert!(!off.enabled);
+    assert_eq!(off.origin, SettingOrigin::Preset);
+    assert_eq!(pipeline.sillytavern_changes().len(), 1);
 }

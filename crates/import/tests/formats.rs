@@ -58,6 +58,11 @@ fn preset_prompts_become_templates_and_the_global_order_the_steps() {
     let preset = preset_of(&r);
     assert_eq!(preset.id, "my-preset");
     assert_eq!(preset.name, "My Preset");
+    // RULES 5.11: a SillyTavern preset comes in under SillyTavern compatibility.
+    assert_eq!(
+        preset.compatibility,
+        promptloom_engine::model::Compatibility::Sillytavern
+    );
     let steps: Vec<(&str, bool)> = preset.context_recipes[0]
         .steps
         .iter()
@@ -280,6 +285,11 @@ fn card_v2_json_fills_the_character() {
     };
     let c = &card.character;
     assert_eq!(c.name, "Keeper");
+    // RULES 5.11: a card's preset is built under SillyTavern compatibility.
+    assert_eq!(
+        promptloom_import::card_preset(card).compatibility,
+        promptloom_engine::model::Compatibility::Sillytavern
+    );
     assert_eq!(c.description.as_deref(), Some("A lighthouse keeper."));
     assert_eq!(c.personality.as_deref(), Some("patient"));
     assert_eq!(c.scenario.as_deref(), Some("A storm night."));

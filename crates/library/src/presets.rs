@@ -72,5 +72,6 @@ pub fn starter(id: String, name: String) -> AgentPreset {
         processors: None,
         variables: None,
         generation: None,
+        compatibility: Default::default(),
     }
 }

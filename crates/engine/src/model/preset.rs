@@ -38,6 +38,29 @@ pub struct AgentPreset {
     /// model profile's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub generation: Option<GenerationSettings>,
+    /// Whose rules the build follows where SillyTavern's and the native ones differ
+    /// (RULES 5.11); absent is native.
+    #[serde(default, skip_serializing_if = "Compatibility::is_native")]
+    pub compatibility: Compatibility,
+}
+
+/// Whose rules a preset's builds follow where SillyTavern and the native rules differ
+/// (RULES 5.11). Under `sillytavern`, processors that have a SillyTavern behaviour start from it
+/// (their [`crate::pipeline::Processor::sillytavern`] defaults); the preset's own processor
+/// settings still win over them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "lowercase")]
+pub enum Compatibility {
+    #[default]
+    Native,
+    Sillytavern,
+}
+
+impl Compatibility {
+    pub fn is_native(&self) -> bool {
+        *self == Compatibility::Native
+    }
 }
 
 pub(crate) fn default_format_version() -> u32 {

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::model::{AgentPreset, ProcessorConfig};
+use crate::model::{AgentPreset, Compatibility, ProcessorConfig};
 use crate::profiles::ModelProfile;
 use crate::said::Said;
 use crate::texts;
@@ -148,8 +148,45 @@ impl ConfigField {
 #[serde(rename_all = "camelCase")]
 pub enum SettingOrigin {
     Default,
+    /// The processor's SillyTavern behaviour, under SillyTavern compatibility (RULES 5.11).
+    Compatibility,
     Model,
     Preset,
+}
+
+/// How a processor starts under SillyTavern compatibility (RULES 5.11): switched on or off, and
+/// settings in place of its defaults, with a sentence saying what that changes. The model
+/// profile's or the preset's config still applies over it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase")]
+pub struct CompatDefaults {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enabled: Option<bool>,
+    pub settings: Map<String, Value>,
+    /// What the processor does differently, for the app's compatibility switch.
+    pub changes: Said,
+}
+
+impl CompatDefaults {
+    /// Compatibility that changes what `changes` says.
+    pub fn new(changes: impl Into<Said>) -> Self {
+        CompatDefaults {
+            enabled: None,
+            settings: Map::new(),
+            changes: changes.into(),
+        }
+    }
+    /// ...and switches the processor on (or off).
+    pub fn enabled(mut self, on: bool) -> Self {
+        self.enabled = Some(on);
+        self
+    }
+    /// ...and starts the setting `key` at `value`.
+    pub fn set(mut self, key: &str, value: impl Into<Value>) -> Self {
+        self.settings.insert(key.to_string(), value.into());
+        self
+    }
 }
 
 /// The settings one processor runs with in one build.
@@ -173,7 +210,15 @@ pub struct ResolvedConfig {
 }
 
 impl ResolvedConfig {
-    pub fn merge(d: &ProcessorDescriptor, profile: &ModelProfile, preset: &AgentPreset) -> Self {
+    /// The settings of the processor `d` for `preset` and `profile`: its defaults, then its
+    /// SillyTavern behaviour `compat` when the preset is in SillyTavern compatibility, then the
+    /// preset's config for it, else the profile's (RULES 5.9, 5.11).
+    pub fn merge(
+        d: &ProcessorDescriptor,
+        compat: Option<&CompatDefaults>,
+        profile: &ModelProfile,
+        preset: &AgentPreset,
+    ) -> Self {
         let find = |configs: &[ProcessorConfig]| -> Option<ProcessorConfig> {
             configs.iter().find(|c| c.id == d.id).cloned()
         };
@@ -188,7 +233,7 @@ impl ResolvedConfig {
             id: d.id.to_string(),
             enabled: d.default_enabled,
             priority: d.priority,
-            origin,
+            origin: SettingOrigin::Default,
             values: Map::new(),
             origins: BTreeMap::new(),
             notes: Vec::new(),
@@ -202,35 +247,69 @@ impl ResolvedConfig {
                 .origins
                 .insert(field.key.to_string(), SettingOrigin::Default);
         }
+        if let Some(compat) = compat.filter(|_| preset.compatibility == Compatibility::Sillytavern)
+        {
+            if compat.enabled.is_some() {
+                resolved.origin = SettingOrigin::Compatibility;
+            }
+            resolved.apply(
+                compat.enabled,
+                None,
+                &compat.settings,
+                SettingOrigin::Compatibility,
+                d,
+            );
+        }
         let Some(chosen) = chosen else {
             return resolved;
         };
-        if let Some(enabled) = chosen.enabled {
+        // The chosen config decides `enabled` and `priority` (leaving them out, it leaves the
+        // defaults, having replaced the profile's whole), unless compatibility set them.
+        if chosen.enabled.is_some()
+            || chosen.priority.is_some()
+            || resolved.origin != SettingOrigin::Compatibility
+        {
+            resolved.origin = origin;
+        }
+        resolved.apply(chosen.enabled, chosen.priority, &chosen.settings, origin, d);
+        resolved
+    }
+
+    /// One layer of the merge: what it sets of `enabled`, `priority` and the settings, from
+    /// `origin`; what it cannot set is a note.
+    fn apply(
+        &mut self,
+        enabled: Option<bool>,
+        priority: Option<i32>,
+        settings: &Map<String, Value>,
+        origin: SettingOrigin,
+        d: &ProcessorDescriptor,
+    ) {
+        if let Some(enabled) = enabled {
             if d.is_core && !enabled {
-                resolved.note(texts::CORE_STAYS_ON.into());
+                self.note(texts::CORE_STAYS_ON.into());
             } else {
-                resolved.enabled = enabled;
+                self.enabled = enabled;
             }
         }
-        if let Some(priority) = chosen.priority {
-            resolved.priority = priority;
+        if let Some(priority) = priority {
+            self.priority = priority;
         }
-        for (key, value) in chosen.settings {
+        for (key, value) in settings {
             match d.config_fields.iter().find(|f| f.key == key) {
-                None => resolved.note(texts::UNKNOWN_SETTING.with("key", &key)),
-                Some(field) if !fits(field, &value) => resolved.note(
+                None => self.note(texts::UNKNOWN_SETTING.with("key", key)),
+                Some(field) if !fits(field, value) => self.note(
                     texts::INVALID_SETTING
-                        .with("key", &key)
-                        .with("value", &value)
+                        .with("key", key)
+                        .with("value", value)
                         .part("type", field.field_type.said()),
                 ),
                 Some(_) => {
-                    resolved.origins.insert(key.clone(), origin);
-                    resolved.values.insert(key, value);
+                    self.origins.insert(key.clone(), origin);
+                    self.values.insert(key.clone(), value.clone());
                 }
             }
         }
-        resolved
     }
 
     fn note(&mut self, said: Said) {

@@ -35,6 +35,11 @@ use crate::EngineError;
 /// context, everything it settles goes back into it.
 pub trait Processor: Send + Sync {
     fn descriptor(&self) -> ProcessorDescriptor;
+    /// How the processor starts under SillyTavern compatibility (RULES 5.11); none when it
+    /// behaves the same either way.
+    fn sillytavern(&self) -> Option<CompatDefaults> {
+        None
+    }
     fn execute(
         &self,
         ctx: &mut PipelineContext<'_, '_>,
@@ -44,8 +49,9 @@ pub trait Processor: Send + Sync {
 
 /// The registry: processors in priority order (lower runs first, ties in registration order).
 pub struct Pipeline {
-    /// Each processor with its descriptor, asked for once at registration.
-    processors: Vec<(ProcessorDescriptor, Box<dyn Processor>)>,
+    /// Each processor with its descriptor and its SillyTavern defaults, asked for once at
+    /// registration.
+    processors: Vec<Registered>,
 }
 
 impl Pipeline {
@@ -60,15 +66,35 @@ impl Pipeline {
     /// registered replaces the first.
     pub fn register(&mut self, processor: Box<dyn Processor>) {
         let descriptor = processor.descriptor();
-        self.processors.retain(|(d, _)| d.id != descriptor.id);
-        self.processors.push((descriptor, processor));
+        self.processors.retain(|r| r.descriptor.id != descriptor.id);
+        self.processors.push(Registered {
+            compat: processor.sillytavern(),
+            descriptor,
+            processor,
+        });
     }
 
     /// Descriptors in default priority order, for the UI's pipeline panel.
     pub fn descriptors(&self) -> Vec<ProcessorDescriptor> {
-        let mut d: Vec<_> = self.processors.iter().map(|(d, _)| d.clone()).collect();
+        let mut d: Vec<_> = self
+            .processors
+            .iter()
+            .map(|r| r.descriptor.clone())
+            .collect();
         d.sort_by_key(|d| d.priority);
         d
+    }
+
+    /// What SillyTavern compatibility changes (RULES 5.11): each processor that behaves
+    /// differently under it, in default priority order, with its SillyTavern defaults.
+    pub fn sillytavern_changes(&self) -> Vec<(ProcessorDescriptor, CompatDefaults)> {
+        let mut changes: Vec<_> = self
+            .processors
+            .iter()
+            .filter_map(|r| Some((r.descriptor.clone(), r.compat.clone()?)))
+            .collect();
+        changes.sort_by_key(|(d, _)| d.priority);
+        changes
     }
 
     /// The settings each processor would run with for this preset and model profile, in the
@@ -76,7 +102,7 @@ impl Pipeline {
     pub fn resolve(&self, preset: &AgentPreset, profile: &ModelProfile) -> Vec<ResolvedConfig> {
         self.resolve_with(preset, profile)
             .into_iter()
-            .map(|(config, _, _)| config)
+            .map(|(config, _)| config)
             .collect()
     }
 
@@ -93,8 +119,9 @@ impl Pipeline {
         let profile = profile_for_model(model, user_profiles);
         self.resolve_with(preset, &profile)
             .into_iter()
-            .map(|(resolved, descriptor, _)| PipelineStage {
-                descriptor: descriptor.clone(),
+            .map(|(resolved, registered)| PipelineStage {
+                descriptor: registered.descriptor.clone(),
+                sillytavern: registered.compat.clone(),
                 model_config: profile
                     .processors
                     .iter()
@@ -110,14 +137,18 @@ impl Pipeline {
         &self,
         preset: &AgentPreset,
         profile: &ModelProfile,
-    ) -> Vec<(ResolvedConfig, &ProcessorDescriptor, &dyn Processor)> {
+    ) -> Vec<(ResolvedConfig, &Registered)> {
         let mut resolved: Vec<_> = self
             .processors
             .iter()
-            .map(|(d, p)| (ResolvedConfig::merge(d, profile, preset), d, p.as_ref()))
+            .map(|r| {
+                let config =
+                    ResolvedConfig::merge(&r.descriptor, r.compat.as_ref(), profile, preset);
+                (config, r)
+            })
             .collect();
         // Stable: equal priorities keep registration order.
-        resolved.sort_by_key(|(c, _, _)| c.priority);
+        resolved.sort_by_key(|(c, _)| c.priority);
         resolved
     }
 
@@ -125,7 +156,7 @@ impl Pipeline {
     pub fn run<'s>(&self, request: &BuildRequest<'_, 's>) -> Result<BuildResult<'s>, EngineError> {
         let mut ctx = PipelineContext::new(request, request.profile());
         for config in request.preset.processors.iter().flatten() {
-            if !self.processors.iter().any(|(d, _)| d.id == config.id) {
+            if !self.processors.iter().any(|r| r.descriptor.id == config.id) {
                 ctx.warn("pipeline", texts::UNKNOWN_PROCESSOR.with("id", &config.id));
             }
         }
@@ -134,16 +165,23 @@ impl Pipeline {
         for said in ctx.generation.warnings(format, ctx.profile.reserved_reply) {
             ctx.warn(GENERATION_LOG, said);
         }
-        for (config, _, processor) in self.resolve_with(request.preset, &ctx.profile) {
+        for (config, registered) in self.resolve_with(request.preset, &ctx.profile) {
             for note in &config.notes_said {
                 ctx.warn(&config.id, note.clone());
             }
             if config.enabled {
-                processor.execute(&mut ctx, &config)?;
+                registered.processor.execute(&mut ctx, &config)?;
             }
         }
         Ok(ctx.finish())
     }
+}
+
+/// A processor in the registry.
+struct Registered {
+    descriptor: ProcessorDescriptor,
+    compat: Option<CompatDefaults>,
+    processor: Box<dyn Processor>,
 }
 
 /// The name generation settings' warnings are logged under (they belong to no processor).
@@ -186,6 +224,8 @@ impl BuildRequest<'_, '_> {
 #[serde(rename_all = "camelCase")]
 pub struct PipelineStage {
     pub descriptor: ProcessorDescriptor,
+    /// How it starts under SillyTavern compatibility, when that changes it (RULES 5.11).
+    pub sillytavern: Option<CompatDefaults>,
     pub resolved: ResolvedConfig,
     pub model_config: Option<ProcessorConfig>,
 }

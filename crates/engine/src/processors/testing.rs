@@ -57,7 +57,8 @@ pub fn with_context<R>(
         assets: &crate::assets::InlineAssets,
     };
     let profile = request.profile();
-    let config = ResolvedConfig::merge(&descriptor, &profile, &preset);
+    let compat = processor.sillytavern();
+    let config = ResolvedConfig::merge(&descriptor, compat.as_ref(), &profile, &preset);
     let ctx = PipelineContext::new(&request, profile);
     assert!(
         config.notes.is_empty(),

@@ -3,7 +3,8 @@
 //! beside a preset (`--character`) lays its character and lorebook over that preset.
 
 use promptloom_engine::model::{
-    AgentPreset, ContextRecipe, MessageTemplate, RecipeStep, Role, TemplateType, FORMAT_VERSION,
+    AgentPreset, Compatibility, ContextRecipe, MessageTemplate, RecipeStep, Role, TemplateType,
+    FORMAT_VERSION,
 };
 
 use super::card::CharacterCard;
@@ -104,6 +105,7 @@ pub fn card_preset(card: &CharacterCard) -> AgentPreset {
         processors: None,
         variables: None,
         generation: None,
+        compatibility: Compatibility::Sillytavern,
     }
 }
 

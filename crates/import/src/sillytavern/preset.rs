@@ -13,8 +13,8 @@
 use std::collections::HashSet;
 
 use promptloom_engine::model::{
-    validate_preset, AgentPreset, ContextRecipe, GenerationSettings, InjectionStrategy,
-    MessageTemplate, RecipeStep, Role, TemplateType, FORMAT_VERSION,
+    validate_preset, AgentPreset, Compatibility, ContextRecipe, GenerationSettings,
+    InjectionStrategy, MessageTemplate, RecipeStep, Role, TemplateType, FORMAT_VERSION,
 };
 use serde_json::Value;
 
@@ -169,6 +169,7 @@ pub(crate) fn preset_from_value(
         processors: None,
         variables: None,
         generation,
+        compatibility: Compatibility::Sillytavern,
     };
     validate_preset(&preset)?;
     Ok(Reported {
