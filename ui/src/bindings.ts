@@ -141,6 +141,11 @@ export type AgentPreset = {
 	 *  model profile's.
 	 */
 	generation?: GenerationSettings | null,
+	/**
+	 *  Whose rules the build follows where SillyTavern's and the native ones differ
+	 *  (RULES 5.11); absent is native.
+	 */
+	compatibility?: Compatibility,
 };
 
 export type AnchorPosition = "before" | "after";
@@ -272,6 +277,26 @@ export type ChosenFile = {
 	id: number,
 	name: string,
 };
+
+/**
+ *  How a processor starts under SillyTavern compatibility (RULES 5.11): switched on or off, and
+ *  settings in place of its defaults, with a sentence saying what that changes. The model
+ *  profile's or the preset's config still applies over it.
+ */
+export type CompatDefaults = {
+	enabled?: boolean | null,
+	settings: { [key in string]: Value },
+	/**  What the processor does differently, for the app's compatibility switch. */
+	changes: Said,
+};
+
+/**
+ *  Whose rules a preset's builds follow where SillyTavern and the native rules differ
+ *  (RULES 5.11). Under `sillytavern`, processors that have a SillyTavern behaviour start from it
+ *  (their [`crate::pipeline::Processor::sillytavern`] defaults); the preset's own processor
+ *  settings still win over them.
+ */
+export type Compatibility = "native" | "sillytavern";
 
 export type ConfigField = {
 	key: string,
@@ -548,6 +573,8 @@ export type PatternProblem = {
  */
 export type PipelineStage = {
 	descriptor: ProcessorDescriptor,
+	/**  How it starts under SillyTavern compatibility, when that changes it (RULES 5.11). */
+	sillytavern: CompatDefaults | null,
 	resolved: ResolvedConfig,
 	modelConfig: ProcessorConfig | null,
 };
@@ -753,7 +780,9 @@ export type Session = {
 };
 
 /**  Where a resolved setting came from. */
-export type SettingOrigin = "default" | "model" | "preset";
+export type SettingOrigin = "default" | 
+/**  The processor's SillyTavern behaviour, under SillyTavern compatibility (RULES 5.11). */
+"compatibility" | "model" | "preset";
 
 /**
  *  A request as the preview shows it: where it goes, its headers with the key redacted, and the

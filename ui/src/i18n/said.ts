@@ -27,6 +27,12 @@ export function say(language: Language, said: Said, english: string): string {
   return fill(table, said);
 }
 
+/** The English of `said` from the list of texts, for a text that travels without its English
+ * (a processor's SillyTavern changes). */
+export function englishOf(said: Said): string {
+  return fill(englishTexts, said);
+}
+
 function fill(table: Record<string, string>, said: Said): string {
   const text = table[said.code] ?? englishTexts[said.code] ?? said.code;
   return text.replace(PLACEHOLDER, (whole, name: string) => {

@@ -686,6 +686,15 @@ const FAKE_PROCESSORS: FakeDescriptor[] = [
   },
 ];
 
+/** Under SillyTavern compatibility, alternation starts switched on with SillyTavern's opener. */
+const FAKE_COMPAT: Record<string, import("../bindings").CompatDefaults> = {
+  "ensure-alternation": {
+    enabled: true,
+    settings: { userPlaceholder: "[Start a new Chat]" },
+    changes: said("plain", { text: "alternates turns as SillyTavern does" }),
+  },
+};
+
 function fakeModelConfigs(model: string): FakeConfig[] {
   const configs: FakeConfig[] = [{ id: "token-limiter", settings: { shareHistory: 60 } }];
   if (model.startsWith("claude")) configs.push({ id: "ensure-alternation", enabled: true });
@@ -698,7 +707,9 @@ function fakePipeline(preset: AgentPreset, model: string): FakeStage[] {
     const modelConfig = modelConfigs.find((c) => c.id === d.id) ?? null;
     const own = (preset.processors ?? []).find((c) => c.id === d.id);
     const chosen = own ?? modelConfig;
-    const origin = own ? "preset" : modelConfig ? "model" : "default";
+    const compat = FAKE_COMPAT[d.id] ?? null;
+    const underCompat = preset.compatibility === "sillytavern" && compat !== null;
+    let origin: import("../bindings").SettingOrigin = own ? "preset" : modelConfig ? "model" : "default";
     const values: Record<string, import("../bindings").Value> = {};
     const origins: Record<string, import("../bindings").SettingOrigin> = {};
     for (const f of d.configFields) {
@@ -708,6 +719,16 @@ function fakePipeline(preset: AgentPreset, model: string): FakeStage[] {
     const notes: string[] = [];
     const notesSaid: Said[] = [];
     let enabled = d.defaultEnabled;
+    if (underCompat) {
+      for (const [key, value] of Object.entries(compat.settings)) {
+        values[key] = value;
+        origins[key] = "compatibility";
+      }
+      if (compat.enabled !== undefined && compat.enabled !== null) {
+        enabled = compat.enabled;
+        if (!chosen || (chosen.enabled == null && chosen.priority == null)) origin = "compatibility";
+      }
+    }
     if (chosen?.enabled === false && d.isCore) {
       notes.push("a core processor cannot be disabled; it stays on");
       notesSaid.push(said("settings.core-stays-on"));
@@ -723,6 +744,7 @@ function fakePipeline(preset: AgentPreset, model: string): FakeStage[] {
     }
     return {
       descriptor: d,
+      sillytavern: compat,
       resolved: {
         id: d.id,
         enabled,

@@ -152,4 +152,30 @@ describe("the pipeline panel", () => {
     expect(error.textContent).toBe("The pipeline could not be loaded: no model profile for broken");
     expect(within(screen.getByTestId("pipeline-panel")).getByTestId("processor-token-limiter")).toBeTruthy();
   });
+
+  it("switches SillyTavern compatibility: the processors it changes start from SillyTavern's values, the preset's own still win", async () => {
+    const backend = await openPipeline();
+    const box = screen.getByTestId("compatibility-sillytavern") as HTMLInputElement;
+    expect(box.checked).toBe(false);
+    expect(screen.getByTestId("compatibility-changes").textContent).toContain("alternates turns as SillyTavern does");
+    fireEvent.click(box);
+    await waitFor(() => expect(backend.presets.get("helper")?.compatibility).toBe("sillytavern"), { timeout: 2000 });
+    await waitFor(() => expect(origin("ensure-alternation")).toBe("SillyTavern"));
+    expect((screen.getByTestId("processor-enabled-ensure-alternation") as HTMLInputElement).checked).toBe(true);
+    expect(origin("ensure-alternation-userPlaceholder")).toBe("SillyTavern");
+    expect((screen.getByTestId("setting-ensure-alternation-userPlaceholder") as HTMLInputElement).value).toBe(
+      "[Start a new Chat]",
+    );
+    // The preset's own value wins over SillyTavern's, and a reset goes back to SillyTavern's.
+    fireEvent.change(screen.getByTestId("setting-ensure-alternation-userPlaceholder"), { target: { value: "(go on)" } });
+    fireEvent.blur(screen.getByTestId("setting-ensure-alternation-userPlaceholder"));
+    await waitFor(() => expect(origin("ensure-alternation-userPlaceholder")).toBe("preset"));
+    expect(origin("ensure-alternation")).toBe("SillyTavern");
+    fireEvent.click(screen.getByTestId("reset-ensure-alternation-userPlaceholder"));
+    await waitFor(() => expect(origin("ensure-alternation-userPlaceholder")).toBe("SillyTavern"));
+    // Off again: the native rules, and the preset no longer says sillytavern.
+    fireEvent.click(screen.getByTestId("compatibility-sillytavern"));
+    await waitFor(() => expect(backend.presets.get("helper")?.compatibility).toBeUndefined(), { timeout: 2000 });
+    await waitFor(() => expect(origin("ensure-alternation")).not.toBe("SillyTavern"));
+  });
 });

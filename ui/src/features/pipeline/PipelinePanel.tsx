@@ -4,8 +4,12 @@ import { api, errorMessage } from "../../app/api";
 import type { Preset } from "../../app/model";
 import { editPreset, useApp } from "../../app/store";
 import { useDescribe, useSay, useT } from "../../app/useT";
+import { englishOf } from "../../i18n/said";
 import {
+  baseSetting,
   enabledView,
+  isSillyTavern,
+  setCompatibility,
   entryOf,
   priorityView,
   resetProcessor,
@@ -80,6 +84,7 @@ export function PipelinePanel() {
           <p className="muted">{t("pipeline.intro", { model })}</p>
         </div>
       </header>
+      {stages !== null && <CompatibilitySwitch preset={preset} stages={stages} />}
       {error && (
         <p className="error" role="alert" data-testid="pipeline-error">
           {t("pipeline.error", { message: error })}
@@ -101,6 +106,45 @@ export function PipelinePanel() {
         </fieldset>
       )}
     </div>
+  );
+}
+
+/** The preset's SillyTavern compatibility (RULES 5.11), with what it changes, processor by
+ * processor, as the processors say it. */
+function CompatibilitySwitch({ preset, stages }: { preset: Preset; stages: PipelineStage[] }) {
+  const t = useT();
+  const say = useSay();
+  const describe = useDescribe();
+  const on = isSillyTavern(preset);
+  const changes = stages.filter((s) => s.sillytavern);
+  return (
+    <section className="compatibility" data-testid="compatibility">
+      <label className="compatibility-switch">
+        <span className="switch">
+          <input
+            type="checkbox"
+            data-testid="compatibility-sillytavern"
+            checked={on}
+            onChange={(e) => editPreset((p) => setCompatibility(p, e.target.checked))}
+          />
+          <span aria-hidden="true" />
+        </span>
+        <strong>{t("pipeline.compatibility")}</strong>
+      </label>
+      <p className="muted">{t(on ? "pipeline.compatibilityOn" : "pipeline.compatibilityOff")}</p>
+      {changes.length > 0 && (
+        <details data-testid="compatibility-changes">
+          <summary>{t("pipeline.compatibilityChanges", { count: changes.length })}</summary>
+          <ul>
+            {changes.map((s) => (
+              <li key={s.descriptor.id}>
+                <strong>{describe(s.descriptor, "name")}</strong>: {say(s.sillytavern!.changes, englishOf(s.sillytavern!.changes))}
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
+    </section>
   );
 }
 
@@ -210,10 +254,13 @@ function SettingRow({ stage, preset, field }: { stage: PipelineStage; preset: Pr
   const coalesce = `pipeline:${id}:${key}`;
   const write = (value: Value, merge?: string) => editPreset((p) => setSetting(p, stage, key, value), merge);
   const modelValue = stage.modelConfig?.settings?.[key];
+  const base = baseSetting(preset, stage, field);
   const resetTitle =
     modelValue !== undefined
       ? t("pipeline.resetToModel", { value: show(modelValue) })
-      : t("pipeline.resetToDefault", { value: show(field.default) });
+      : base.origin === "compatibility"
+        ? t("pipeline.resetToCompatibility", { value: show(base.value) })
+        : t("pipeline.resetToDefault", { value: show(field.default) });
 
   let control;
   switch (field.type) {

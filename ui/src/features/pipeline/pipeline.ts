@@ -2,15 +2,31 @@
 // functions from preset to preset, recorded by the store like every other edit.
 //
 // The merge, as the engine does it (crates/engine/src/pipeline/config.rs): the pipeline's
-// defaults, then the model profile's config, then the preset's; for one processor id the preset's
+// defaults, under SillyTavern compatibility the processor's SillyTavern values over them (RULES
+// 5.11), then the model profile's config, then the preset's; for one processor id the preset's
 // config REPLACES the model profile's whole, for every model. So an edit that creates the preset's
 // entry starts it from the model profile's config (the model in view keeps what it had), and from
 // then on the preset holds every value of the entry, for every model: the panel says so, and shows
 // those values as the preset's, as the engine does.
 import type { AgentPreset, ConfigField, PipelineStage, ProcessorConfig, SettingOrigin, Value } from "../../bindings";
 
-/** What the edits need of a stage: the processor and the model profile's config for it. */
-export type StageInfo = Pick<PipelineStage, "descriptor" | "modelConfig">;
+/** What the edits need of a stage: the processor, the model profile's config for it and its
+ * SillyTavern behaviour. */
+export type StageInfo = Pick<PipelineStage, "descriptor" | "modelConfig"> & Partial<Pick<PipelineStage, "sillytavern">>;
+
+/** Whether the preset builds under SillyTavern compatibility (RULES 5.11). */
+export function isSillyTavern(preset: AgentPreset): boolean {
+  return preset.compatibility === "sillytavern";
+}
+
+/** The preset switched to SillyTavern compatibility or back to the native rules. */
+export function setCompatibility<P extends AgentPreset>(preset: P, sillytavern: boolean): P {
+  if (sillytavern === isSillyTavern(preset)) return preset;
+  if (sillytavern) return { ...preset, compatibility: "sillytavern" };
+  const rest = { ...preset };
+  delete rest.compatibility;
+  return rest;
+}
 
 type Settings = { [key: string]: Value };
 
@@ -170,20 +186,29 @@ export interface SettingView {
   canReset: boolean;
 }
 
+/** What a setting starts from before any config: the processor's SillyTavern value under
+ * SillyTavern compatibility, else its default. */
+export function baseSetting(preset: AgentPreset, stage: StageInfo, field: ConfigField): { value: Value; origin: SettingOrigin } {
+  const compat = isSillyTavern(preset) ? stage.sillytavern?.settings?.[field.key] : undefined;
+  if (compat !== undefined && fits(field, compat)) return { value: compat, origin: "compatibility" };
+  return { value: field.default, origin: "default" };
+}
+
 /** One setting as it will run for this preset, where it comes from, and whether it can be reset. */
 export function settingView(preset: AgentPreset, stage: StageInfo, field: ConfigField): SettingView {
   const entry = entryOf(preset, stage.descriptor.id);
   const model = settingsOf(stage.modelConfig);
   const key = field.key;
+  const base = baseSetting(preset, stage, field);
   if (entry) {
     const own = settingsOf(entry)[key];
     const canReset = !sameValue(own, model[key]);
     if (own !== undefined && fits(field, own)) return { value: own, origin: "preset", canReset };
-    return { value: field.default, origin: "default", canReset };
+    return { ...base, canReset };
   }
   const inherited = model[key];
   if (inherited !== undefined && fits(field, inherited)) return { value: inherited, origin: "model", canReset: false };
-  return { value: field.default, origin: "default", canReset: false };
+  return { ...base, canReset: false };
 }
 
 export interface SwitchView<T> {
@@ -198,11 +223,16 @@ export function enabledView(preset: AgentPreset, stage: StageInfo): SwitchView<b
   const own = entry ? entry.enabled : undefined;
   const fromModel = modelConfig?.enabled ?? undefined;
   const refused = (v: boolean | null | undefined) => d.isCore && v === false;
+  const compat = isSillyTavern(preset) ? (stage.sillytavern?.enabled ?? undefined) : undefined;
+  const base: SwitchView<boolean> =
+    compat !== undefined && !refused(compat)
+      ? { value: compat, origin: "compatibility" }
+      : { value: d.isCore || d.defaultEnabled, origin: "default" };
   if (entry) {
-    if (own === undefined || own === null || refused(own)) return { value: d.isCore || d.defaultEnabled, origin: "default" };
+    if (own === undefined || own === null || refused(own)) return base;
     return { value: own, origin: "preset" };
   }
-  if (fromModel === undefined || refused(fromModel)) return { value: d.isCore || d.defaultEnabled, origin: "default" };
+  if (fromModel === undefined || refused(fromModel)) return base;
   return { value: fromModel, origin: "model" };
 }
 
@@ -220,8 +250,9 @@ export function priorityView(preset: AgentPreset, stage: StageInfo): SwitchView<
   return { value: fromModel, origin: "model" };
 }
 
-/** The stronger of two origins: the preset's over the model profile's over the default. */
+/** The stronger of two origins: the preset's over the model profile's over SillyTavern
+ * compatibility over the default. */
 export function strongest(a: SettingOrigin, b: SettingOrigin): SettingOrigin {
-  const rank: Record<SettingOrigin, number> = { default: 0, model: 1, preset: 2 };
+  const rank: Record<SettingOrigin, number> = { default: 0, compatibility: 1, model: 2, preset: 3 };
   return rank[a] >= rank[b] ? a : b;
 }
