@@ -694,7 +694,9 @@ fn chat_local_variables_become_the_session_variables() {
     assert!(r.report.mentions("chat_metadata.variables.gone"));
     assert!(!r.report.mentions("chat_metadata: variables"));
     // None without them.
-    assert!(session_of(&chat_with_metadata(json!({}))).variables.is_none());
+    assert!(session_of(&chat_with_metadata(json!({})))
+        .variables
+        .is_none());
 }
 
 // authors-note.js, metadata_keys and loadSettings(): the note's text, interval, position
@@ -715,8 +717,10 @@ fn chat_authors_note_metadata_becomes_the_session_note() {
     assert_eq!(note.role, Role::User);
     assert!(!r.report.mentions("note_"), "all mapped");
 
-    let r = chat_with_metadata(json!({ "note_prompt": "x", "note_position": 0, "note_role": 7,
-                                       "note_interval": -2 }));
+    let r = chat_with_metadata(
+        json!({ "note_prompt": "x", "note_position": 0, "note_role": 7,
+                                       "note_interval": -2 }),
+    );
     let note = session_of(&r).authors_note.clone().expect("a note");
     assert_eq!(note.position, NotePosition::InPrompt);
     assert_eq!(note.role, Role::System);

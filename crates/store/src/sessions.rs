@@ -3,7 +3,8 @@
 use std::collections::BTreeMap;
 
 use promptloom_engine::model::{
-    validate_session, Attachment, AuthorsNote, ChatMessage, ReplyInfo, Role, Session, Swipe, UserProfile,
+    validate_session, Attachment, AuthorsNote, ChatMessage, ReplyInfo, Role, Session, Swipe,
+    UserProfile,
 };
 use rusqlite::{params, OptionalExtension};
 
@@ -54,7 +55,14 @@ impl Store {
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)
                  ON CONFLICT(id) DO UPDATE SET title = ?2, user_profile = ?3, summary = ?4,
                                                extra = ?5, updated_at = ?6",
-                params![session.id, session.title, profile, session.summary, extra, now],
+                params![
+                    session.id,
+                    session.title,
+                    profile,
+                    session.summary,
+                    extra,
+                    now
+                ],
             )
             .during("saving a session")?;
             tx.execute("DELETE FROM messages WHERE session_id = ?1", [&session.id])

@@ -172,7 +172,10 @@ fn sessions_keep_their_variables_and_authors_note() {
     assert_eq!(read, session);
     assert_eq!(read.authors_note.as_ref().map(|n| n.interval), Some(3));
     assert_eq!(
-        read.variables.as_ref().and_then(|v| v.get("mood")).map(String::as_str),
+        read.variables
+            .as_ref()
+            .and_then(|v| v.get("mood"))
+            .map(String::as_str),
         Some("calm")
     );
     let mut plain = session.clone();

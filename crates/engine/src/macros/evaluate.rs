@@ -232,10 +232,28 @@ impl Expander<'_, '_> {
             ("newline", None) => plain("\n"),
             ("trim", None) => Ok(Value::Trim),
             (
-                "user" | "char" | "description" | "personality" | "scenario" | "persona"
-                | "mesexamples" | "summary" | "model" | "lastmessage" | "lastusermessage"
- | "lastcharmessage" | "lastmessageid" | "firstincludedmessageid" | "idle_duration" | "time" | "date" | "weekday" | "isodate" | "isotime"
-                | "newline" | "trim",
+                "user"
+                | "char"
+                | "description"
+                | "personality"
+                | "scenario"
+                | "persona"
+                | "mesexamples"
+                | "summary"
+                | "model"
+                | "lastmessage"
+                | "lastusermessage"
+                | "lastcharmessage"
+                | "lastmessageid"
+                | "firstincludedmessageid"
+                | "idle_duration"
+                | "time"
+                | "date"
+                | "weekday"
+                | "isodate"
+                | "isotime"
+                | "newline"
+                | "trim",
                 Some(_),
             ) => Err(Problem::NoArguments),
 

@@ -13,7 +13,10 @@ pub(super) const JUST_NOW: &str = "just now";
 
 /// `since` read as a stored time: RFC 3339, milliseconds since 1970, or SillyTavern's
 /// "November 22, 2026 3:04pm" (in the offset of `now`).
-pub(super) fn parse_time(since: &str, now: &DateTime<FixedOffset>) -> Option<DateTime<FixedOffset>> {
+pub(super) fn parse_time(
+    since: &str,
+    now: &DateTime<FixedOffset>,
+) -> Option<DateTime<FixedOffset>> {
     let since = since.trim();
     if let Ok(t) = DateTime::parse_from_rfc3339(since) {
         return Some(t);
@@ -22,8 +25,8 @@ pub(super) fn parse_time(since: &str, now: &DateTime<FixedOffset>) -> Option<Dat
         let ms: i64 = since.parse().ok()?;
         return DateTime::from_timestamp_millis(ms).map(|t| t.with_timezone(now.offset()));
     }
-    let naive = NaiveDateTime::parse_from_str(&since.to_ascii_uppercase(), "%B %d, %Y %I:%M%p")
-        .ok()?;
+    let naive =
+        NaiveDateTime::parse_from_str(&since.to_ascii_uppercase(), "%B %d, %Y %I:%M%p").ok()?;
     now.offset().from_local_datetime(&naive).single()
 }
 

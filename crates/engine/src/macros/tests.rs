@@ -687,13 +687,18 @@ fn roll_takes_a_space_before_its_formula() {
         })
         .collect();
     for sum in &sums {
-        let n: u32 = sum.parse().unwrap_or_else(|_| panic!("not a number: {sum}"));
+        let n: u32 = sum
+            .parse()
+            .unwrap_or_else(|_| panic!("not a number: {sum}"));
         assert!((3..=18).contains(&n), "{n}");
     }
     assert!(sums.len() > 3, "{sums:?}");
     // The same stream as the colon form: one build rolls the same either way.
     assert_eq!(text("{{roll 3d6}}"), text("{{roll:3d6}}"));
-    assert_eq!(text("{{ROLL 20}}").parse::<u32>().map(|n| n <= 20), Ok(true));
+    assert_eq!(
+        text("{{ROLL 20}}").parse::<u32>().map(|n| n <= 20),
+        Ok(true)
+    );
     let out = run("{{roll three}}");
     assert_eq!(out.text, "{{roll three}}");
     assert_eq!(out.warnings.len(), 1);

@@ -202,7 +202,10 @@ fn note(meta: &Object, report: &mut ImportReport) -> Option<AuthorsNote> {
         "note_depth",
         "note_role",
     ];
-    if !KEYS.iter().any(|k| meta.get(*k).is_some_and(|v| !v.is_null())) {
+    if !KEYS
+        .iter()
+        .any(|k| meta.get(*k).is_some_and(|v| !v.is_null()))
+    {
         return None;
     }
     let defaults = AuthorsNote::default();

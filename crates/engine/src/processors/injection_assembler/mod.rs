@@ -18,8 +18,9 @@ use crate::model::{
     Role, Session, TemplateType,
 };
 use crate::pipeline::{
-    BuildOptions, CompatDefaults, ConfigField, DropAction, DroppedItem, InjectionCandidate, PipelineContext,
-    PipelineMessage, Placement, Processor, ProcessorDescriptor, ResolvedConfig, Source, SourceKind,
+    BuildOptions, CompatDefaults, ConfigField, DropAction, DroppedItem, InjectionCandidate,
+    PipelineContext, PipelineMessage, Placement, Processor, ProcessorDescriptor, ResolvedConfig,
+    Source, SourceKind,
 };
 use crate::recipe::choose_recipe;
 use crate::regex_rule::{rewrite, CompiledRule};
@@ -220,7 +221,9 @@ impl<'s> LastMessages<'s> {
         };
         let stored = session.messages.len();
         // The input, when appended, is the newest message, numbered after the stored ones.
-        let input = history.last().is_some_and(|m| m.kind() == SourceKind::Input);
+        let input = history
+            .last()
+            .is_some_and(|m| m.kind() == SourceKind::Input);
         let count = stored + usize::from(input);
         let first_included = history.first().map(|m| match m.history_index() {
             Some(i) => i as usize,

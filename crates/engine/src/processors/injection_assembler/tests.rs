@@ -177,7 +177,10 @@ fn legacy_names_follow_the_assembler_setting_sillytavern_switches_on() {
         r#"{"formatVersion": 1, "id": "s", "userProfile": {"name": "Ann"}, "messages": []}"#,
     )
     .unwrap();
-    assert_eq!(built_texts(&preset, &session, None)[0].1, "<USER> and <BOT>");
+    assert_eq!(
+        built_texts(&preset, &session, None)[0].1,
+        "<USER> and <BOT>"
+    );
     preset.compatibility = crate::model::Compatibility::Sillytavern;
     assert_eq!(built_texts(&preset, &session, None)[0].1, "Ann and Bob");
 }
@@ -186,8 +189,15 @@ fn legacy_names_follow_the_assembler_setting_sillytavern_switches_on() {
 // the preset's of the same name; `{{setvar}}` in a build changes that build only.
 #[test]
 fn session_variables_are_read_before_the_preset_and_a_build_never_changes_them() {
-    let mut preset = preset_saying("{{getvar::mood}}/{{getvar::hp}}{{setvar::mood::angry}}/{{getvar::mood}}");
-    preset.variables = Some([("mood".to_string(), "preset".to_string()), ("hp".into(), "9".into())].into());
+    let mut preset =
+        preset_saying("{{getvar::mood}}/{{getvar::hp}}{{setvar::mood::angry}}/{{getvar::mood}}");
+    preset.variables = Some(
+        [
+            ("mood".to_string(), "preset".to_string()),
+            ("hp".into(), "9".into()),
+        ]
+        .into(),
+    );
     let mut session = parse_session(r#"{"formatVersion": 1, "id": "s", "messages": []}"#).unwrap();
     assert_eq!(built_texts(&preset, &session, None)[0].1, "preset/9/angry");
     session.variables = Some([("mood".to_string(), "calm".to_string())].into());
