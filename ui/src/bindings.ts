@@ -769,6 +769,23 @@ export type SendRequest = {
 	regenerate: boolean,
 };
 
+/**
+ *  A note the chat keeps and the `authors-note` processor places every `interval` user messages
+ *  (RULES 5.11.1). The defaults are SillyTavern's: in the chat at depth 4, as a system message,
+ *  on every turn.
+ */
+export type AuthorsNote = {
+	content?: string,
+	position?: NotePosition,
+	depth?: number,
+	role?: Role,
+	/**  Shown when the number of user messages is a multiple of this; 1 is every turn, 0 never. */
+	interval?: number,
+};
+
+/**  Where the author's note goes (RULES 5.11.1). */
+export type NotePosition = "before_prompt" | "in_prompt" | "in_chat";
+
 export type Session = {
 	formatVersion?: number,
 	id: string,
@@ -777,6 +794,13 @@ export type Session = {
 	/**  `{{summary}}`: a stored summary of older turns. */
 	summary?: string | null,
 	messages?: ChatMessage[],
+	/**
+	 *  The chat's own variables (SillyTavern's local variables): `{{getvar}}` reads them before
+	 *  the preset's (RULES 4.3). A build never changes them.
+	 */
+	variables?: { [key in string]: string } | null,
+	/**  The chat's author's note, placed by the `authors-note` processor (RULES 5.11.1). */
+	authorsNote?: AuthorsNote | null,
 };
 
 /**  Where a resolved setting came from. */

@@ -120,6 +120,18 @@ crate::texts! {
     NO_HISTORY_SLOT = "assembler.no-history-slot" => "the recipe has no enabled chat_history slot: {count} history messages not sent";
     PROFILE_EMPTY = "assembler.profile-empty" => "no user profile content; the user_profile slot is empty";
     ASSEMBLED = "assembler.summary" => "{listed} messages: {skeleton} skeleton parts, {depth} depth and {anchor} anchor injections, {history} history";
+    COMPAT_ASSEMBLER = "assembler.compat" => "replaces <USER>, <BOT> and <CHAR> with the names, and makes each message template an anchor (the author's note stands before or after the main prompt)";
+
+    // authors-note (RULES 5.11.1)
+    COMPAT_AUTHORS_NOTE = "authors-note.compat" => "places the session's author's note as SillyTavern does, with the lorebook entries aimed before and after it";
+    NOTE_PLACED = "authors-note.placed" => "author's note placed {where} ({entries} lorebook entries folded in)";
+    NOTE_AT_DEPTH = "authors-note.at-depth" => "in the chat at depth {depth}";
+    NOTE_BEFORE = "authors-note.before" => "before \"{anchor}\"";
+    NOTE_AFTER = "authors-note.after" => "after \"{anchor}\"";
+    NOTE_NOT_THIS_TURN = "authors-note.not-this-turn" => "the author's note is shown every {interval} user messages; not on this turn ({count} so far)";
+    NOTE_NEVER = "authors-note.never" => "the author's note has interval 0: never shown";
+    NOTE_EMPTY = "authors-note.empty" => "the author's note is empty and no lorebook entry is aimed at it; nothing placed";
+    NOTE_ENTRY_LEFT_OUT = "authors-note.entry-left-out" => "aimed at the author's note, which is not shown on this turn";
 
     // ephemeral-injection (RULES 5.5)
     EPHEMERAL_EMPTY = "ephemeral.empty" => "the ephemeral content is empty; nothing injected";

@@ -85,6 +85,9 @@ promptloom_engine::texts! {
     NO_MES = "import.no-mes" => "no `mes` text; skipped";
     HIDDEN = "import.hidden" => "hidden from the prompt in SillyTavern (is_system); skipped";
     ATTACHMENT_NOT_IMPORTED = "import.attachment-not-imported" => "attachment `extra.{key}` not imported";
+    NOTE_UNKNOWN_VALUE = "import.note-unknown-value" => "{value} is not one of SillyTavern's values; SillyTavern's default ({default}) is used";
+    VARIABLE_NOT_TEXT = "import.variable-not-text" => "{kind} value kept as its JSON text";
+    VARIABLE_NULL = "import.variable-null" => "null value; left out";
 
     // Export to SillyTavern's formats (RULES 7.5)
     SECOND_TEMPLATE = "export.second-template" => "a second template for SillyTavern's `{identifier}`; left out";

@@ -661,6 +661,79 @@ fn chat_jsonl_becomes_a_session() {
     assert!(r.report.mentions("is_system"));
 }
 
+fn chat_with_metadata(meta: serde_json::Value) -> Reported<Imported> {
+    let lines = [
+        json!({ "user_name": "Ana", "character_name": "Keeper", "chat_metadata": meta }),
+        json!({ "name": "Ana", "is_user": true, "mes": "Hi." }),
+    ];
+    let text: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    import_bytes("Keeper.jsonl", text.join("\n").as_bytes()).expect("imports")
+}
+
+fn session_of(r: &Reported<Imported>) -> &promptloom_engine::model::Session {
+    match &r.value {
+        Imported::Session { session } => session,
+        _ => panic!("expected a session"),
+    }
+}
+
+// variables.js, getLocalVariable(): a chat's local variables live in `chat_metadata.variables`;
+// strings and numbers come in as text, objects as their JSON text (reported), nulls are left out.
+#[test]
+fn chat_local_variables_become_the_session_variables() {
+    let r = chat_with_metadata(json!({
+        "variables": { "mood": "calm", "hp": 12, "flag": true, "inv": ["a", "b"], "gone": null }
+    }));
+    let vars = session_of(&r).variables.clone().expect("variables");
+    assert_eq!(vars["mood"], "calm");
+    assert_eq!(vars["hp"], "12");
+    assert_eq!(vars["flag"], "true");
+    assert_eq!(vars["inv"], r#"["a","b"]"#);
+    assert!(!vars.contains_key("gone"));
+    assert!(r.report.mentions("chat_metadata.variables.inv"));
+    assert!(r.report.mentions("chat_metadata.variables.gone"));
+    assert!(!r.report.mentions("chat_metadata: variables"));
+    // None without them.
+    assert!(session_of(&chat_with_metadata(json!({})))
+        .variables
+        .is_none());
+}
+
+// authors-note.js, metadata_keys and loadSettings(): the note's text, interval, position
+// (0 in the prompt, 1 in the chat, 2 before the prompt), depth and role (0 system, 1 user,
+// 2 assistant); an unknown value takes SillyTavern's default and is reported.
+#[test]
+fn chat_authors_note_metadata_becomes_the_session_note() {
+    use promptloom_engine::model::NotePosition;
+    let r = chat_with_metadata(json!({
+        "note_prompt": "Keep it short.", "note_interval": 3, "note_position": 2,
+        "note_depth": 6, "note_role": 1
+    }));
+    let note = session_of(&r).authors_note.clone().expect("a note");
+    assert_eq!(note.content, "Keep it short.");
+    assert_eq!(note.interval, 3);
+    assert_eq!(note.position, NotePosition::BeforePrompt);
+    assert_eq!(note.depth, 6);
+    assert_eq!(note.role, Role::User);
+    assert!(!r.report.mentions("note_"), "all mapped");
+
+    let r = chat_with_metadata(
+        json!({ "note_prompt": "x", "note_position": 0, "note_role": 7,
+                                       "note_interval": -2 }),
+    );
+    let note = session_of(&r).authors_note.clone().expect("a note");
+    assert_eq!(note.position, NotePosition::InPrompt);
+    assert_eq!(note.role, Role::System);
+    assert_eq!(note.interval, 0, "below 0 is never, as 0");
+    assert_eq!((note.depth, note.interval), (4, 0));
+    assert!(r.report.mentions("chat_metadata.note_role"));
+    // Absent keys are SillyTavern's defaults, without a report.
+    assert!(!r.report.mentions("chat_metadata.note_depth"));
+    assert!(session_of(&chat_with_metadata(json!({ "integrity": "x" })))
+        .authors_note
+        .is_none());
+}
+
 #[test]
 fn native_preset_and_session_go_through_the_engine() {
     let preset = json!({

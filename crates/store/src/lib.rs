@@ -44,6 +44,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0005_replies",
         include_str!("../migrations/0005_replies.sql"),
     ),
+    (
+        "0006_session_extra",
+        include_str!("../migrations/0006_session_extra.sql"),
+    ),
 ];
 
 /// The schema version this build writes.

@@ -1,7 +1,10 @@
 //! The `sessions` and `messages` tables: a session row and one row per message, by position.
 
+use std::collections::BTreeMap;
+
 use promptloom_engine::model::{
-    validate_session, Attachment, ChatMessage, ReplyInfo, Role, Session, Swipe, UserProfile,
+    validate_session, Attachment, AuthorsNote, ChatMessage, ReplyInfo, Role, Session, Swipe,
+    UserProfile,
 };
 use rusqlite::{params, OptionalExtension};
 
@@ -9,6 +12,26 @@ use crate::error::{self, decode, Context};
 use crate::{now_ms, Listed, Store, StoreError};
 
 const KIND: &str = "session";
+
+/// The `extra` column: what a session keeps besides its row's own columns and its messages.
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SessionExtra {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    variables: Option<BTreeMap<String, String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    authors_note: Option<AuthorsNote>,
+}
+
+impl SessionExtra {
+    /// The session's extra data; none when it has none (the column stays NULL).
+    fn of(session: &Session) -> Option<SessionExtra> {
+        (session.variables.is_some() || session.authors_note.is_some()).then(|| SessionExtra {
+            variables: session.variables.clone(),
+            authors_note: session.authors_note.clone(),
+        })
+    }
+}
 
 impl Store {
     /// Saves `session` whole (its row and every message) in one transaction.
@@ -20,14 +43,26 @@ impl Store {
             .map(serde_json::to_string)
             .transpose()
             .map_err(|e| invalid(&session.id, e))?;
+        let extra = SessionExtra::of(session)
+            .map(|e| serde_json::to_string(&e))
+            .transpose()
+            .map_err(|e| invalid(&session.id, e))?;
         self.transaction("saving a session", |tx| {
             let now = now_ms();
             tx.execute(
-                "INSERT INTO sessions (id, title, user_profile, summary, created_at, updated_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?5)
+                "INSERT INTO sessions (id, title, user_profile, summary, extra, created_at,
+                                       updated_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)
                  ON CONFLICT(id) DO UPDATE SET title = ?2, user_profile = ?3, summary = ?4,
-                                               updated_at = ?5",
-                params![session.id, session.title, profile, session.summary, now],
+                                               extra = ?5, updated_at = ?6",
+                params![
+                    session.id,
+                    session.title,
+                    profile,
+                    session.summary,
+                    extra,
+                    now
+                ],
             )
             .during("saving a session")?;
             tx.execute("DELETE FROM messages WHERE session_id = ?1", [&session.id])
@@ -67,21 +102,31 @@ impl Store {
     }
 
     pub fn get_session(&self, id: &str) -> Result<Session, StoreError> {
-        let row: Option<(Option<String>, Option<String>, Option<String>)> = self
+        type SessionRow = (
+            Option<String>,
+            Option<String>,
+            Option<String>,
+            Option<String>,
+        );
+        let row: Option<SessionRow> = self
             .conn()
             .query_row(
-                "SELECT title, user_profile, summary FROM sessions WHERE id = ?1",
+                "SELECT title, user_profile, summary, extra FROM sessions WHERE id = ?1",
                 [id],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
             )
             .optional()
             .during("reading a session")?;
-        let (title, profile, summary) = row.ok_or_else(|| StoreError::NotFound {
+        let (title, profile, summary, extra) = row.ok_or_else(|| StoreError::NotFound {
             kind: KIND,
             id: id.to_string(),
         })?;
         let user_profile: Option<UserProfile> =
             profile.map(|p| decode(KIND, id, &p)).transpose()?;
+        let extra: SessionExtra = extra
+            .map(|e| decode(KIND, id, &e))
+            .transpose()?
+            .unwrap_or_default();
         let mut statement = self
             .conn()
             .prepare(
@@ -162,6 +207,8 @@ impl Store {
             user_profile,
             summary,
             messages,
+            variables: extra.variables,
+            authors_note: extra.authors_note,
         };
         validate_session(&session).map_err(|e| invalid(id, e))?;
         Ok(session)

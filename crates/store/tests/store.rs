@@ -154,6 +154,37 @@ fn sessions_keep_every_message_in_order() {
     ));
 }
 
+/// A session's own variables and its author's note round-trip through the `extra` column, and a
+/// session saved without them again reads back without them.
+#[test]
+fn sessions_keep_their_variables_and_authors_note() {
+    let store = Store::open_in_memory().expect("opens");
+    let session = parse_session(
+        r#"{ "formatVersion": 1, "id": "s",
+             "variables": { "mood": "calm", "count": "3" },
+             "authorsNote": { "content": "Keep it short.", "position": "before_prompt",
+                              "depth": 2, "role": "user", "interval": 3 },
+             "messages": [ { "role": "user", "content": "hello" } ] }"#,
+    )
+    .expect("valid");
+    store.save_session(&session).expect("saves");
+    let read = store.get_session("s").expect("reads");
+    assert_eq!(read, session);
+    assert_eq!(read.authors_note.as_ref().map(|n| n.interval), Some(3));
+    assert_eq!(
+        read.variables
+            .as_ref()
+            .and_then(|v| v.get("mood"))
+            .map(String::as_str),
+        Some("calm")
+    );
+    let mut plain = session.clone();
+    plain.variables = None;
+    plain.authors_note = None;
+    store.save_session(&plain).expect("saves");
+    assert_eq!(store.get_session("s").expect("reads"), plain);
+}
+
 #[test]
 fn profiles_and_app_settings_round_trip() {
     let store = Store::open_in_memory().expect("opens");

@@ -143,14 +143,7 @@ pub(super) fn with_build<T>(
 ) -> Result<T, AppError> {
     let session = match &request.session_id {
         Some(id) => s.session(id)?,
-        None => Arc::new(Session {
-            format_version: 1,
-            id: "(no session)".into(),
-            title: None,
-            user_profile: None,
-            summary: None,
-            messages: Vec::new(),
-        }),
+        None => Arc::new(Session::empty("(no session)")),
     };
     build_on(s, request, &session, f)
 }

@@ -6,6 +6,7 @@ use std::collections::HashSet;
 
 use chrono::{Datelike, Timelike};
 
+use super::idle::idle_duration;
 use super::random::Dice;
 use super::scan::{char_floor, split_macro};
 use super::variables::add_values;
@@ -180,6 +181,10 @@ impl Expander<'_, '_> {
     }
 
     fn value(&mut self, body: &str) -> Result<Value, Problem> {
+        if let Some(formula) = spaced_roll(body) {
+            let dice = Dice::parse(formula.trim()).ok_or(Problem::BadDice)?;
+            return Ok(Value::Plain(dice.roll(&mut self.state.random).to_string()));
+        }
         let (name, args) = split_macro(body).ok_or(Problem::Unknown)?;
         let name = name.trim().to_ascii_lowercase();
         let env = self.env;
@@ -199,6 +204,11 @@ impl Expander<'_, '_> {
             ("lastmessage", None) => plain(env.last_message),
             ("lastusermessage", None) => plain(env.last_user_message),
             ("lastcharmessage", None) => plain(env.last_char_message),
+            ("lastmessageid", None) => Ok(Value::Plain(index_text(env.last_message_id))),
+            ("firstincludedmessageid", None) => {
+                Ok(Value::Plain(index_text(env.first_included_message_id)))
+            }
+            ("idle_duration", None) => Ok(Value::Plain(idle_duration(env.idle_since, t))),
             ("time", None) => {
                 let (pm, hour) = t.hour12();
                 let half = if pm { "PM" } else { "AM" };
@@ -222,10 +232,28 @@ impl Expander<'_, '_> {
             ("newline", None) => plain("\n"),
             ("trim", None) => Ok(Value::Trim),
             (
-                "user" | "char" | "description" | "personality" | "scenario" | "persona"
-                | "mesexamples" | "summary" | "model" | "lastmessage" | "lastusermessage"
-                | "lastcharmessage" | "time" | "date" | "weekday" | "isodate" | "isotime"
-                | "newline" | "trim",
+                "user"
+                | "char"
+                | "description"
+                | "personality"
+                | "scenario"
+                | "persona"
+                | "mesexamples"
+                | "summary"
+                | "model"
+                | "lastmessage"
+                | "lastusermessage"
+                | "lastcharmessage"
+                | "lastmessageid"
+                | "firstincludedmessageid"
+                | "idle_duration"
+                | "time"
+                | "date"
+                | "weekday"
+                | "isodate"
+                | "isotime"
+                | "newline"
+                | "trim",
                 Some(_),
             ) => Err(Problem::NoArguments),
 
@@ -278,6 +306,17 @@ impl Expander<'_, '_> {
             _ => Err(Problem::Unknown),
         }
     }
+}
+
+/// `roll 3d6`: the formula of a roll written with a space instead of a colon.
+fn spaced_roll(body: &str) -> Option<&str> {
+    let head = body.as_bytes().get(..5)?;
+    (head[..4].eq_ignore_ascii_case(b"roll") && head[4].is_ascii_whitespace()).then(|| &body[5..])
+}
+
+/// A message index as the id macros say it: empty when there is none.
+fn index_text(index: Option<usize>) -> String {
+    index.map(|i| i.to_string()).unwrap_or_default()
 }
 
 /// A macro's source as a warning shows it: long ones are cut.

@@ -18,7 +18,13 @@
 //!   and how many picks that position has had, so editing other text does not change it.
 //! - `{{random:a, b}}` splits on commas (`\,` is a literal comma) and trims each choice;
 //!   `{{random::a::b}}` keeps choices as written.
-//! - `{{roll}}` takes `NdM`, `dM` or `M`, with an optional `+K` or `-K`.
+//! - `{{roll}}` takes `NdM`, `dM` or `M`, with an optional `+K` or `-K`, as `{{roll:3d6}}`,
+//!   `{{roll::3d6}}` or `{{roll 3d6}}`.
+//! - `{{idle_duration}}` says in words how long ago the user's message before the newest one was
+//!   written, measured to the build's timestamp; "just now" when there is none or its time is
+//!   not readable.
+//! - `<USER>`, `<BOT>`, `<CHAR>`, `<GROUP>` and `<CHARIFNOTGROUP>` (any case) become the names
+//!   only when `MacroEnv::legacy_names` is on; they are replaced before the scan.
 //! - `{{getvar::x}}` of an unset variable is empty. `{{addvar::x::n}}` adds numerically when the
 //!   value (an unset or empty one counts as 0) and `n` are both numbers, else appends `n`.
 //! - Character fields, the persona, the summary and variables are expanded again when they hold
@@ -42,6 +48,8 @@
 //! [`MACRO_BUILD_BYTES`]: crate::limits::MACRO_BUILD_BYTES
 
 mod evaluate;
+mod idle;
+mod legacy;
 mod random;
 mod scan;
 #[cfg(test)]
@@ -75,6 +83,17 @@ pub struct MacroEnv<'a> {
     pub last_message: &'a str,
     pub last_user_message: &'a str,
     pub last_char_message: &'a str,
+    /// `{{lastMessageId}}`: the stored index of the newest message (the input counts), if any.
+    pub last_message_id: Option<usize>,
+    /// `{{firstIncludedMessageId}}`: the stored index of the oldest history message the build
+    /// reads, if any.
+    pub first_included_message_id: Option<usize>,
+    /// `{{idle_duration}}`: when the user's message before the newest message was written, as
+    /// stored (`createdAt`).
+    pub idle_since: Option<&'a str>,
+    /// `<USER>`, `<BOT>`, `<CHAR>` (and `<GROUP>`, `<CHARIFNOTGROUP>`) stand for the names
+    /// (RULES 4.2; a setting of the assembler).
+    pub legacy_names: bool,
     pub timestamp: DateTime<FixedOffset>,
     pub session_id: &'a str,
     pub message_count: usize,
@@ -127,17 +146,33 @@ pub fn has_macros(text: &str) -> bool {
     text.contains("{{")
 }
 
+/// True when `text` has anything `env` expands: a macro, or a legacy name when they are on.
+pub fn needs_expansion(text: &str, env: &MacroEnv<'_>) -> bool {
+    has_macros(text) || (env.legacy_names && legacy::has_legacy_names(text))
+}
+
 /// Expands the macros in `text`. `position` names where the text comes from (a template and
 /// step, a lorebook entry); it keeps `{{pick}}` stable there.
 pub fn expand(text: &str, env: &MacroEnv<'_>, state: &mut MacroState, position: &str) -> Expansion {
-    if !has_macros(text) {
+    if !needs_expansion(text, env) {
         return Expansion {
             text: text.to_string(),
             warnings: Vec::new(),
         };
     }
     let mut expander = Expander::new(env, state, position);
-    let text = expander.scan(text, 0);
+    let replaced;
+    let text = if env.legacy_names && legacy::has_legacy_names(text) {
+        replaced = expander.legacy_names(text);
+        replaced.as_str()
+    } else {
+        text
+    };
+    let text = if has_macros(text) {
+        expander.scan(text, 0)
+    } else {
+        text.to_string()
+    };
     Expansion {
         text,
         warnings: expander.warnings,

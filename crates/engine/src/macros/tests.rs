@@ -25,6 +25,10 @@ fn env() -> MacroEnv<'static> {
         last_message: "bye {{user}}",
         last_user_message: "hi",
         last_char_message: "bye {{user}}",
+        last_message_id: Some(3),
+        first_included_message_id: Some(1),
+        idle_since: None,
+        legacy_names: false,
         timestamp: DateTime::parse_from_rfc3339("2026-11-22T15:04:05+01:00").unwrap(),
         session_id: "session-1",
         message_count: 4,
@@ -611,4 +615,128 @@ proptest! {
         }
         prop_assert!(state.produced() <= MACRO_BUILD_BYTES);
     }
+}
+
+// macros.js, evaluateMacros(): `{{lastMessageId}}` and `{{firstIncludedMessageId}}` say a
+// message's index, and nothing when there is none.
+#[test]
+fn message_id_macros_say_the_index_or_nothing() {
+    assert_eq!(
+        text("{{lastMessageId}}|{{firstIncludedMessageId}}|{{LASTMESSAGEID}}"),
+        "3|1|3"
+    );
+    let env = MacroEnv {
+        last_message_id: None,
+        first_included_message_id: None,
+        ..env()
+    };
+    assert_eq!(
+        run_in(&env, "[{{lastMessageId}}][{{firstIncludedMessageId}}]").text,
+        "[][]"
+    );
+}
+
+// macros.js, getTimeSinceLastMessage(): the time since the user's message before the newest one,
+// in moment's humanized words, "just now" without one; here measured to the build's timestamp.
+#[test]
+fn idle_duration_says_the_time_since_the_earlier_user_message_in_words() {
+    let at = |since: &'static str| {
+        let env = MacroEnv {
+            idle_since: Some(since),
+            ..env()
+        };
+        run_in(&env, "{{idle_duration}}").text
+    };
+    // The build's timestamp is 2026-11-22T15:04:05+01:00.
+    assert_eq!(at("2026-11-22T15:04:00+01:00"), "a few seconds");
+    assert_eq!(at("2026-11-22T15:03:05+01:00"), "a minute");
+    assert_eq!(at("2026-11-22T14:54:05+01:00"), "10 minutes");
+    assert_eq!(at("2026-11-22T13:04:05Z"), "an hour");
+    assert_eq!(at("2026-11-22T10:04:05+01:00"), "5 hours");
+    assert_eq!(at("2026-11-21T15:04:05+01:00"), "a day");
+    assert_eq!(at("2026-11-19T15:04:05+01:00"), "3 days");
+    assert_eq!(at("2026-10-20T15:04:05+01:00"), "a month");
+    assert_eq!(at("2026-07-22T15:04:05+01:00"), "4 months");
+    assert_eq!(at("2025-11-22T15:04:05+01:00"), "a year");
+    assert_eq!(at("2023-11-22T15:04:05+01:00"), "3 years");
+    // SillyTavern's own send_date, in the build's offset, and milliseconds since 1970.
+    assert_eq!(at("November 22, 2026 2:04pm"), "an hour");
+    let ms = DateTime::parse_from_rfc3339("2026-11-22T14:44:05+01:00")
+        .unwrap()
+        .timestamp_millis()
+        .to_string();
+    let env = MacroEnv {
+        idle_since: Some(&ms),
+        ..env()
+    };
+    assert_eq!(run_in(&env, "{{idle_duration}}").text, "20 minutes");
+    assert_eq!(text("{{idle_duration}}"), "just now");
+    assert_eq!(at("not a date"), "just now");
+}
+
+// macros.js, diceRollReplace(): `{{roll 3d6}}` (a space) is a roll like `{{roll:3d6}}`.
+#[test]
+fn roll_takes_a_space_before_its_formula() {
+    let sums: HashSet<String> = (0..40)
+        .map(|n| {
+            let env = MacroEnv {
+                message_count: n,
+                ..env()
+            };
+            run_in(&env, "{{roll 3d6}}").text
+        })
+        .collect();
+    for sum in &sums {
+        let n: u32 = sum
+            .parse()
+            .unwrap_or_else(|_| panic!("not a number: {sum}"));
+        assert!((3..=18).contains(&n), "{n}");
+    }
+    assert!(sums.len() > 3, "{sums:?}");
+    // The same stream as the colon form: one build rolls the same either way.
+    assert_eq!(text("{{roll 3d6}}"), text("{{roll:3d6}}"));
+    assert_eq!(
+        text("{{ROLL 20}}").parse::<u32>().map(|n| n <= 20),
+        Ok(true)
+    );
+    let out = run("{{roll three}}");
+    assert_eq!(out.text, "{{roll three}}");
+    assert_eq!(out.warnings.len(), 1);
+    // `rolls` is no roll.
+    assert_eq!(run("{{rolls 2}}").text, "{{rolls 2}}");
+}
+
+// macros.js, evaluateMacros(): the legacy `<USER>`, `<BOT>`, `<CHAR>` (any case) are the names,
+// only when the environment turns them on.
+#[test]
+fn legacy_names_are_replaced_only_when_on() {
+    let source = "<USER> meets <bot> and <Char>; <GROUP>, <CHARIFNOTGROUP>, <other>, {{user}}";
+    assert_eq!(text(source), source.replace("{{user}}", "Alice"));
+    let env = MacroEnv {
+        legacy_names: true,
+        ..env()
+    };
+    assert_eq!(
+        run_in(&env, source).text,
+        "Alice meets Bob and Bob; Bob, Bob, <other>, Alice"
+    );
+    // Without braces too: a text with only legacy names is expanded.
+    assert_eq!(run_in(&env, "hi <user>").text, "hi Alice");
+    assert!(needs_expansion("hi <user>", &env));
+    assert!(!needs_expansion("hi <user>", &super::tests::env()));
+}
+
+// RULES 4.4: a legacy name's replacement counts against the caps; past one the rest stays.
+#[test]
+fn legacy_names_keep_to_the_expansion_cap() {
+    let long = "x".repeat(MACRO_EXPANSION_BYTES / 2 + 1);
+    let env = MacroEnv {
+        legacy_names: true,
+        user: &long,
+        ..env()
+    };
+    let out = run_in(&env, "<USER><USER><USER>");
+    assert_eq!(out.text.len(), long.len() + "<USER><USER>".len());
+    assert!(out.text.ends_with("<USER><USER>"));
+    assert_eq!(out.warnings.len(), 1, "{:?}", out.warnings);
 }

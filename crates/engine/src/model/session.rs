@@ -1,5 +1,6 @@
 //! The chat session (RULES 2): the stored history a build reads and never writes.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -22,6 +23,73 @@ pub struct Session {
     pub summary: Option<String>,
     #[serde(default)]
     pub messages: Vec<ChatMessage>,
+    /// The chat's own variables (SillyTavern's local variables): `{{getvar}}` reads them before
+    /// the preset's (RULES 4.3). A build never changes them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variables: Option<BTreeMap<String, String>>,
+    /// The chat's author's note, placed by the `authors-note` processor (RULES 5.11.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub authors_note: Option<AuthorsNote>,
+}
+
+/// Where the author's note goes (RULES 5.11.1).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "snake_case")]
+pub enum NotePosition {
+    /// Directly before the main prompt.
+    BeforePrompt,
+    /// Directly after the main prompt.
+    InPrompt,
+    /// In the chat, `depth` messages from its end.
+    #[default]
+    InChat,
+}
+
+/// A note the chat keeps and the `authors-note` processor places every `interval` user messages
+/// (RULES 5.11.1). The defaults are SillyTavern's: in the chat at depth 4, as a system message,
+/// on every turn.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase")]
+pub struct AuthorsNote {
+    #[serde(default)]
+    pub content: String,
+    #[serde(default)]
+    pub position: NotePosition,
+    #[serde(default = "default_note_depth")]
+    pub depth: u32,
+    #[serde(default = "default_note_role")]
+    pub role: Role,
+    /// Shown when the number of user messages is a multiple of this; 1 is every turn, 0 never.
+    #[serde(default = "default_note_interval")]
+    pub interval: u32,
+}
+
+pub const DEFAULT_NOTE_DEPTH: u32 = 4;
+
+fn default_note_depth() -> u32 {
+    DEFAULT_NOTE_DEPTH
+}
+
+fn default_note_role() -> Role {
+    Role::System
+}
+
+fn default_note_interval() -> u32 {
+    1
+}
+
+impl Default for AuthorsNote {
+    fn default() -> Self {
+        AuthorsNote {
+            content: String::new(),
+            position: NotePosition::default(),
+            depth: DEFAULT_NOTE_DEPTH,
+            role: Role::System,
+            interval: 1,
+        }
+    }
 }
 
 impl Session {
@@ -34,6 +102,8 @@ impl Session {
             user_profile: None,
             summary: None,
             messages: Vec::new(),
+            variables: None,
+            authors_note: None,
         }
     }
 }

@@ -158,7 +158,8 @@ pub struct PipelineContext<'a, 's> {
     pub blackboard: Blackboard,
     /// The recipe the assembler chose.
     pub recipe: Option<String>,
-    /// Macro variables after the build ({{setvar}}), seeded from the preset.
+    /// Macro variables after the build ({{setvar}}), seeded from the preset and then the
+    /// session's own (RULES 4.3).
     pub variables: BTreeMap<String, String>,
     pub logs: Vec<LogEntry>,
     pub dropped: Vec<DroppedItem>,
@@ -169,6 +170,16 @@ pub struct PipelineContext<'a, 's> {
     /// The generation settings the request will carry: the profile's, then the preset's
     /// (RULES 5.9).
     pub generation: super::ResolvedGeneration,
+}
+
+/// The variables a build starts from (RULES 4.3): the preset's, then the session's own over them
+/// (a chat's local variables win over the preset's of the same name).
+fn starting_variables(preset: &AgentPreset, session: &Session) -> BTreeMap<String, String> {
+    let mut variables = preset.variables.clone().unwrap_or_default();
+    if let Some(own) = &session.variables {
+        variables.extend(own.iter().map(|(k, v)| (k.clone(), v.clone())));
+    }
+    variables
 }
 
 impl<'a, 's> PipelineContext<'a, 's> {
@@ -194,7 +205,7 @@ impl<'a, 's> PipelineContext<'a, 's> {
             messages: Vec::new(),
             blackboard: Blackboard::default(),
             recipe: None,
-            variables: request.preset.variables.clone().unwrap_or_default(),
+            variables: starting_variables(request.preset, request.session),
             logs: Vec::new(),
             dropped: Vec::new(),
             over_budget: None,

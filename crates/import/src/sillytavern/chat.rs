@@ -6,12 +6,18 @@
 //! `is_user`), so they are left out and reported; narrator messages (`extra.type` "narrator",
 //! not `is_system`) are sent there as system messages, and so here.
 //! A message's other swipes are kept as its swipes, the chosen one as its content.
+//! `chat_metadata.variables` become the session's variables, and the `note_*` keys its author's
+//! note.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use promptloom_engine::model::{
-    validate_session, ChatMessage, Role, Session, Swipe, UserProfile, FORMAT_VERSION,
+    validate_session, AuthorsNote, ChatMessage, NotePosition, Role, Session, Swipe, UserProfile,
+    FORMAT_VERSION,
 };
+
+use super::world_info::clamp_u32;
 use serde_json::Value;
 
 use crate::json::{self, Object};
@@ -62,7 +68,11 @@ pub(crate) fn session_from_lines(
         _ => None,
     };
     let user_name = header.as_ref().and_then(|h| json::text(h, "user_name"));
+    let mut variables = None;
+    let mut authors_note = None;
     if let Some(Value::Object(meta)) = header.as_ref().and_then(|h| h.get("chat_metadata")) {
+        variables = local_variables(meta, &mut report);
+        authors_note = note(meta, &mut report);
         let keys = json::unknown_set_keys(
             meta,
             &[
@@ -70,6 +80,12 @@ pub(crate) fn session_from_lines(
                 "chat_id_hash",
                 "tainted",
                 "lastInContextMessageId",
+                "variables",
+                "note_prompt",
+                "note_interval",
+                "note_position",
+                "note_depth",
+                "note_role",
             ],
         );
         if !keys.is_empty() {
@@ -134,11 +150,114 @@ pub(crate) fn session_from_lines(
         }),
         summary: None,
         messages,
+        variables,
+        authors_note,
     };
     validate_session(&session)?;
     Ok(Reported {
         value: session,
         report,
+    })
+}
+
+/// `chat_metadata.variables`, SillyTavern's local variables: strings as they are, numbers and
+/// booleans as their text, lists and objects as their JSON text (reported), nulls left out
+/// (reported). None when the chat has none.
+fn local_variables(meta: &Object, report: &mut ImportReport) -> Option<BTreeMap<String, String>> {
+    let Some(Value::Object(all)) = meta.get("variables") else {
+        return None;
+    };
+    let mut variables = BTreeMap::new();
+    for (name, value) in all {
+        let item = format!("chat_metadata.variables.{name}");
+        let text = match value {
+            Value::String(s) => s.clone(),
+            Value::Number(n) => n.to_string(),
+            Value::Bool(b) => b.to_string(),
+            Value::Null => {
+                report.push(item, texts::VARIABLE_NULL);
+                continue;
+            }
+            other => {
+                report.push(
+                    item,
+                    texts::VARIABLE_NOT_TEXT.part("kind", json::kind_text(other)),
+                );
+                other.to_string()
+            }
+        };
+        variables.insert(name.clone(), text);
+    }
+    (!variables.is_empty()).then_some(variables)
+}
+
+/// The author's note of `chat_metadata` (`note_prompt`, `note_interval`, `note_position`,
+/// `note_depth`, `note_role`); none when the chat sets none of them. What is absent, or a value
+/// SillyTavern does not have (reported), takes SillyTavern's default.
+fn note(meta: &Object, report: &mut ImportReport) -> Option<AuthorsNote> {
+    const KEYS: [&str; 5] = [
+        "note_prompt",
+        "note_interval",
+        "note_position",
+        "note_depth",
+        "note_role",
+    ];
+    if !KEYS
+        .iter()
+        .any(|k| meta.get(*k).is_some_and(|v| !v.is_null()))
+    {
+        return None;
+    }
+    let defaults = AuthorsNote::default();
+    let mut unknown = |key: &str, default: &str| {
+        if let Some(value) = meta.get(key).filter(|v| !v.is_null()) {
+            report.push(
+                format!("chat_metadata.{key}"),
+                texts::NOTE_UNKNOWN_VALUE
+                    .with("value", value.to_string())
+                    .with("default", default),
+            );
+        }
+    };
+    let position = match json::int(meta, "note_position") {
+        Some(0) => NotePosition::InPrompt,
+        Some(1) => NotePosition::InChat,
+        Some(2) => NotePosition::BeforePrompt,
+        _ => {
+            unknown("note_position", "1");
+            defaults.position
+        }
+    };
+    let role = match json::int(meta, "note_role") {
+        Some(0) => Role::System,
+        Some(1) => Role::User,
+        Some(2) => Role::Assistant,
+        _ => {
+            unknown("note_role", "0");
+            defaults.role
+        }
+    };
+    let depth = match json::int(meta, "note_depth") {
+        Some(d) if d >= 0 => clamp_u32(d),
+        _ => {
+            unknown("note_depth", "4");
+            defaults.depth
+        }
+    };
+    // An interval of 0 or below is "never" in SillyTavern.
+    let interval = match json::int(meta, "note_interval") {
+        Some(i) => clamp_u32(i.max(0)),
+        None => {
+            unknown("note_interval", "1");
+            defaults.interval
+        }
+    };
+    Some(AuthorsNote {
+        content: json::string(meta, "note_prompt").unwrap_or_default(),
+        position,
+        depth,
+        role,
+        interval,
     })
 }
 

@@ -4,11 +4,12 @@ import { editSession, useApp } from "../../app/store";
 import { useT } from "../../app/useT";
 import { RoleSelect } from "../../app/RoleSelect";
 import { ReplyMeta } from "../send/ReplyMeta";
+import { AuthorsNoteEditor } from "./AuthorsNoteEditor";
 
 /** Long sessions show their newest messages; older ones are edited in a file or by import. */
 const SHOWN = 50;
 
-/** A small editor of the chosen session: title, user profile, and its messages. */
+/** A small editor of the chosen session: title, user profile, author's note, and its messages. */
 export function SessionEditor() {
   const t = useT();
   const session = useApp((s) => s.session);
@@ -70,6 +71,7 @@ export function SessionEditor() {
           </label>
         </div>
       </fieldset>
+      <AuthorsNoteEditor session={session} change={change} />
       {session.messages.length === 0 && <p className="muted">{t("session.empty")}</p>}
       {first > 0 && <p className="muted">… {first}</p>}
       <ol className="session-messages" start={first}>

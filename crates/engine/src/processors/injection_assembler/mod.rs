@@ -12,14 +12,15 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::regex_processor::too_long_warning;
 use crate::limits::REGEX_BUILD_GROWTH;
-use crate::macros::{expand, has_macros, MacroEnv, MacroState};
+use crate::macros::{expand, has_macros, needs_expansion, MacroEnv, MacroState};
 use crate::model::{
     AgentPreset, AnchorPosition, Character, ContextRecipe, InjectionStrategy, MessageTemplate,
     Role, Session, TemplateType,
 };
 use crate::pipeline::{
-    BuildOptions, ConfigField, DropAction, DroppedItem, InjectionCandidate, PipelineContext,
-    PipelineMessage, Placement, Processor, ProcessorDescriptor, ResolvedConfig, Source, SourceKind,
+    BuildOptions, CompatDefaults, ConfigField, DropAction, DroppedItem, InjectionCandidate,
+    PipelineContext, PipelineMessage, Placement, Processor, ProcessorDescriptor, ResolvedConfig,
+    Source, SourceKind,
 };
 use crate::recipe::choose_recipe;
 use crate::regex_rule::{rewrite, CompiledRule};
@@ -50,13 +51,40 @@ impl Processor for InjectionAssembler {
             priority: 300,
             is_core: true,
             default_enabled: true,
-            config_fields: vec![ConfigField::boolean(
-                "macrosInHistory",
-                "Apply macros to history messages",
-                false,
-            )
-            .describe("By default macros expand in templates and lorebook entries only.")],
+            config_fields: vec![
+                ConfigField::boolean("macrosInHistory", "Apply macros to history messages", false)
+                    .describe("By default macros expand in templates and lorebook entries only."),
+                ConfigField::boolean(
+                    "legacyNames",
+                    "Replace <USER>, <BOT> and <CHAR>",
+                    false,
+                )
+                .describe(
+                    "Where macros expand, <USER> becomes the user's name and <BOT>, <CHAR>, \
+                     <GROUP> and <CHARIFNOTGROUP> the character's (any case). Off, they stay as \
+                     written.",
+                ),
+                ConfigField::boolean(
+                    "templateAnchors",
+                    "Message templates are anchors",
+                    false,
+                )
+                .describe(
+                    "Each message template sent in list order is also an anchor named by its \
+                     id: injections aimed at it stand directly before or after its message.",
+                ),
+            ],
         }
+    }
+
+    /// SillyTavern replaces the legacy names in every text it expands, and places the author's
+    /// note before or after its main prompt (RULES 5.11.1).
+    fn sillytavern(&self) -> Option<CompatDefaults> {
+        Some(
+            CompatDefaults::new(texts::COMPAT_ASSEMBLER)
+                .set("legacyNames", true)
+                .set("templateAnchors", true),
+        )
     }
 
     /// The phases in order: recipe choice (RULES 3.1), the macro environment (RULES 4), the
@@ -80,8 +108,15 @@ impl Processor for InjectionAssembler {
         let mut history = std::mem::take(&mut ctx.history).into_vec();
         let mut log = Vec::new();
 
-        let last = LastMessages::of(&history);
-        let env = macro_env(ctx.preset, ctx.session, ctx.model, ctx.options, &last);
+        let last = LastMessages::of(&history, ctx.session);
+        let env = macro_env(
+            ctx.preset,
+            ctx.session,
+            ctx.model,
+            ctx.options,
+            &last,
+            config.bool("legacyNames"),
+        );
         let mut macros = Macros::new(env, std::mem::take(&mut ctx.variables));
         if config.bool("macrosInHistory") {
             expand_history(&mut history, &mut macros, &mut log);
@@ -94,6 +129,7 @@ impl Processor for InjectionAssembler {
             &mut macros,
             &mut rules,
             &mut ctx.blackboard.regex_growth,
+            config.bool("templateAnchors"),
             &mut log,
         )?;
         place_candidates(
@@ -162,15 +198,19 @@ enum LogLine {
 
 /// The newest history messages of any role, of the user and of the assistant, as the earlier
 /// processors left the history: what `{{lastMessage}}`, `{{lastUserMessage}}` and
-/// `{{lastCharMessage}}` read (RULES 4.2).
-struct LastMessages {
+/// `{{lastCharMessage}}` read; and the message indexes and the time `{{lastMessageId}}`,
+/// `{{firstIncludedMessageId}}` and `{{idle_duration}}` read (RULES 4.2).
+struct LastMessages<'s> {
     any: String,
     user: String,
     assistant: String,
+    last_id: Option<usize>,
+    first_included: Option<usize>,
+    idle_since: Option<&'s str>,
 }
 
-impl LastMessages {
-    fn of(history: &[PipelineMessage<'_>]) -> Self {
+impl<'s> LastMessages<'s> {
+    fn of(history: &[PipelineMessage<'_>], session: &'s Session) -> Self {
         let last_of = |role: Option<Role>| {
             history
                 .iter()
@@ -179,10 +219,41 @@ impl LastMessages {
                 .map(|m| m.content().to_string())
                 .unwrap_or_default()
         };
+        let stored = session.messages.len();
+        // The input, when appended, is the newest message, numbered after the stored ones.
+        let input = history
+            .last()
+            .is_some_and(|m| m.kind() == SourceKind::Input);
+        let count = stored + usize::from(input);
+        let first_included = history.first().map(|m| match m.history_index() {
+            Some(i) => i as usize,
+            None => stored,
+        });
+        // The user's message before the newest message (RULES 4.2, `{{idle_duration}}`).
+        let before_newest = &session.messages[..stored.saturating_sub(usize::from(!input))];
+        let idle_since = before_newest
+            .iter()
+            .rev()
+            .find(|m| m.role == Role::User)
+            .and_then(|m| m.created_at.as_deref());
         LastMessages {
             any: last_of(None),
             user: last_of(Some(Role::User)),
             assistant: last_of(Some(Role::Assistant)),
+            last_id: count.checked_sub(1),
+            first_included,
+            idle_since,
+        }
+    }
+
+    fn none() -> Self {
+        LastMessages {
+            any: String::new(),
+            user: String::new(),
+            assistant: String::new(),
+            last_id: None,
+            first_included: None,
+            idle_since: None,
         }
     }
 }
@@ -195,7 +266,8 @@ fn macro_env<'x>(
     session: &'x Session,
     model: &'x str,
     options: &BuildOptions,
-    last: &'x LastMessages,
+    last: &'x LastMessages<'x>,
+    legacy_names: bool,
 ) -> MacroEnv<'x> {
     let character = preset.character.as_ref();
     let field = |f: fn(&Character) -> &Option<String>| {
@@ -215,6 +287,10 @@ fn macro_env<'x>(
         last_message: &last.any,
         last_user_message: &last.user,
         last_char_message: &last.assistant,
+        last_message_id: last.last_id,
+        first_included_message_id: last.first_included,
+        idle_since: last.idle_since,
+        legacy_names,
         timestamp: options.timestamp,
         session_id: &session.id,
         message_count: session.messages.len(),
@@ -233,13 +309,9 @@ pub fn expand_for_session(
     if !has_macros(text) {
         return text.to_string();
     }
-    let last = LastMessages {
-        any: String::new(),
-        user: String::new(),
-        assistant: String::new(),
-    };
+    let last = LastMessages::none();
     let options = BuildOptions::at(timestamp);
-    let env = macro_env(preset, session, "", &options, &last);
+    let env = macro_env(preset, session, "", &options, &last, false);
     let variables = preset.variables.clone().unwrap_or_default();
     let mut state = MacroState::new(&env, variables);
     crate::macros::expand(text, &env, &mut state, "greeting").text
@@ -260,7 +332,7 @@ impl<'x> Macros<'x> {
 
     /// `text` with its macros expanded (RULES 4); each warning is logged under `position`.
     fn expand(&mut self, text: &str, position: &str, log: &mut Vec<LogLine>) -> String {
-        if !has_macros(text) {
+        if !needs_expansion(text, &self.env) {
             return text.to_string();
         }
         let out = expand(text, &self.env, &mut self.state, position);
@@ -283,7 +355,7 @@ fn expand_history(
     log: &mut Vec<LogLine>,
 ) {
     for (i, m) in history.iter_mut().enumerate() {
-        if has_macros(m.content()) {
+        if needs_expansion(m.content(), &macros.env) {
             let text = macros.expand(m.content(), &format!("history:{i}"), log);
             m.set_content(text);
         }
@@ -428,6 +500,7 @@ fn instantiate_steps(
     macros: &mut Macros<'_>,
     rules: &mut TemplateRules,
     regex_growth: &mut usize,
+    template_anchors: bool,
     log: &mut Vec<LogLine>,
 ) -> Result<Layout, EngineError> {
     let mut layout = Layout {
@@ -481,7 +554,13 @@ fn instantiate_steps(
         source.step_index = Some(step_index as u32);
         let message = PipelineMessage::new(role, content, source);
         match classify(&strategy) {
-            Class::List => layout.skeleton.push(Part::Message(Box::new(message))),
+            Class::List => {
+                if template_anchors {
+                    let index = layout.skeleton.len();
+                    layout.anchors.entry(template.id.clone()).or_insert(index);
+                }
+                layout.skeleton.push(Part::Message(Box::new(message)))
+            }
             class => {
                 if strategy.depth.is_some() && strategy.anchor_target.is_some() {
                     log.push(LogLine::Warning(
