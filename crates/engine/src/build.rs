@@ -7,9 +7,9 @@
 
 use crate::pipeline::{BuildRequest, BuildResult, Pipeline, Processor};
 use crate::processors::{
-    AssetResolver, ConvertSystemToUser, EnsureAlternation, EphemeralInjection, HistoryOperations,
-    InjectionAssembler, InstructionPinning, Lorebook, MergeConsecutiveRoles, MergeSystemToHead,
-    RegexProcessor, SessionLoader, TokenLimiter, TranscriptionProcessor,
+    AssetResolver, CharacterNote, ConvertSystemToUser, EnsureAlternation, EphemeralInjection,
+    HistoryOperations, InjectionAssembler, InstructionPinning, Lorebook, MergeConsecutiveRoles,
+    MergeSystemToHead, RegexProcessor, SessionLoader, TokenLimiter, TranscriptionProcessor,
 };
 use crate::EngineError;
 
@@ -21,6 +21,7 @@ pub fn builtin_processors() -> Vec<Box<dyn Processor>> {
         Box::new(RegexProcessor),
         Box::new(TranscriptionProcessor),
         Box::new(Lorebook),
+        Box::new(CharacterNote),
         Box::new(InjectionAssembler),
         Box::new(EphemeralInjection),
         Box::new(TokenLimiter),
@@ -137,6 +138,7 @@ mod tests {
                 "regex-processor",
                 "transcription-processor",
                 "lorebook",
+                "character-note",
                 "injection-assembler",
                 "ephemeral-injection",
                 "token-limiter",

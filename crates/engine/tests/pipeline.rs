@@ -396,6 +396,7 @@ fn pipeline_runs_in_priority_order_and_lists_its_processors() {
             ("regex-processor", 200),
             ("transcription-processor", 250),
             ("lorebook", 280),
+            ("character-note", 295),
             ("injection-assembler", 300),
             ("ephemeral-injection", 350),
             ("token-limiter", 400),
@@ -652,7 +653,10 @@ fn the_pipeline_panel_stages_are_the_run_order_with_settings_and_the_profile_con
         .keys()
         .map(String::as_str)
         .collect();
-    assert_eq!(keys, ["descriptor", "modelConfig", "resolved", "sillytavern"]);
+    assert_eq!(
+        keys,
+        ["descriptor", "modelConfig", "resolved", "sillytavern"]
+    );
 }
 
 /// RULES 5.11: under SillyTavern compatibility a processor starts from its SillyTavern

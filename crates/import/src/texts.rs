@@ -59,7 +59,7 @@ promptloom_engine::texts! {
     NOT_AN_ENTRY = "import.not-an-entry" => "{kind} instead of an entry; skipped";
 
     // Character cards
-    DEPTH_PROMPT = "import.depth-prompt" => "not mapped (the character's note at a depth)";
+    NOTE_DEPTH_UNREADABLE = "import.note-depth-unreadable" => "depth {value} is not a depth; {depth} used";
     NOT_A_LOREBOOK = "import.not-a-lorebook" => "{kind} instead of a lorebook; skipped";
     TOKEN_BUDGET = "import.token-budget" => "{budget} tokens not mapped: this model's budget is a percent of the context ({percent}% kept)";
     NOT_A_LIST = "import.not-a-list" => "{kind} instead of a list; skipped";

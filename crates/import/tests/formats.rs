@@ -314,8 +314,64 @@ fn card_v2_json_fills_the_character() {
     // Alternate greetings are mapped: a new chat offers them as the greeting's swipes.
     assert_eq!(c.alternate_greetings, ["Hello again."]);
     assert!(!r.report.mentions("alternate_greetings"));
-    assert!(r.report.mentions("depth_prompt"));
+    // The depth prompt is the character's note now, not a reported field.
+    assert!(!r.report.mentions("depth_prompt"));
+    assert!(c.depth_prompt.is_some());
     assert!(r.report.mentions("token_budget"));
+}
+
+// script.js, Generate(): a card's extensions.depth_prompt (prompt trimmed, depth 4 and role
+// system when absent) is sent at its depth with its role; it is the character's note here,
+// and a card written back carries it in the same place.
+#[test]
+fn card_depth_prompt_imports_as_the_character_note_and_exports_back() {
+    use promptloom_engine::model::CharacterNote;
+    let mut value = card_v2("Keeper");
+    value["data"]["extensions"]["depth_prompt"] =
+        json!({ "prompt": "  {{char}} keeps the light.  ", "depth": 2, "role": "assistant" });
+    let r = import("keeper.json", &value);
+    let Imported::Character(card) = &r.value else {
+        panic!("expected a character");
+    };
+    let note = CharacterNote {
+        prompt: "{{char}} keeps the light.".into(),
+        depth: 2,
+        role: Role::Assistant,
+    };
+    assert_eq!(card.character.depth_prompt.as_ref(), Some(&note));
+    assert!(!r.report.mentions("depth_prompt"));
+    let exported = promptloom_import::export_sillytavern_card(card).value;
+    assert_eq!(
+        exported["data"]["extensions"]["depth_prompt"],
+        json!({ "prompt": "{{char}} keeps the light.", "depth": 2, "role": "assistant" })
+    );
+
+    // SillyTavern's defaults for what the card leaves out; an empty prompt is no note.
+    value["data"]["extensions"]["depth_prompt"] = json!({ "prompt": "Mind the lamp." });
+    let r = import("keeper.json", &value);
+    let Imported::Character(card) = &r.value else {
+        panic!("expected a character");
+    };
+    let note = card.character.depth_prompt.as_ref().expect("a note");
+    assert_eq!((note.depth, note.role), (4, Role::System));
+    value["data"]["extensions"]["depth_prompt"] = json!({ "prompt": " ", "depth": 1 });
+    let r = import("keeper.json", &value);
+    let Imported::Character(card) = &r.value else {
+        panic!("expected a character");
+    };
+    assert_eq!(card.character.depth_prompt, None);
+
+    // A depth that is not one is reported, and 4 is used.
+    value["data"]["extensions"]["depth_prompt"] =
+        json!({ "prompt": "x", "depth": -3, "role": "narrator" });
+    let r = import("keeper.json", &value);
+    let Imported::Character(card) = &r.value else {
+        panic!("expected a character");
+    };
+    let note = card.character.depth_prompt.as_ref().expect("a note");
+    assert_eq!((note.depth, note.role), (4, Role::System));
+    assert!(r.report.mentions("depth_prompt.depth"));
+    assert!(r.report.mentions("depth_prompt.role"));
 }
 
 #[test]

@@ -2,6 +2,7 @@
 //! `pipeline::Processor`; the engine's `build` module lists them and registers them.
 
 mod asset_resolver;
+mod character_note;
 mod convert_system_to_user;
 mod ensure_alternation;
 mod ephemeral_injection;
@@ -20,6 +21,7 @@ mod transcription_processor;
 pub(crate) mod testing;
 
 pub use asset_resolver::AssetResolver;
+pub use character_note::CharacterNote;
 pub use convert_system_to_user::ConvertSystemToUser;
 pub use ensure_alternation::EnsureAlternation;
 pub use ephemeral_injection::EphemeralInjection;

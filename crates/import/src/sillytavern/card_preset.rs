@@ -159,6 +159,7 @@ mod tests {
                 post_history_instructions: Some("Keep replies short.".into()),
                 creator_notes: None,
                 tags: None,
+                depth_prompt: None,
             },
             lorebook: None,
         }

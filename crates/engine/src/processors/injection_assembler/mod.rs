@@ -18,8 +18,9 @@ use crate::model::{
     Role, Session, TemplateType,
 };
 use crate::pipeline::{
-    BuildOptions, ConfigField, DropAction, DroppedItem, InjectionCandidate, PipelineContext,
-    PipelineMessage, Placement, Processor, ProcessorDescriptor, ResolvedConfig, Source, SourceKind,
+    BuildOptions, CompatDefaults, ConfigField, DropAction, DroppedItem, InjectionCandidate,
+    PipelineContext, PipelineMessage, Placement, Processor, ProcessorDescriptor, ResolvedConfig,
+    Source, SourceKind,
 };
 use crate::recipe::choose_recipe;
 use crate::regex_rule::{rewrite, CompiledRule};
@@ -28,8 +29,10 @@ use crate::texts;
 use crate::EngineError;
 
 mod placement;
+mod sillytavern;
 
 use placement::*;
+use sillytavern::*;
 
 pub struct InjectionAssembler;
 
@@ -50,13 +53,76 @@ impl Processor for InjectionAssembler {
             priority: 300,
             is_core: true,
             default_enabled: true,
-            config_fields: vec![ConfigField::boolean(
-                "macrosInHistory",
-                "Apply macros to history messages",
-                false,
-            )
-            .describe("By default macros expand in templates and lorebook entries only.")],
+            config_fields: vec![
+                ConfigField::boolean("macrosInHistory", "Apply macros to history messages", false)
+                    .describe("By default macros expand in templates and lorebook entries only."),
+                ConfigField::select(
+                    DEPTH_GROUPING,
+                    "Messages at one depth",
+                    &[GROUPING_ORDER, GROUPING_ROLE],
+                    GROUPING_ORDER,
+                )
+                .describe(
+                    "order: each injection is its own message, by order. role: one message per \
+                     role (assistant, user, system), its texts joined by a newline.",
+                ),
+                ConfigField::text(SYSTEM_PROMPT_TEMPLATE, "Template the character's system prompt replaces", "")
+                    .describe(
+                        "The id of the template the character's system prompt replaces when it has \
+                         one; {{original}} in it stands for the template's own text. Empty: none.",
+                    ),
+                ConfigField::text(
+                    POST_HISTORY_TEMPLATE,
+                    "Template the character's post-history instructions replace",
+                    "",
+                )
+                .describe(
+                    "The id of the template the character's post-history instructions replace \
+                     when it has them; {{original}} stands for the template's own text. Empty: none.",
+                ),
+                ConfigField::text(PERSONALITY_FORMAT, "Personality format", "").describe(
+                    "Sent in place of the charPersonality template, and nothing when the character \
+                     has no personality. Empty: the template as it is.",
+                ),
+                ConfigField::text(SCENARIO_FORMAT, "Scenario format", "").describe(
+                    "Sent in place of the scenario template, and nothing when the character has no \
+                     scenario. Empty: the template as it is.",
+                ),
+                ConfigField::text(NEW_CHAT_PROMPT, "New chat opener", "").describe(
+                    "A system message sent first in the chat history block. Empty: none.",
+                ),
+                ConfigField::boolean(EXAMPLE_MESSAGES, "Send the example dialogue as messages", false)
+                    .describe(
+                        "At the dialogueExamples anchor, the character's example dialogue split at \
+                         <START> into blocks, each sent as system messages named example_user and \
+                         example_assistant after the example opener.",
+                    ),
+                ConfigField::text(NEW_EXAMPLE_CHAT_PROMPT, "Example opener", "")
+                    .describe("A system message sent before each example block. Empty: none."),
+                ConfigField::text(CONTINUE_NUDGE_PROMPT, "Continue nudge", "").describe(
+                    "Sent after the history when a reply is continued. Builds do not continue \
+                     yet, so it is kept but not sent.",
+                ),
+            ],
         }
+    }
+
+    /// SillyTavern's prompt manager (RULES 5.11.2): in-chat messages joined by role, the card's
+    /// overrides of `main` and `jailbreak`, its field formats, the openers, the example dialogue
+    /// as messages.
+    fn sillytavern(&self) -> Option<CompatDefaults> {
+        Some(
+            CompatDefaults::new(texts::ASSEMBLER_SILLYTAVERN)
+                .set(DEPTH_GROUPING, GROUPING_ROLE)
+                .set(SYSTEM_PROMPT_TEMPLATE, "main")
+                .set(POST_HISTORY_TEMPLATE, "jailbreak")
+                .set(PERSONALITY_FORMAT, ST_PERSONALITY_FORMAT)
+                .set(SCENARIO_FORMAT, ST_SCENARIO_FORMAT)
+                .set(NEW_CHAT_PROMPT, ST_NEW_CHAT_PROMPT)
+                .set(EXAMPLE_MESSAGES, true)
+                .set(NEW_EXAMPLE_CHAT_PROMPT, ST_NEW_EXAMPLE_CHAT_PROMPT)
+                .set(CONTINUE_NUDGE_PROMPT, ST_CONTINUE_NUDGE_PROMPT),
+        )
     }
 
     /// The phases in order: recipe choice (RULES 3.1), the macro environment (RULES 4), the
@@ -79,6 +145,7 @@ impl Processor for InjectionAssembler {
         );
         let mut history = std::mem::take(&mut ctx.history).into_vec();
         let mut log = Vec::new();
+        let st = StSettings::of(config);
 
         let last = LastMessages::of(&history);
         let env = macro_env(ctx.preset, ctx.session, ctx.model, ctx.options, &last);
@@ -91,33 +158,47 @@ impl Processor for InjectionAssembler {
         let mut layout = instantiate_steps(
             ctx.preset,
             recipe,
+            &st,
             &mut macros,
             &mut rules,
             &mut ctx.blackboard.regex_growth,
             &mut log,
         )?;
-        place_candidates(
+        let folded = place_candidates(
             std::mem::take(&mut ctx.blackboard.injections),
             recipe.steps.len(),
             &mut layout,
+            st.example_messages,
             &mut macros,
             &mut log,
         );
+        if st.example_messages {
+            add_examples(&mut layout, &st, ctx.preset, folded, &mut macros, &mut log);
+        }
         let n = history.len();
         let has_history_slot = layout.has_history_slot;
         let skeleton_len = layout.skeleton.len();
-        let mut places =
-            sort_into_places(std::mem::take(&mut layout.injections), &layout, n, &mut log);
+        let mut places = sort_into_places(
+            std::mem::take(&mut layout.injections),
+            &layout,
+            n,
+            st.join_by_role,
+            &mut log,
+        );
         let profile = ctx.session.user_profile.as_ref();
         let profile_content = profile.and_then(|p| p.content.as_deref()).unwrap_or("");
-        let out = emit(
+        let (mut out, examples) = emit(
             layout.skeleton,
             &mut places,
             history,
             profile_content,
+            st.new_chat_prompt,
             &mut macros,
             &mut log,
         );
+        if let Some(examples) = examples {
+            fit_examples(ctx, &mut out, examples, &mut log);
+        }
 
         let listed = out.len();
         ctx.variables = macros.state.variables().clone();
@@ -425,6 +506,7 @@ impl Layout {
 fn instantiate_steps(
     preset: &AgentPreset,
     recipe: &ContextRecipe,
+    st: &StSettings<'_>,
     macros: &mut Macros<'_>,
     rules: &mut TemplateRules,
     regex_growth: &mut usize,
@@ -470,7 +552,8 @@ fn instantiate_steps(
             .and_then(|o| o.content.as_deref())
             .or(template.content.as_deref())
             .unwrap_or("");
-        let content = macros.expand(raw, &format!("template:{}#{step_index}", template.id), log);
+        let raw = st.step_text(&template.id, preset.character.as_ref(), raw);
+        let content = macros.expand(&raw, &format!("template:{}#{step_index}", template.id), log);
         let content = rules.apply(role, content, regex_growth);
         if content.trim().is_empty() {
             log.push(LogLine::Info(texts::STEP_EMPTY.part("step", label)));
