@@ -80,12 +80,132 @@ fn preset_prompts_become_templates_and_the_global_order_the_steps() {
         ]
     );
     assert!(r.report.mentions("ghost"));
-    // SillyTavern would send a card's own system prompt in place of `main`: said, not mapped.
-    assert!(r
-        .report
-        .items
-        .iter()
-        .any(|i| i.item.contains("(main)") && i.message.contains("system prompt")));
+    // A card's own system prompt replaces `main` at build time under SillyTavern
+    // compatibility (RULES 5.11.2): nothing to report.
+    assert!(!r.report.items.iter().any(|i| i.item.contains("(main)")));
+}
+
+/// A SillyTavern preset with `forbid_overrides` on `main`, its own formats and openers.
+fn st_preset_with_formats() -> serde_json::Value {
+    json!({
+        "scenario_format": "Where: {{scenario}}",
+        "personality_format": "",
+        "new_chat_prompt": "[New]",
+        "new_example_chat_prompt": "[Ex]",
+        "continue_nudge_prompt": "[Go on]",
+        "wi_format": "{0}",
+        "prompts": [
+            { "identifier": "main", "name": "Main Prompt", "system_prompt": true, "role": "system",
+              "content": "Preset main.", "forbid_overrides": true },
+            { "identifier": "jailbreak", "name": "Post-History", "system_prompt": true,
+              "role": "system", "content": "Preset jb.", "forbid_overrides": false },
+            { "identifier": "charPersonality", "name": "Char Personality", "marker": true },
+            { "identifier": "scenario", "name": "Scenario", "marker": true },
+            { "identifier": "chatHistory", "name": "Chat History", "system_prompt": true, "marker": true }
+        ],
+        "prompt_order": [{ "character_id": 100001, "order": [
+            { "identifier": "main", "enabled": true },
+            { "identifier": "charPersonality", "enabled": true },
+            { "identifier": "scenario", "enabled": true },
+            { "identifier": "chatHistory", "enabled": true },
+            { "identifier": "jailbreak", "enabled": true }
+        ]}]
+    })
+}
+
+// PromptManager.js, forbid_overrides, and openai.js, the *_format and *_prompt settings: they
+// become the injection assembler's settings instead of being reported.
+#[test]
+fn preset_forbid_overrides_formats_and_openers_become_assembler_settings() {
+    let r = import("p.json", &st_preset_with_formats());
+    let preset = preset_of(&r);
+    let processors = preset.processors.as_ref().expect("processor settings");
+    assert_eq!(processors.len(), 1);
+    assert_eq!(processors[0].id, "injection-assembler");
+    assert_eq!(
+        serde_json::Value::Object(processors[0].settings.clone()),
+        json!({
+            "systemPromptTemplate": "",
+            "scenarioFormat": "Where: {{scenario}}",
+            "personalityFormat": "",
+            "newChatPrompt": "[New]",
+            "newExampleChatPrompt": "[Ex]",
+            "continueNudgePrompt": "[Go on]"
+        })
+    );
+    // An empty personality format sends nothing in SillyTavern: the template is empty too.
+    assert_eq!(
+        preset
+            .template("charPersonality")
+            .unwrap()
+            .content
+            .as_deref(),
+        Some("")
+    );
+    for key in [
+        "forbid_overrides",
+        "scenario_format",
+        "personality_format",
+        "new_chat_prompt",
+        "new_example_chat_prompt",
+        "continue_nudge_prompt",
+    ] {
+        assert!(!r.report.mentions(key), "{key} reported: {:?}", r.report);
+    }
+    // What the lorebook's helper maps is still said.
+    assert!(r.report.mentions("wi_format"));
+}
+
+// openai.js, preparePromptsForChatCompletion() and populateChatHistory(): an imported preset
+// with a card builds as SillyTavern does: the forbidden main stays, the card's post-history
+// instructions replace jailbreak, the scenario goes through its format, the personality (its
+// format empty) is not sent, the new chat opener opens the history and the card's depth prompt
+// (depth 4, past the one message) comes after it.
+#[test]
+fn an_imported_preset_and_card_build_with_the_prompt_managers_rules() {
+    let Imported::Preset { preset } = import("p.json", &st_preset_with_formats()).value else {
+        panic!("a preset");
+    };
+    let mut card = card_v2("Keeper");
+    card["data"]["system_prompt"] = json!("Card main.");
+    card["data"]["post_history_instructions"] = json!("Card jb, then {{original}}");
+    card["data"]["personality"] = json!("stern");
+    card["data"]["scenario"] = json!("A lighthouse.");
+    let Imported::Character(card) = import("keeper.json", &card).value else {
+        panic!("a card");
+    };
+    let mut preset = promptloom_import::overlay_character(*preset, &card);
+    preset.lorebook = None;
+    let session = promptloom_engine::model::parse_session(
+        r#"{ "formatVersion": 1, "id": "s", "messages": [{ "role": "user", "content": "Hi." }] }"#,
+    )
+    .expect("session");
+    let options = promptloom_engine::BuildOptions::at(
+        chrono::DateTime::parse_from_rfc3339("2026-11-24T10:00:00+00:00").expect("time"),
+    );
+    let cache = promptloom_engine::cache::BuildCache::new();
+    let result = promptloom_engine::build(&promptloom_engine::BuildRequest {
+        preset: &preset,
+        session: &session,
+        model: "gpt-4o",
+        options: &options,
+        cache: &cache,
+        profiles: &[],
+        assets: &promptloom_engine::assets::InlineAssets,
+    })
+    .expect("builds");
+    let texts: Vec<&str> = result.messages.iter().map(|m| m.content()).collect();
+    assert_eq!(
+        texts,
+        [
+            "Preset main.",
+            "Where: A lighthouse.",
+            "[New]",
+            "note",
+            "Hi.",
+            "Card jb, then Preset jb."
+        ]
+    );
 }
 
 #[test]
