@@ -124,8 +124,8 @@ pub fn export_preset(preset: &AgentPreset) -> Reported<Value> {
 /// setting as its prompt's `forbid_overrides` into `forbidden`. Returns what has no place in a
 /// SillyTavern preset: other processors, and other settings or an `enabled` or `priority` of
 /// the assembler.
-fn prompt_manager_settings<'p>(
-    processors: &'p [promptloom_engine::model::ProcessorConfig],
+fn prompt_manager_settings(
+    processors: &[promptloom_engine::model::ProcessorConfig],
     formats: &mut Map<String, Value>,
     forbidden: &mut Vec<&'static str>,
 ) -> Vec<String> {
