@@ -156,6 +156,39 @@ fn preset_forbid_overrides_formats_and_openers_become_assembler_settings() {
     assert!(r.report.mentions("wi_format"));
 }
 
+// PromptManager.js, forbid_overrides, and openai.js, the *_format and *_prompt settings: a
+// preset written back for SillyTavern carries them where it read them.
+#[test]
+fn preset_forbid_overrides_formats_and_openers_are_exported_back() {
+    let r = import("p.json", &st_preset_with_formats());
+    let exported = promptloom_import::export_sillytavern_preset(preset_of(&r));
+    let v = &exported.value;
+    for key in [
+        "scenario_format",
+        "personality_format",
+        "new_chat_prompt",
+        "new_example_chat_prompt",
+        "continue_nudge_prompt",
+    ] {
+        assert_eq!(v[key], st_preset_with_formats()[key], "{key}");
+    }
+    let forbids = |id: &str| {
+        v["prompts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["identifier"] == id)
+            .map(|p| p["forbid_overrides"].clone())
+    };
+    assert_eq!(forbids("main"), Some(json!(true)));
+    assert_eq!(forbids("jailbreak"), Some(json!(false)));
+    assert!(
+        !exported.report.mentions("processors"),
+        "{:?}",
+        exported.report
+    );
+}
+
 // openai.js, preparePromptsForChatCompletion() and populateChatHistory(): an imported preset
 // with a card builds as SillyTavern does: the forbidden main stays, the card's post-history
 // instructions replace jailbreak, the scenario goes through its format, the personality (its

@@ -7,6 +7,11 @@
 //! skeleton in step order, each slot expanded in place with its "before" and "after" anchor
 //! injections around it, the `chat_history` block carrying its depth injections. Nothing is
 //! inserted into a long vector after the fact.
+//!
+//! SillyTavern's prompt manager (RULES 5.11.2) is a set of settings that are off by default
+//! ([`sillytavern`]): joining one depth's injections by role, the character's overrides of
+//! templates, field formats, the openers and the example dialogue as messages, fitted to the
+//! budget after the rest of the output.
 
 use std::collections::{BTreeMap, HashMap};
 

@@ -244,6 +244,35 @@ mod sillytavern {
         );
     }
 
+    // openai.js, populationInjectionPrompts(): the extension prompts of a role at a depth (the
+    // card's depth prompt, world info at a depth) join the prompt manager's prompts of that role
+    // after them, in one message.
+    #[test]
+    fn candidates_at_one_depth_join_the_templates_of_their_role() {
+        let p = preset(
+            r#"{"id": "pm", "role": "system", "content": "Preset note."},
+               {"id": "h", "role": "system", "type": "chat_history"}"#,
+            r#"{"messageId": "pm", "enabled": true, "injectionStrategy": {"depth": 1}},
+               {"messageId": "h", "enabled": true}"#,
+            r#", "compatibility": "sillytavern",
+               "character": {"name": "Mira",
+                   "depthPrompt": {"prompt": "Card note.", "depth": 1, "role": "system"}},
+               "lorebook": {"entries": [
+                   {"id": "w", "keys": [], "constant": true, "content": "Lore.",
+                    "strategy": {"depth": 1}}]},
+               "processors": [{"id": "injection-assembler", "settings": {"newChatPrompt": ""}}]"#,
+        );
+        let out = built(&p, SESSION, None);
+        assert_eq!(out.len(), 4, "{out:?}");
+        assert_eq!(out[..2], ["user||One.", "assistant||Two."]);
+        assert_eq!(out[3], "user||Three.");
+        let joined = out[2].strip_prefix("system||").expect("one system message");
+        let mut parts: Vec<&str> = joined.split('\n').collect();
+        assert_eq!(parts.remove(0), "Preset note.", "the template first");
+        parts.sort_unstable();
+        assert_eq!(parts, ["Card note.", "Lore."]);
+    }
+
     fn override_preset(character: &str, settings: &str) -> String {
         preset(
             r#"{"id": "main", "role": "system", "content": "Preset main."},
