@@ -68,7 +68,7 @@ impl<'c> StSettings<'c> {
     }
 
     /// The raw text of a step of `template_id`: the character's system prompt or post-history
-    /// instructions in place of the template named by the override settings, its first
+    /// instructions, trimmed, in place of the template named by the override settings, its first
     /// `{{original}}` the template's own text (later ones nothing); a card field's template
     /// through its format, and nothing when the character's field is empty.
     pub(super) fn step_text<'t>(
@@ -86,7 +86,7 @@ impl<'c> StSettings<'c> {
             if setting.is_empty() || setting != template_id {
                 return None;
             }
-            field(f).map(|card: &str| Cow::Owned(with_original(card, raw)))
+            field(f).map(|card: &str| Cow::Owned(with_original(card.trim(), raw)))
         };
         if let Some(text) = overriding(self.system_prompt_template, |c| &c.system_prompt) {
             return text;

@@ -294,7 +294,7 @@ mod sillytavern {
     #[test]
     fn the_card_system_prompt_and_post_history_instructions_replace_main_and_jailbreak() {
         let p = override_preset(
-            r#"{"name": "Mira", "systemPrompt": "Card main, then {{original}} {{ORIGINAL}}",
+            r#"{"name": "Mira", "systemPrompt": "  Card main, then {{original}} {{ORIGINAL}}\n",
                 "postHistoryInstructions": "Card jailbreak."}"#,
             r#"{"newChatPrompt": ""}"#,
         );
