@@ -7,9 +7,10 @@
 
 use crate::pipeline::{BuildRequest, BuildResult, Pipeline, Processor};
 use crate::processors::{
-    AssetResolver, AuthorsNote, ConvertSystemToUser, EnsureAlternation, EphemeralInjection,
-    HistoryOperations, InjectionAssembler, InstructionPinning, Lorebook, MergeConsecutiveRoles,
-    MergeSystemToHead, RegexProcessor, SessionLoader, TokenLimiter, TranscriptionProcessor,
+    AssetResolver, AuthorsNote, CharacterNote, ConvertSystemToUser, EnsureAlternation,
+    EphemeralInjection, HistoryOperations, InjectionAssembler, InstructionPinning, Lorebook,
+    MergeConsecutiveRoles, MergeSystemToHead, RegexProcessor, SessionLoader, TokenLimiter,
+    TranscriptionProcessor,
 };
 use crate::EngineError;
 
@@ -22,6 +23,7 @@ pub fn builtin_processors() -> Vec<Box<dyn Processor>> {
         Box::new(TranscriptionProcessor),
         Box::new(Lorebook),
         Box::new(AuthorsNote),
+        Box::new(CharacterNote),
         Box::new(InjectionAssembler),
         Box::new(EphemeralInjection),
         Box::new(TokenLimiter),
@@ -139,6 +141,7 @@ mod tests {
                 "transcription-processor",
                 "lorebook",
                 "authors-note",
+                "character-note",
                 "injection-assembler",
                 "ephemeral-injection",
                 "token-limiter",

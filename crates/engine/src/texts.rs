@@ -119,8 +119,9 @@ crate::texts! {
     INJECTION_DROPPED_ANCHOR = "assembler.injection-dropped-anchor" => "{what}: {reason}; dropped";
     NO_HISTORY_SLOT = "assembler.no-history-slot" => "the recipe has no enabled chat_history slot: {count} history messages not sent";
     PROFILE_EMPTY = "assembler.profile-empty" => "no user profile content; the user_profile slot is empty";
+    ASSEMBLER_SILLYTAVERN = "assembler.sillytavern" => "as SillyTavern's prompt manager: in-chat messages at one depth joined by role; the character's system prompt and post-history instructions in place of main and jailbreak; personality and scenario through their formats; the new chat and example openers; the example dialogue as example_user and example_assistant messages; <USER>, <BOT> and <CHAR> replaced with the names; message templates as anchors (the author's note stands before or after the main prompt)";
+    EXAMPLES_OVER_BUDGET = "assembler.examples-over-budget" => "{count} example blocks not sent: over the budget of {budget} tokens";
     ASSEMBLED = "assembler.summary" => "{listed} messages: {skeleton} skeleton parts, {depth} depth and {anchor} anchor injections, {history} history";
-    COMPAT_ASSEMBLER = "assembler.compat" => "replaces <USER>, <BOT> and <CHAR> with the names, and makes each message template an anchor (the author's note stands before or after the main prompt)";
 
     // authors-note (RULES 5.11.1)
     COMPAT_AUTHORS_NOTE = "authors-note.compat" => "places the session's author's note as SillyTavern does, with the lorebook entries aimed before and after it";
@@ -132,6 +133,10 @@ crate::texts! {
     NOTE_NEVER = "authors-note.never" => "the author's note has interval 0: never shown";
     NOTE_EMPTY = "authors-note.empty" => "the author's note is empty and no lorebook entry is aimed at it; nothing placed";
     NOTE_ENTRY_LEFT_OUT = "authors-note.entry-left-out" => "aimed at the author's note, which is not shown on this turn";
+
+    // character-note (RULES 5.11.3)
+    CHARACTER_NOTE_SILLYTAVERN = "character-note.sillytavern" => "on, as SillyTavern sends a card's depth prompt: the character's note in the chat history at its depth, with its role";
+    CHARACTER_NOTE_PLACED = "character-note.placed" => "the character's note is placed at depth {depth} as a {role} message";
 
     // ephemeral-injection (RULES 5.5)
     EPHEMERAL_EMPTY = "ephemeral.empty" => "the ephemeral content is empty; nothing injected";

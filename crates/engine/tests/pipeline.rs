@@ -397,6 +397,7 @@ fn pipeline_runs_in_priority_order_and_lists_its_processors() {
             ("transcription-processor", 250),
             ("lorebook", 280),
             ("authors-note", 290),
+            ("character-note", 295),
             ("injection-assembler", 300),
             ("ephemeral-injection", 350),
             ("token-limiter", 400),

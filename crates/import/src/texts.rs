@@ -38,11 +38,9 @@ promptloom_engine::texts! {
     SAMPLER_NOT_MAPPED = "import.sampler-not-mapped" => "{value} is not a value this model takes ({range}); not mapped";
     PRESET_SETTINGS = "import.preset-settings" => "not mapped (sampler, API and formatting settings of SillyTavern)";
     UNKNOWN_ROLE = "import.unknown-role" => "{role} is unknown; system used";
-    FORBID_OVERRIDES = "import.forbid-overrides" => "forbid_overrides not mapped";
+    FORMAT_NOT_TEXT = "import.format-not-text" => "{kind} instead of text; not mapped";
     SLOT_POSITION_IGNORED = "import.slot-position-ignored" => "in-chat position ignored: a slot is always in list order";
-    EXAMPLES_ANCHOR = "import.examples-anchor" => "imported as an anchor; the character's example dialogue is not sent from it (use {{mesExamples}} in a template)";
     MARKER_PLACEHOLDER = "import.marker-placeholder" => "a marker SillyTavern fills from elsewhere; kept as a placeholder anchor";
-    CARD_FIELD_INSTEAD = "import.card-field-instead" => "SillyTavern sends the character's {field} here instead when the card has one; this template always sends its own content";
     UNKNOWN_INJECTION_POSITION = "import.unknown-injection-position" => "injection_position {position} is unknown; list order used";
     NO_ORDER_LIST = "import.no-order-list" => "no order list; the steps follow the prompts in file order";
     LAST_ORDER_LIST = "import.last-order-list" => "no global order list (character_id {global}); the last list (character_id {used}) was used";
@@ -59,7 +57,7 @@ promptloom_engine::texts! {
     NOT_AN_ENTRY = "import.not-an-entry" => "{kind} instead of an entry; skipped";
 
     // Character cards
-    DEPTH_PROMPT = "import.depth-prompt" => "not mapped (the character's note at a depth)";
+    NOTE_DEPTH_UNREADABLE = "import.note-depth-unreadable" => "depth {value} is not a depth; {depth} used";
     NOT_A_LOREBOOK = "import.not-a-lorebook" => "{kind} instead of a lorebook; skipped";
     TOKEN_BUDGET = "import.token-budget" => "{budget} tokens not mapped: this model's budget is a percent of the context ({percent}% kept)";
     NOT_A_LIST = "import.not-a-list" => "{kind} instead of a list; skipped";

@@ -80,12 +80,165 @@ fn preset_prompts_become_templates_and_the_global_order_the_steps() {
         ]
     );
     assert!(r.report.mentions("ghost"));
-    // SillyTavern would send a card's own system prompt in place of `main`: said, not mapped.
-    assert!(r
-        .report
-        .items
-        .iter()
-        .any(|i| i.item.contains("(main)") && i.message.contains("system prompt")));
+    // A card's own system prompt replaces `main` at build time under SillyTavern
+    // compatibility (RULES 5.11.2): nothing to report.
+    assert!(!r.report.items.iter().any(|i| i.item.contains("(main)")));
+}
+
+/// A SillyTavern preset with `forbid_overrides` on `main`, its own formats and openers.
+fn st_preset_with_formats() -> serde_json::Value {
+    json!({
+        "scenario_format": "Where: {{scenario}}",
+        "personality_format": "",
+        "new_chat_prompt": "[New]",
+        "new_example_chat_prompt": "[Ex]",
+        "continue_nudge_prompt": "[Go on]",
+        "wi_format": "{0}",
+        "prompts": [
+            { "identifier": "main", "name": "Main Prompt", "system_prompt": true, "role": "system",
+              "content": "Preset main.", "forbid_overrides": true },
+            { "identifier": "jailbreak", "name": "Post-History", "system_prompt": true,
+              "role": "system", "content": "Preset jb.", "forbid_overrides": false },
+            { "identifier": "charPersonality", "name": "Char Personality", "marker": true },
+            { "identifier": "scenario", "name": "Scenario", "marker": true },
+            { "identifier": "chatHistory", "name": "Chat History", "system_prompt": true, "marker": true }
+        ],
+        "prompt_order": [{ "character_id": 100001, "order": [
+            { "identifier": "main", "enabled": true },
+            { "identifier": "charPersonality", "enabled": true },
+            { "identifier": "scenario", "enabled": true },
+            { "identifier": "chatHistory", "enabled": true },
+            { "identifier": "jailbreak", "enabled": true }
+        ]}]
+    })
+}
+
+// PromptManager.js, forbid_overrides, and openai.js, the *_format and *_prompt settings: they
+// become the injection assembler's settings instead of being reported.
+#[test]
+fn preset_forbid_overrides_formats_and_openers_become_assembler_settings() {
+    let r = import("p.json", &st_preset_with_formats());
+    let preset = preset_of(&r);
+    let processors = preset.processors.as_ref().expect("processor settings");
+    assert_eq!(processors.len(), 1);
+    assert_eq!(processors[0].id, "injection-assembler");
+    assert_eq!(
+        serde_json::Value::Object(processors[0].settings.clone()),
+        json!({
+            "systemPromptTemplate": "",
+            "scenarioFormat": "Where: {{scenario}}",
+            "personalityFormat": "",
+            "newChatPrompt": "[New]",
+            "newExampleChatPrompt": "[Ex]",
+            "continueNudgePrompt": "[Go on]"
+        })
+    );
+    // An empty personality format sends nothing in SillyTavern: the template is empty too.
+    assert_eq!(
+        preset
+            .template("charPersonality")
+            .unwrap()
+            .content
+            .as_deref(),
+        Some("")
+    );
+    for key in [
+        "forbid_overrides",
+        "scenario_format",
+        "personality_format",
+        "new_chat_prompt",
+        "new_example_chat_prompt",
+        "continue_nudge_prompt",
+    ] {
+        assert!(!r.report.mentions(key), "{key} reported: {:?}", r.report);
+    }
+    // What the lorebook's helper maps is still said.
+    assert!(r.report.mentions("wi_format"));
+}
+
+// PromptManager.js, forbid_overrides, and openai.js, the *_format and *_prompt settings: a
+// preset written back for SillyTavern carries them where it read them.
+#[test]
+fn preset_forbid_overrides_formats_and_openers_are_exported_back() {
+    let r = import("p.json", &st_preset_with_formats());
+    let exported = promptloom_import::export_sillytavern_preset(preset_of(&r));
+    let v = &exported.value;
+    for key in [
+        "scenario_format",
+        "personality_format",
+        "new_chat_prompt",
+        "new_example_chat_prompt",
+        "continue_nudge_prompt",
+    ] {
+        assert_eq!(v[key], st_preset_with_formats()[key], "{key}");
+    }
+    let forbids = |id: &str| {
+        v["prompts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["identifier"] == id)
+            .map(|p| p["forbid_overrides"].clone())
+    };
+    assert_eq!(forbids("main"), Some(json!(true)));
+    assert_eq!(forbids("jailbreak"), Some(json!(false)));
+    assert!(
+        !exported.report.mentions("processors"),
+        "{:?}",
+        exported.report
+    );
+}
+
+// openai.js, preparePromptsForChatCompletion() and populateChatHistory(): an imported preset
+// with a card builds as SillyTavern does: the forbidden main stays, the card's post-history
+// instructions replace jailbreak, the scenario goes through its format, the personality (its
+// format empty) is not sent, the new chat opener opens the history and the card's depth prompt
+// (depth 4, past the one message) comes after it.
+#[test]
+fn an_imported_preset_and_card_build_with_the_prompt_managers_rules() {
+    let Imported::Preset { preset } = import("p.json", &st_preset_with_formats()).value else {
+        panic!("a preset");
+    };
+    let mut card = card_v2("Keeper");
+    card["data"]["system_prompt"] = json!("Card main.");
+    card["data"]["post_history_instructions"] = json!("Card jb, then {{original}}");
+    card["data"]["personality"] = json!("stern");
+    card["data"]["scenario"] = json!("A lighthouse.");
+    let Imported::Character(card) = import("keeper.json", &card).value else {
+        panic!("a card");
+    };
+    let mut preset = promptloom_import::overlay_character(*preset, &card);
+    preset.lorebook = None;
+    let session = promptloom_engine::model::parse_session(
+        r#"{ "formatVersion": 1, "id": "s", "messages": [{ "role": "user", "content": "Hi." }] }"#,
+    )
+    .expect("session");
+    let options = promptloom_engine::BuildOptions::at(
+        chrono::DateTime::parse_from_rfc3339("2026-11-24T10:00:00+00:00").expect("time"),
+    );
+    let cache = promptloom_engine::cache::BuildCache::new();
+    let result = promptloom_engine::build(&promptloom_engine::BuildRequest {
+        preset: &preset,
+        session: &session,
+        model: "gpt-4o",
+        options: &options,
+        cache: &cache,
+        profiles: &[],
+        assets: &promptloom_engine::assets::InlineAssets,
+    })
+    .expect("builds");
+    let texts: Vec<&str> = result.messages.iter().map(|m| m.content()).collect();
+    assert_eq!(
+        texts,
+        [
+            "Preset main.",
+            "Where: A lighthouse.",
+            "[New]",
+            "note",
+            "Hi.",
+            "Card jb, then Preset jb."
+        ]
+    );
 }
 
 #[test]
@@ -314,8 +467,64 @@ fn card_v2_json_fills_the_character() {
     // Alternate greetings are mapped: a new chat offers them as the greeting's swipes.
     assert_eq!(c.alternate_greetings, ["Hello again."]);
     assert!(!r.report.mentions("alternate_greetings"));
-    assert!(r.report.mentions("depth_prompt"));
+    // The depth prompt is the character's note now, not a reported field.
+    assert!(!r.report.mentions("depth_prompt"));
+    assert!(c.depth_prompt.is_some());
     assert!(r.report.mentions("token_budget"));
+}
+
+// script.js, Generate(): a card's extensions.depth_prompt (prompt trimmed, depth 4 and role
+// system when absent) is sent at its depth with its role; it is the character's note here,
+// and a card written back carries it in the same place.
+#[test]
+fn card_depth_prompt_imports_as_the_character_note_and_exports_back() {
+    use promptloom_engine::model::CharacterNote;
+    let mut value = card_v2("Keeper");
+    value["data"]["extensions"]["depth_prompt"] =
+        json!({ "prompt": "  {{char}} keeps the light.  ", "depth": 2, "role": "assistant" });
+    let r = import("keeper.json", &value);
+    let Imported::Character(card) = &r.value else {
+        panic!("expected a character");
+    };
+    let note = CharacterNote {
+        prompt: "{{char}} keeps the light.".into(),
+        depth: 2,
+        role: Role::Assistant,
+    };
+    assert_eq!(card.character.depth_prompt.as_ref(), Some(&note));
+    assert!(!r.report.mentions("depth_prompt"));
+    let exported = promptloom_import::export_sillytavern_card(card).value;
+    assert_eq!(
+        exported["data"]["extensions"]["depth_prompt"],
+        json!({ "prompt": "{{char}} keeps the light.", "depth": 2, "role": "assistant" })
+    );
+
+    // SillyTavern's defaults for what the card leaves out; an empty prompt is no note.
+    value["data"]["extensions"]["depth_prompt"] = json!({ "prompt": "Mind the lamp." });
+    let r = import("keeper.json", &value);
+    let Imported::Character(card) = &r.value else {
+        panic!("expected a character");
+    };
+    let note = card.character.depth_prompt.as_ref().expect("a note");
+    assert_eq!((note.depth, note.role), (4, Role::System));
+    value["data"]["extensions"]["depth_prompt"] = json!({ "prompt": " ", "depth": 1 });
+    let r = import("keeper.json", &value);
+    let Imported::Character(card) = &r.value else {
+        panic!("expected a character");
+    };
+    assert_eq!(card.character.depth_prompt, None);
+
+    // A depth that is not one is reported, and 4 is used.
+    value["data"]["extensions"]["depth_prompt"] =
+        json!({ "prompt": "x", "depth": -3, "role": "narrator" });
+    let r = import("keeper.json", &value);
+    let Imported::Character(card) = &r.value else {
+        panic!("expected a character");
+    };
+    let note = card.character.depth_prompt.as_ref().expect("a note");
+    assert_eq!((note.depth, note.role), (4, Role::System));
+    assert!(r.report.mentions("depth_prompt.depth"));
+    assert!(r.report.mentions("depth_prompt.role"));
 }
 
 #[test]

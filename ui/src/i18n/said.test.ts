@@ -50,8 +50,8 @@ describe("say", () => {
   });
 
   it("leaves macros in doubled braces alone", () => {
-    const hint: Said = { code: "import.examples-anchor", params: {}, parts: {} };
-    expect(say("zh-CN", hint, "")).toContain("{{mesExamples}}");
+    const hint: Said = { code: "processor.injection-assembler.systemPromptTemplate.help", params: {}, parts: {} };
+    expect(say("zh-CN", hint, "")).toContain("{{original}}");
   });
 
   it("falls back to the English for a code it does not know (a plugin's)", () => {

@@ -237,6 +237,35 @@ pub struct Character {
     pub creator_notes: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tags: Option<Vec<String>>,
+    /// The character's note: a text placed in the chat at a depth with a role, which the
+    /// `character-note` processor sends (RULES 5.11.3; a SillyTavern card's depth prompt).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth_prompt: Option<CharacterNote>,
+}
+
+/// A text the character places in the chat history at a depth, with a role (RULES 5.11.3).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase")]
+pub struct CharacterNote {
+    pub prompt: String,
+    /// Messages from the end of the history it goes before (0 = after the newest).
+    #[serde(default = "default_note_depth")]
+    pub depth: u32,
+    #[serde(default = "default_note_role")]
+    pub role: Role,
+}
+
+/// SillyTavern's depth for a card's note and for a chat's author's note when the file does not
+/// say.
+pub const DEFAULT_NOTE_DEPTH: u32 = 4;
+
+fn default_note_depth() -> u32 {
+    DEFAULT_NOTE_DEPTH
+}
+
+fn default_note_role() -> Role {
+    Role::System
 }
 
 /// One message of the simple linear form (`presetMessages`), accepted on input only (RULES 2.1).

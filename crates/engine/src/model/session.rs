@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::{preset::default_format_version, Role};
+use super::{preset::default_format_version, Role, DEFAULT_NOTE_DEPTH};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
@@ -65,8 +65,6 @@ pub struct AuthorsNote {
     #[serde(default = "default_note_interval")]
     pub interval: u32,
 }
-
-pub const DEFAULT_NOTE_DEPTH: u32 = 4;
 
 fn default_note_depth() -> u32 {
     DEFAULT_NOTE_DEPTH

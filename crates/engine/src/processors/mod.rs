@@ -3,6 +3,7 @@
 
 mod asset_resolver;
 mod authors_note;
+mod character_note;
 mod convert_system_to_user;
 mod ensure_alternation;
 mod ephemeral_injection;
@@ -22,6 +23,7 @@ pub(crate) mod testing;
 
 pub use asset_resolver::AssetResolver;
 pub use authors_note::{AuthorsNote, NOTE_ANCHOR};
+pub use character_note::CharacterNote;
 pub use convert_system_to_user::ConvertSystemToUser;
 pub use ensure_alternation::EnsureAlternation;
 pub use ephemeral_injection::EphemeralInjection;

@@ -4,7 +4,7 @@
 use std::io::{Cursor, Read};
 
 use base64::Engine as _;
-use promptloom_engine::model::{Character, Lorebook};
+use promptloom_engine::model::{Character, CharacterNote, Lorebook, Role, DEFAULT_NOTE_DEPTH};
 use serde_json::Value;
 
 use super::world_info::{dedupe_ids, entry_from_card, map_entry};
@@ -119,7 +119,9 @@ pub(crate) fn card_from_value(root: &Object) -> Result<Reported<CharacterCard>, 
         post_history_instructions: json::text(data, "post_history_instructions"),
         creator_notes: json::text(data, "creator_notes"),
         tags: (!tags.is_empty()).then_some(tags),
+        depth_prompt: None,
     };
+    let mut character = character;
     if !std::ptr::eq(data, root) {
         for key in json::unknown_set_keys(data, CARD_KNOWN) {
             report.push(format!("data.{key}"), texts::NOT_MAPPED);
@@ -127,12 +129,11 @@ pub(crate) fn card_from_value(root: &Object) -> Result<Reported<CharacterCard>, 
     }
     if let Some(Value::Object(ext)) = data.get("extensions") {
         for key in json::unknown_set_keys(ext, EXTENSIONS_IGNORED) {
-            let message = if key == "depth_prompt" {
-                texts::DEPTH_PROMPT
+            if key == "depth_prompt" {
+                character.depth_prompt = character_note(&ext[key], &mut report);
             } else {
-                texts::NOT_MAPPED
-            };
-            report.push(format!("data.extensions.{key}"), message);
+                report.push(format!("data.extensions.{key}"), texts::NOT_MAPPED);
+            }
         }
     }
     let lorebook = match data.get("character_book") {
@@ -152,6 +153,50 @@ pub(crate) fn card_from_value(root: &Object) -> Result<Reported<CharacterCard>, 
             lorebook,
         },
         report,
+    })
+}
+
+/// The card's depth prompt (`extensions.depth_prompt`: `prompt`, `depth`, `role`) as the
+/// character's note (RULES 5.11.3): the prompt trimmed, none when it is empty; an absent depth
+/// is 4 and an absent role system, as SillyTavern reads them; a depth or role it cannot read is
+/// reported and read as absent.
+fn character_note(value: &Value, report: &mut ImportReport) -> Option<CharacterNote> {
+    const ITEM: &str = "data.extensions.depth_prompt";
+    let Value::Object(note) = value else {
+        report.push(ITEM, texts::NOT_MAPPED);
+        return None;
+    };
+    let prompt = json::string(note, "prompt").unwrap_or_default();
+    let prompt = prompt.trim();
+    if prompt.is_empty() {
+        return None;
+    }
+    let depth = match note.get("depth") {
+        None | Some(Value::Null) => DEFAULT_NOTE_DEPTH,
+        Some(v) => match v.as_i64().and_then(|d| u32::try_from(d).ok()) {
+            Some(d) => d,
+            None => {
+                report.push(
+                    format!("{ITEM}.depth"),
+                    texts::NOTE_DEPTH_UNREADABLE
+                        .with("value", v)
+                        .with("depth", DEFAULT_NOTE_DEPTH),
+                );
+                DEFAULT_NOTE_DEPTH
+            }
+        },
+    };
+    let role = super::preset::parse_role(note.get("role")).unwrap_or_else(|bad| {
+        report.push(
+            format!("{ITEM}.role"),
+            texts::UNKNOWN_ROLE.with("role", &bad),
+        );
+        Role::System
+    });
+    Some(CharacterNote {
+        prompt: prompt.to_string(),
+        depth,
+        role,
     })
 }
 

@@ -34,6 +34,13 @@ pub fn export_card(card: &CharacterCard) -> Reported<Value> {
     if let Some(book) = &card.lorebook {
         data["character_book"] = character_book(book, &mut report);
     }
+    if let Some(note) = &c.depth_prompt {
+        data["extensions"]["depth_prompt"] = json!({
+            "prompt": note.prompt,
+            "depth": note.depth,
+            "role": note.role.as_str(),
+        });
+    }
     Reported {
         value: json!({ "spec": "chara_card_v2", "spec_version": "2.0", "data": data }),
         report,

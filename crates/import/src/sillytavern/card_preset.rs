@@ -31,21 +31,20 @@ const LAYOUT: &[(&str, TemplateType, Option<&str>)] = &[
         Some("Scenario: {{scenario}}"),
     ),
     ("worldInfoAfter", TemplateType::Placeholder, None),
-    (
-        "dialogueExamples",
-        TemplateType::Message,
-        Some("Example dialogue:\n{{mesExamples}}"),
-    ),
+    ("dialogueExamples", TemplateType::Placeholder, None),
     ("chatHistory", TemplateType::ChatHistory, None),
-    ("postHistoryInstructions", TemplateType::Message, None),
+    ("jailbreak", TemplateType::Message, Some("")),
 ];
 
 /// The main prompt when the card brings no system prompt of its own.
 const MAIN_PROMPT: &str =
     "You are {{char}} in a conversation with {{user}}. Stay in character and write {{char}}'s next reply.";
 
-/// A preset built around `card`. The card's own system prompt replaces the main prompt and its
-/// post-history instructions fill the closing step, as SillyTavern does with a card's overrides.
+/// A preset built around `card`, under SillyTavern compatibility. The card's own system prompt
+/// and post-history instructions are not written into it: the assembler puts them in place of
+/// `main` and of the (empty) closing `jailbreak` at build time (RULES 5.11.2), so that a card
+/// laid over another preset behaves the same, and `{{original}}` in them is the main prompt
+/// here. The example dialogue is sent at the `dialogueExamples` anchor as example messages.
 /// Templates whose macros have nothing to show (no personality, say) drop out at build time as
 /// empty messages.
 pub fn card_preset(card: &CharacterCard) -> AgentPreset {
@@ -54,18 +53,16 @@ pub fn card_preset(card: &CharacterCard) -> AgentPreset {
     let mut steps = Vec::with_capacity(LAYOUT.len());
     for (id, kind, content) in LAYOUT {
         let content = match *id {
-            "main" => character
-                .system_prompt
-                .clone()
-                .or_else(|| content.map(str::to_string)),
-            "postHistoryInstructions" => character.post_history_instructions.clone(),
             // A field the card does not have would leave only its label: no template.
             "charPersonality" if character.personality.is_none() => None,
             "scenario" if character.scenario.is_none() => None,
-            "dialogueExamples" if character.example_dialogue.is_none() => None,
+            "jailbreak" if character.post_history_instructions.is_none() => None,
             _ => content.map(str::to_string),
         };
         if *kind == TemplateType::Message && content.is_none() {
+            continue;
+        }
+        if *id == "dialogueExamples" && character.example_dialogue.is_none() {
             continue;
         }
         templates.push(MessageTemplate {
@@ -159,6 +156,7 @@ mod tests {
                 post_history_instructions: Some("Keep replies short.".into()),
                 creator_notes: None,
                 tags: None,
+                depth_prompt: None,
             },
             lorebook: None,
         }
@@ -184,7 +182,7 @@ mod tests {
                 "charPersonality",
                 "worldInfoAfter",
                 "chatHistory",
-                "postHistoryInstructions"
+                "jailbreak"
             ]
         );
         assert_eq!(
@@ -193,14 +191,47 @@ mod tests {
         );
     }
 
+    // openai.js, preparePromptsForChatCompletion(): the card's system prompt and post-history
+    // instructions take the place of main and jailbreak, {{original}} being main's own text.
     #[test]
     fn the_card_system_prompt_replaces_the_main_prompt() {
-        let preset = card_preset(&card(Some("You are Mira."), None));
-        assert_eq!(
-            preset.message_templates[0].content.as_deref(),
-            Some("You are Mira.")
-        );
+        let mut c = card(Some("You are Mira. {{original}}"), None);
+        c.character.example_dialogue = Some("<START>\n{{char}}: Maps!".into());
+        let preset = card_preset(&c);
         assert!(preset.template("charPersonality").is_none());
+        let session = promptloom_engine::model::parse_session(
+            r#"{"formatVersion": 1, "id": "s", "messages": []}"#,
+        )
+        .expect("session");
+        let options = promptloom_engine::BuildOptions::at(
+            chrono::DateTime::parse_from_rfc3339("2026-11-24T10:00:00+00:00").expect("time"),
+        );
+        let cache = promptloom_engine::cache::BuildCache::new();
+        let result = promptloom_engine::build(&promptloom_engine::BuildRequest {
+            preset: &preset,
+            session: &session,
+            model: "gpt-4o",
+            options: &options,
+            cache: &cache,
+            profiles: &[],
+            assets: &promptloom_engine::assets::InlineAssets,
+        })
+        .expect("builds");
+        let texts: Vec<&str> = result.messages.iter().map(|m| m.content()).collect();
+        let main = MAIN_PROMPT
+            .replace("{{char}}", "Mira Vell")
+            .replace("{{user}}", "User");
+        assert_eq!(
+            texts,
+            [
+                format!("You are Mira. {main}").as_str(),
+                "A cartographer.",
+                "[Example Chat]",
+                "Maps!",
+                "[Start a new Chat]",
+                "Keep replies short.",
+            ]
+        );
     }
 
     #[test]

@@ -12,7 +12,7 @@ use promptloom_engine::model::{
 };
 use serde_json::{json, Map, Value};
 
-use super::preset::{marker, Marker, GLOBAL_ORDER_ID};
+use super::preset::{marker, Marker, ASSEMBLER, FORMAT_KEYS, GLOBAL_ORDER_ID, OVERRIDABLE};
 use super::world_info::placement_order;
 use crate::texts;
 use crate::{ImportReport, Reported};
@@ -82,8 +82,25 @@ pub fn export_preset(preset: &AgentPreset) -> Reported<Value> {
     if preset.regex_rules.as_ref().is_some_and(|r| !r.is_empty()) {
         report.push("regexRules", texts::REGEX_RULES);
     }
-    if preset.processors.as_ref().is_some_and(|p| !p.is_empty()) {
-        report.push("processors", texts::NOT_EXPORTED);
+    let mut formats = Map::new();
+    let mut forbidden: Vec<&str> = Vec::new();
+    if let Some(processors) = &preset.processors {
+        let left = prompt_manager_settings(processors, &mut formats, &mut forbidden);
+        if !left.is_empty() {
+            report.push(
+                format!("processors ({})", left.join(", ")),
+                texts::NOT_EXPORTED,
+            );
+        }
+    }
+    for prompt in prompts.iter_mut() {
+        let forbids = prompt
+            .get("identifier")
+            .and_then(Value::as_str)
+            .is_some_and(|id| forbidden.contains(&id));
+        if forbids && prompt.get("forbid_overrides").is_some() {
+            prompt["forbid_overrides"] = json!(true);
+        }
     }
     if preset.variables.as_ref().is_some_and(|v| !v.is_empty()) {
         report.push("variables", texts::NOT_EXPORTED);
@@ -96,7 +113,44 @@ pub fn export_preset(preset: &AgentPreset) -> Reported<Value> {
     if let (Some(g), Value::Object(root)) = (&preset.generation, &mut value) {
         samplers(g, root, &mut report);
     }
+    if let Value::Object(root) = &mut value {
+        root.extend(formats);
+    }
     Reported { value, report }
+}
+
+/// The injection assembler's prompt-manager settings back under SillyTavern's keys (the inverse
+/// of the import, RULES 5.11.2): the formats and openers into `formats`, a cleared override
+/// setting as its prompt's `forbid_overrides` into `forbidden`. Returns what has no place in a
+/// SillyTavern preset: other processors, and other settings or an `enabled` or `priority` of
+/// the assembler.
+fn prompt_manager_settings(
+    processors: &[promptloom_engine::model::ProcessorConfig],
+    formats: &mut Map<String, Value>,
+    forbidden: &mut Vec<&'static str>,
+) -> Vec<String> {
+    let mut left = Vec::new();
+    for p in processors {
+        if p.id != ASSEMBLER {
+            left.push(p.id.clone());
+            continue;
+        }
+        if p.enabled.is_some() || p.priority.is_some() {
+            left.push(p.id.clone());
+        }
+        for (key, value) in &p.settings {
+            let format = FORMAT_KEYS.iter().find(|(_, s)| s == key);
+            let forbid = OVERRIDABLE.iter().find(|(_, s)| s == key);
+            match (format, forbid, value.as_str()) {
+                (Some((st_key, _)), _, Some(text)) => {
+                    formats.insert((*st_key).into(), json!(text));
+                }
+                (_, Some((prompt, _)), Some("")) => forbidden.push(prompt),
+                _ => left.push(format!("{}.{key}", p.id)),
+            }
+        }
+    }
+    left
 }
 
 /// The generation settings under SillyTavern's preset keys, each only when set.

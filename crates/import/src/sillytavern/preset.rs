@@ -8,13 +8,16 @@
 //! ordinary prompts with content and are imported as such. One recipe (`["*"]`) follows the order
 //! list of character_id 100001, the global one (else the last list), with its `enabled` flags.
 //! The samplers SillyTavern sends to every chat-completion source become the preset's generation
-//! settings ([`SAMPLER_KEYS`]); its other settings are reported.
+//! settings ([`SAMPLER_KEYS`]); the prompt manager's formats and openers ([`FORMAT_KEYS`]) and
+//! a `forbid_overrides` on `main` or `jailbreak` become the injection assembler's settings
+//! (RULES 5.11.2); its other settings are reported.
 
 use std::collections::HashSet;
 
 use promptloom_engine::model::{
     validate_preset, AgentPreset, Compatibility, ContextRecipe, GenerationSettings,
-    InjectionStrategy, MessageTemplate, RecipeStep, Role, TemplateType, FORMAT_VERSION,
+    InjectionStrategy, MessageTemplate, ProcessorConfig, RecipeStep, Role, TemplateType,
+    FORMAT_VERSION,
 };
 use serde_json::Value;
 
@@ -28,6 +31,22 @@ pub const GLOBAL_ORDER_ID: i64 = 100001;
 /// SillyTavern's default depth and order for an in-chat prompt.
 const DEFAULT_INJECTION_DEPTH: i64 = 4;
 const DEFAULT_INJECTION_ORDER: i64 = 100;
+/// The processor the prompt manager's settings go to, and the settings: each preset key with
+/// the injection assembler's setting it becomes (RULES 5.11.2).
+pub(crate) const ASSEMBLER: &str = "injection-assembler";
+pub(crate) const FORMAT_KEYS: &[(&str, &str)] = &[
+    ("personality_format", "personalityFormat"),
+    ("scenario_format", "scenarioFormat"),
+    ("new_chat_prompt", "newChatPrompt"),
+    ("new_example_chat_prompt", "newExampleChatPrompt"),
+    ("continue_nudge_prompt", "continueNudgePrompt"),
+];
+/// The prompts a card's own fields may replace, with the assembler's setting that names them.
+pub(crate) const OVERRIDABLE: &[(&str, &str)] = &[
+    ("main", "systemPromptTemplate"),
+    ("jailbreak", "postHistoryTemplate"),
+];
+
 /// Id of the recipe an imported preset gets.
 pub const IMPORTED_RECIPE_ID: &str = "default";
 
@@ -102,6 +121,7 @@ pub(crate) fn preset_from_value(
     let mut templates: Vec<MessageTemplate> = Vec::new();
     // Each prompt's own `enabled`, used only when there is no order list.
     let mut own_enabled: Vec<bool> = Vec::new();
+    let mut settings = serde_json::Map::new();
     for (i, value) in prompts.iter().enumerate() {
         let Value::Object(prompt) = value else {
             report.push(
@@ -120,6 +140,11 @@ pub(crate) fn preset_from_value(
             continue;
         }
         own_enabled.push(json::boolean(prompt, "enabled").unwrap_or(true));
+        if json::boolean(prompt, "forbid_overrides") == Some(true) {
+            if let Some((_, key)) = OVERRIDABLE.iter().find(|(p, _)| *p == id) {
+                settings.insert((*key).into(), Value::from(""));
+            }
+        }
         templates.push(template_from_prompt(&id, prompt, &item, &mut report));
     }
 
@@ -132,8 +157,10 @@ pub(crate) fn preset_from_value(
     }
 
     let generation = generation_from(root, &mut report);
+    formats_from(root, &mut templates, &mut settings, &mut report);
     let mut known = vec!["prompts", "prompt_order"];
     known.extend_from_slice(SAMPLER_KEYS);
+    known.extend(FORMAT_KEYS.iter().map(|(key, _)| *key));
     let mut other_keys: Vec<&str> = json::unknown_set_keys(root, &known);
     // Settings that are off or empty say nothing, but a sampler at 0 is still a setting.
     for (key, value) in root {
@@ -166,7 +193,14 @@ pub(crate) fn preset_from_value(
         character: None,
         lorebook: None,
         regex_rules: None,
-        processors: None,
+        processors: (!settings.is_empty()).then(|| {
+            vec![ProcessorConfig {
+                id: ASSEMBLER.into(),
+                enabled: None,
+                priority: None,
+                settings,
+            }]
+        }),
         variables: None,
         generation,
         compatibility: Compatibility::Sillytavern,
@@ -176,6 +210,40 @@ pub(crate) fn preset_from_value(
         value: preset,
         report,
     })
+}
+
+/// The prompt manager's formats and openers ([`FORMAT_KEYS`]) as the injection assembler's
+/// settings (RULES 5.11.2), each as the file has it. An empty personality or scenario format
+/// sends nothing in SillyTavern, so the matching template is left empty too. A value that is
+/// not text is reported and left out.
+fn formats_from(
+    root: &Object,
+    templates: &mut [MessageTemplate],
+    settings: &mut serde_json::Map<String, Value>,
+    report: &mut ImportReport,
+) {
+    for (key, setting) in FORMAT_KEYS {
+        match root.get(*key) {
+            None | Some(Value::Null) => {}
+            Some(Value::String(text)) => {
+                settings.insert((*setting).into(), Value::from(text.as_str()));
+                let template = match *key {
+                    "personality_format" => "charPersonality",
+                    "scenario_format" => "scenario",
+                    _ => continue,
+                };
+                if text.is_empty() {
+                    if let Some(t) = templates.iter_mut().find(|t| t.id == template) {
+                        t.content = Some(String::new());
+                    }
+                }
+            }
+            Some(other) => report.push(
+                *key,
+                texts::FORMAT_NOT_TEXT.part("kind", json::kind_text(other)),
+            ),
+        }
+    }
 }
 
 /// The samplers of [`SAMPLER_KEYS`] as generation settings; `None` when none is set. SillyTavern's
@@ -239,9 +307,6 @@ fn template_from_prompt(
     });
     let position = json::int(prompt, "injection_position").unwrap_or(0);
     let is_marker = json::boolean(prompt, "marker").unwrap_or(false);
-    if json::boolean(prompt, "forbid_overrides") == Some(true) {
-        report.push(item, texts::FORBID_OVERRIDES);
-    }
     let slot = |kind: TemplateType| MessageTemplate {
         id: id.to_owned(),
         name: name.clone(),
@@ -255,9 +320,6 @@ fn template_from_prompt(
             if position == 1 {
                 report.push(item, texts::SLOT_POSITION_IGNORED);
             }
-            if kind == TemplateType::Placeholder && id == "dialogueExamples" {
-                report.push(item, texts::EXAMPLES_ANCHOR);
-            }
             slot(kind)
         }
         Some(Marker::Field(content)) => MessageTemplate {
@@ -269,16 +331,11 @@ fn template_from_prompt(
             report.push(item, texts::MARKER_PLACEHOLDER);
             slot(TemplateType::Placeholder)
         }
-        None => {
-            if let Some(field) = character_override(id) {
-                report.push(item, texts::CARD_FIELD_INSTEAD.with("field", field));
-            }
-            MessageTemplate {
-                content: Some(json::string(prompt, "content").unwrap_or_default()),
-                default_injection_strategy: strategy(prompt, position),
-                ..slot(TemplateType::Message)
-            }
-        }
+        None => MessageTemplate {
+            content: Some(json::string(prompt, "content").unwrap_or_default()),
+            default_injection_strategy: strategy(prompt, position),
+            ..slot(TemplateType::Message)
+        },
     };
     if !matches!(position, 0 | 1) {
         report.push(
@@ -287,16 +344,6 @@ fn template_from_prompt(
         );
     }
     template
-}
-
-/// The prompts a card's own fields replace in SillyTavern (its "prefer character prompt" and
-/// "prefer character instructions" settings, on by default).
-fn character_override(identifier: &str) -> Option<&'static str> {
-    match identifier {
-        "main" => Some("system prompt"),
-        "jailbreak" => Some("post-history instructions"),
-        _ => None,
-    }
 }
 
 /// `injection_position` 1 is "in chat at depth"; 0 or absent is list order, whatever the depth.

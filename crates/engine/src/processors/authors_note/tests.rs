@@ -90,7 +90,15 @@ fn authors_note_in_the_chat_stands_at_its_depth_with_its_role() {
     let built = build(&preset("sillytavern", json!([])), &s, None);
     assert_eq!(
         texts(&built),
-        ["Main.", "u1", "a1", "u2", "Note for Bob.", "a2"]
+        [
+            "Main.",
+            "[Start a new Chat]",
+            "u1",
+            "a1",
+            "u2",
+            "Note for Bob.",
+            "a2"
+        ]
     );
     assert_eq!(built.messages[4].0, Role::User);
     let native = build(&preset("native", json!([])), &s, None);
@@ -105,11 +113,14 @@ fn authors_note_before_or_in_the_prompt_stands_before_or_after_the_main_prompt()
     let before = json!({"content": "N.", "position": "before_prompt", "role": "system"});
     assert_eq!(
         texts(&build(&p, &session(1, before), None)),
-        ["N.", "Main.", "u1", "a1"]
+        ["N.", "Main.", "[Start a new Chat]", "u1", "a1"]
     );
     let inside = json!({"content": "N.", "position": "in_prompt", "role": "assistant"});
     let built = build(&p, &session(1, inside), None);
-    assert_eq!(texts(&built), ["Main.", "N.", "u1", "a1"]);
+    assert_eq!(
+        texts(&built),
+        ["Main.", "N.", "[Start a new Chat]", "u1", "a1"]
+    );
     assert_eq!(built.messages[1].0, Role::Assistant);
 }
 
@@ -165,7 +176,7 @@ fn lorebook_entries_aimed_at_the_note_are_left_out_when_it_is_not_shown() {
     let entries = json!([entry("b1", "Top.", "before", 10)]);
     let note = json!({"content": "Note.", "position": "in_chat", "depth": 0, "interval": 2});
     let built = build(&preset("sillytavern", entries), &session(1, note), None);
-    assert_eq!(texts(&built), ["Main.", "u1", "a1"]);
+    assert_eq!(texts(&built), ["Main.", "[Start a new Chat]", "u1", "a1"]);
     assert_eq!(built.dropped.len(), 1, "{:?}", built.dropped);
     assert_eq!(built.dropped[0].source.entry_id.as_deref(), Some("b1"));
     assert!(
@@ -187,7 +198,17 @@ fn without_a_note_the_aimed_entries_go_where_the_default_note_goes() {
     );
     assert_eq!(
         texts(&built),
-        ["Main.", "u1", "a1", "Lore.", "u2", "a2", "u3", "a3"]
+        [
+            "Main.",
+            "[Start a new Chat]",
+            "u1",
+            "a1",
+            "Lore.",
+            "u2",
+            "a2",
+            "u3",
+            "a3"
+        ]
     );
-    assert_eq!(built.messages[3].0, Role::System);
+    assert_eq!(built.messages[4].0, Role::System);
 }

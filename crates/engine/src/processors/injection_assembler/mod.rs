@@ -7,6 +7,11 @@
 //! skeleton in step order, each slot expanded in place with its "before" and "after" anchor
 //! injections around it, the `chat_history` block carrying its depth injections. Nothing is
 //! inserted into a long vector after the fact.
+//!
+//! SillyTavern's prompt manager (RULES 5.11.2) is a set of settings that are off by default
+//! ([`sillytavern`]): joining one depth's injections by role, the character's overrides of
+//! templates, field formats, the openers and the example dialogue as messages, fitted to the
+//! budget after the rest of the output.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -29,8 +34,10 @@ use crate::texts;
 use crate::EngineError;
 
 mod placement;
+mod sillytavern;
 
 use placement::*;
+use sillytavern::*;
 
 pub struct InjectionAssembler;
 
@@ -73,17 +80,75 @@ impl Processor for InjectionAssembler {
                     "Each message template sent in list order is also an anchor named by its \
                      id: injections aimed at it stand directly before or after its message.",
                 ),
+                ConfigField::select(
+                    DEPTH_GROUPING,
+                    "Messages at one depth",
+                    &[GROUPING_ORDER, GROUPING_ROLE],
+                    GROUPING_ORDER,
+                )
+                .describe(
+                    "order: each injection is its own message, by order. role: one message per \
+                     role (assistant, user, system), its texts joined by a newline.",
+                ),
+                ConfigField::text(SYSTEM_PROMPT_TEMPLATE, "Template the character's system prompt replaces", "")
+                    .describe(
+                        "The id of the template the character's system prompt replaces when it has \
+                         one; {{original}} in it stands for the template's own text. Empty: none.",
+                    ),
+                ConfigField::text(
+                    POST_HISTORY_TEMPLATE,
+                    "Template the character's post-history instructions replace",
+                    "",
+                )
+                .describe(
+                    "The id of the template the character's post-history instructions replace \
+                     when it has them; {{original}} stands for the template's own text. Empty: none.",
+                ),
+                ConfigField::text(PERSONALITY_FORMAT, "Personality format", "").describe(
+                    "Sent in place of the charPersonality template, and nothing when the character \
+                     has no personality. Empty: the template as it is.",
+                ),
+                ConfigField::text(SCENARIO_FORMAT, "Scenario format", "").describe(
+                    "Sent in place of the scenario template, and nothing when the character has no \
+                     scenario. Empty: the template as it is.",
+                ),
+                ConfigField::text(NEW_CHAT_PROMPT, "New chat opener", "").describe(
+                    "A system message sent first in the chat history block. Empty: none.",
+                ),
+                ConfigField::boolean(EXAMPLE_MESSAGES, "Send the example dialogue as messages", false)
+                    .describe(
+                        "At the dialogueExamples anchor, the character's example dialogue split at \
+                         <START> into blocks, each sent as system messages named example_user and \
+                         example_assistant after the example opener.",
+                    ),
+                ConfigField::text(NEW_EXAMPLE_CHAT_PROMPT, "Example opener", "")
+                    .describe("A system message sent before each example block. Empty: none."),
+                ConfigField::text(CONTINUE_NUDGE_PROMPT, "Continue nudge", "").describe(
+                    "Sent after the history when a reply is continued. Builds do not continue \
+                     yet, so it is kept but not sent.",
+                ),
             ],
         }
     }
 
-    /// SillyTavern replaces the legacy names in every text it expands, and places the author's
-    /// note before or after its main prompt (RULES 5.11.1).
+    /// SillyTavern's prompt manager (RULES 5.11.2): in-chat messages joined by role, the card's
+    /// overrides of `main` and `jailbreak`, its field formats, the openers, the example dialogue
+    /// as messages; the legacy names replaced, and message templates as anchors so that the
+    /// author's note can stand before or after the main prompt (RULES 5.11.1).
     fn sillytavern(&self) -> Option<CompatDefaults> {
         Some(
-            CompatDefaults::new(texts::COMPAT_ASSEMBLER)
+            CompatDefaults::new(texts::ASSEMBLER_SILLYTAVERN)
                 .set("legacyNames", true)
-                .set("templateAnchors", true),
+                .set("templateAnchors", true)
+                .set(DEPTH_GROUPING, GROUPING_ROLE)
+                .set(SYSTEM_PROMPT_TEMPLATE, "main")
+                .set(POST_HISTORY_TEMPLATE, "jailbreak")
+                .set(PERSONALITY_FORMAT, ST_PERSONALITY_FORMAT)
+                .set(SCENARIO_FORMAT, ST_SCENARIO_FORMAT)
+                .set(NEW_CHAT_PROMPT, ST_NEW_CHAT_PROMPT)
+                .set(EXAMPLE_MESSAGES, true)
+                .set(NEW_EXAMPLE_CHAT_PROMPT, ST_NEW_EXAMPLE_CHAT_PROMPT)
+                .set(CONTINUE_NUDGE_PROMPT, ST_CONTINUE_NUDGE_PROMPT),
         )
     }
 
@@ -107,6 +172,7 @@ impl Processor for InjectionAssembler {
         );
         let mut history = std::mem::take(&mut ctx.history).into_vec();
         let mut log = Vec::new();
+        let st = StSettings::of(config);
 
         let last = LastMessages::of(&history, ctx.session);
         let env = macro_env(
@@ -126,34 +192,48 @@ impl Processor for InjectionAssembler {
         let mut layout = instantiate_steps(
             ctx.preset,
             recipe,
+            &st,
             &mut macros,
             &mut rules,
             &mut ctx.blackboard.regex_growth,
             config.bool("templateAnchors"),
             &mut log,
         )?;
-        place_candidates(
+        let folded = place_candidates(
             std::mem::take(&mut ctx.blackboard.injections),
             recipe.steps.len(),
             &mut layout,
+            st.example_messages,
             &mut macros,
             &mut log,
         );
+        if st.example_messages {
+            add_examples(&mut layout, &st, ctx.preset, folded, &mut macros, &mut log);
+        }
         let n = history.len();
         let has_history_slot = layout.has_history_slot;
         let skeleton_len = layout.skeleton.len();
-        let mut places =
-            sort_into_places(std::mem::take(&mut layout.injections), &layout, n, &mut log);
+        let mut places = sort_into_places(
+            std::mem::take(&mut layout.injections),
+            &layout,
+            n,
+            st.join_by_role,
+            &mut log,
+        );
         let profile = ctx.session.user_profile.as_ref();
         let profile_content = profile.and_then(|p| p.content.as_deref()).unwrap_or("");
-        let out = emit(
+        let (mut out, examples) = emit(
             layout.skeleton,
             &mut places,
             history,
             profile_content,
+            st.new_chat_prompt,
             &mut macros,
             &mut log,
         );
+        if let Some(examples) = examples {
+            fit_examples(ctx, &mut out, examples, &mut log);
+        }
 
         let listed = out.len();
         ctx.variables = macros.state.variables().clone();
@@ -497,6 +577,7 @@ impl Layout {
 fn instantiate_steps(
     preset: &AgentPreset,
     recipe: &ContextRecipe,
+    st: &StSettings<'_>,
     macros: &mut Macros<'_>,
     rules: &mut TemplateRules,
     regex_growth: &mut usize,
@@ -543,7 +624,8 @@ fn instantiate_steps(
             .and_then(|o| o.content.as_deref())
             .or(template.content.as_deref())
             .unwrap_or("");
-        let content = macros.expand(raw, &format!("template:{}#{step_index}", template.id), log);
+        let raw = st.step_text(&template.id, preset.character.as_ref(), raw);
+        let content = macros.expand(&raw, &format!("template:{}#{step_index}", template.id), log);
         let content = rules.apply(role, content, regex_growth);
         if content.trim().is_empty() {
             log.push(LogLine::Info(texts::STEP_EMPTY.part("step", label)));

@@ -8,13 +8,20 @@ use super::*;
 /// their macros are expanded, a blank one is not sent, and one without a place goes after the
 /// `worldInfoBefore` anchor, or, in a recipe without it, directly before the chat history
 /// (RULES 6.4).
+///
+/// With `fold_examples` and a `dialogueExamples` anchor in the recipe, a candidate aimed before
+/// or after that anchor is not placed but returned, to be folded into the example dialogue
+/// (RULES 5.11.2).
 pub(super) fn place_candidates(
     candidates: Vec<InjectionCandidate>,
     tie_base: usize,
     layout: &mut Layout,
+    fold_examples: bool,
     macros: &mut Macros<'_>,
     log: &mut Vec<LogLine>,
-) {
+) -> Folded {
+    let mut folded = Folded::default();
+    let fold_examples = fold_examples && layout.anchors.contains_key(EXAMPLES_ANCHOR);
     for (i, candidate) in candidates.into_iter().enumerate() {
         let position = candidate
             .source
@@ -36,6 +43,16 @@ pub(super) fn place_candidates(
             ));
             continue;
         }
+        if fold_examples
+            && candidate.strategy.depth.is_none()
+            && candidate.strategy.anchor_target.as_deref() == Some(EXAMPLES_ANCHOR)
+        {
+            match candidate.strategy.position() {
+                AnchorPosition::Before => folded.before.push(content),
+                AnchorPosition::After => folded.after.push(content),
+            }
+            continue;
+        }
         let message = PipelineMessage::new(candidate.role, content, candidate.source);
         let class = match classify(&candidate.strategy) {
             Class::List => {
@@ -55,6 +72,188 @@ pub(super) fn place_candidates(
             message,
         });
     }
+    folded
+}
+
+/// Candidates' texts folded into the example dialogue, in candidate order (RULES 5.11.2).
+#[derive(Default)]
+pub(super) struct Folded {
+    pub(super) before: Vec<String>,
+    pub(super) after: Vec<String>,
+}
+
+/// The `dialogueExamples` placeholder's slot with the example dialogue in it (RULES 5.11.2):
+/// the character's example dialogue split into blocks, the texts folded in before it
+/// (each one's blocks put first, so the last folded text opens) and after it; each block its
+/// opener and its messages. A block without messages is not sent.
+pub(super) fn add_examples(
+    layout: &mut Layout,
+    st: &StSettings<'_>,
+    preset: &AgentPreset,
+    folded: Folded,
+    macros: &mut Macros<'_>,
+    log: &mut Vec<LogLine>,
+) {
+    let Some(&index) = layout.anchors.get(EXAMPLES_ANCHOR) else {
+        return;
+    };
+    let Part::Slot {
+        kind: TemplateType::Placeholder,
+        step_index,
+        ..
+    } = layout.skeleton[index]
+    else {
+        return;
+    };
+    let raw = preset
+        .character
+        .as_ref()
+        .and_then(|c| c.example_dialogue.as_deref())
+        .unwrap_or("");
+    let own = macros.expand(raw, "examples", log);
+    let mut texts: Vec<&str> = Vec::new();
+    for text in folded.before.iter() {
+        let blocks = example_blocks(text);
+        texts.splice(0..0, blocks);
+    }
+    texts.extend(example_blocks(&own));
+    for text in folded.after.iter() {
+        texts.extend(example_blocks(text));
+    }
+    if texts.is_empty() {
+        return;
+    }
+    let opener = macros.expand(st.new_example_chat_prompt, "examples:opener", log);
+    let (user, char_name) = (macros.env.user, macros.env.char_name);
+    let source = || {
+        let mut source = Source::new(SourceKind::Template, Placement::List);
+        source.template_id = Some(EXAMPLES_ANCHOR.to_string());
+        source.step_index = Some(step_index as u32);
+        source
+    };
+    let mut blocks = Vec::with_capacity(texts.len());
+    for block in texts {
+        let messages = example_messages(block, user, char_name);
+        if messages.is_empty() {
+            continue;
+        }
+        let mut out = Vec::with_capacity(messages.len() + 1);
+        let has_opener = !opener.trim().is_empty();
+        if has_opener {
+            out.push(PipelineMessage::new(
+                Role::System,
+                opener.as_str(),
+                source(),
+            ));
+        }
+        for (is_user, text) in messages {
+            let mut m = PipelineMessage::new(Role::System, text, source());
+            let name = if is_user {
+                EXAMPLE_USER
+            } else {
+                EXAMPLE_ASSISTANT
+            };
+            m.set_name(Some(name.to_string()));
+            out.push(m);
+        }
+        blocks.push(ExampleBlock {
+            messages: out,
+            has_opener,
+        });
+    }
+    layout.skeleton[index] = Part::Examples(blocks);
+}
+
+/// One example block: its opener (when there is one) and its messages.
+pub(super) struct ExampleBlock {
+    pub(super) messages: Vec<PipelineMessage<'static>>,
+    pub(super) has_opener: bool,
+}
+
+/// Where the example blocks landed in the output: the first index and each block's length and
+/// whether it opens with the opener.
+pub(super) struct ExampleRange {
+    start: usize,
+    blocks: Vec<(usize, bool)>,
+}
+
+/// The example blocks cut to the budget as SillyTavern fills them after the history
+/// (RULES 5.11.2): what the rest of the output leaves of the budget goes to the blocks in
+/// order; in each block the opener, then its messages while each fits; a block left without
+/// messages loses its opener too, and a later, smaller block may still fit.
+pub(super) fn fit_examples(
+    ctx: &mut PipelineContext<'_, '_>,
+    out: &mut Vec<PipelineMessage<'_>>,
+    examples: ExampleRange,
+    log: &mut Vec<LogLine>,
+) {
+    let total: usize = examples.blocks.iter().map(|(len, _)| len).sum();
+    let range = examples.start..examples.start + total;
+    let mut others: u64 = 0;
+    for (i, m) in out.iter_mut().enumerate() {
+        if !range.contains(&i) {
+            others += u64::from(ctx.count_message(m));
+        }
+    }
+    let budget = u64::from(ctx.budget());
+    let mut left = budget.saturating_sub(others);
+    let mut keep = vec![true; total];
+    let mut cut_blocks = 0;
+    let mut at = examples.start;
+    for (len, has_opener) in examples.blocks {
+        let base = at - examples.start;
+        let mut added = 0;
+        let mut opener_kept = false;
+        for k in 0..len {
+            let tokens = u64::from(ctx.count_message(&mut out[at + k]));
+            let fits = tokens <= left;
+            if fits {
+                left -= tokens;
+            }
+            if has_opener && k == 0 {
+                opener_kept = fits;
+                keep[base] = fits;
+            } else if fits {
+                added += 1;
+            } else {
+                // Once one message does not fit, the rest of the block is not sent.
+                keep[base + k..base + len].fill(false);
+                break;
+            }
+        }
+        if added == 0 && opener_kept {
+            keep[base] = false;
+            left += u64::from(out[at].tokens().unwrap_or(0));
+        }
+        if keep[base..base + len].iter().any(|k| !k) {
+            cut_blocks += 1;
+        }
+        at += len;
+    }
+    if cut_blocks == 0 {
+        return;
+    }
+    let reason: Said = texts::EXAMPLES_OVER_BUDGET
+        .with("count", cut_blocks)
+        .with("budget", budget);
+    log.push(LogLine::Info(reason.clone()));
+    let tail = out.split_off(range.end);
+    let examples_out = out.split_off(range.start);
+    for (m, kept) in examples_out.into_iter().zip(keep) {
+        if kept {
+            out.push(m);
+        } else {
+            let tokens = m.tokens();
+            ctx.dropped.push(DroppedItem::one(
+                ID,
+                DropAction::Dropped,
+                m.source().into_owned(),
+                tokens,
+                reason.clone(),
+            ));
+        }
+    }
+    out.extend(tail);
 }
 
 /// Where the injections go: depth injections by the history index they stand before, anchor
@@ -78,6 +277,7 @@ pub(super) fn sort_into_places(
     injections: Vec<Injection>,
     layout: &Layout,
     n: usize,
+    join_role: bool,
     log: &mut Vec<LogLine>,
 ) -> Places {
     let mut places = Places {
@@ -135,6 +335,11 @@ pub(super) fn sort_into_places(
         |v: &mut Vec<Injection>| v.sort_by(|a, b| b.order.cmp(&a.order).then(a.tie.cmp(&b.tie)));
     places.at_depth.values_mut().for_each(sort);
     places.at_anchor.values_mut().for_each(sort);
+    if join_role {
+        for group in places.at_depth.values_mut() {
+            *group = join_by_role(std::mem::take(group));
+        }
+    }
 
     if !layout.has_history_slot && n > 0 {
         log.push(LogLine::Warning(texts::NO_HISTORY_SLOT.with("count", n)));
@@ -145,15 +350,19 @@ pub(super) fn sort_into_places(
 /// The output in one pass over the skeleton (RULES 3.5, 3.6): each part with its "before" and
 /// "after" anchor injections around it; the `chat_history` slot as the history, oldest first,
 /// with the depth injections among it; the `user_profile` slot as the profile's content with
-/// macros expanded, when there is any; a placeholder as nothing.
+/// macros expanded, when there is any; a placeholder as nothing. With a new chat opener
+/// (RULES 5.11.2) the history block opens with it. The example blocks' place in the output is
+/// returned with it.
 pub(super) fn emit<'s>(
     skeleton: Vec<Part>,
     places: &mut Places,
     history: Vec<PipelineMessage<'s>>,
     profile_content: &str,
+    new_chat_prompt: &str,
     macros: &mut Macros<'_>,
     log: &mut Vec<LogLine>,
-) -> Vec<PipelineMessage<'s>> {
+) -> (Vec<PipelineMessage<'s>>, Option<ExampleRange>) {
+    let mut examples = None;
     let mut out: Vec<PipelineMessage<'s>> = Vec::with_capacity(
         skeleton.len() + history.len() + places.at_depth.len() + places.at_anchor.len(),
     );
@@ -166,10 +375,31 @@ pub(super) fn emit<'s>(
         out.extend(before.drain(..).map(|i| i.message));
         match part {
             Part::Message(m) => out.push(*m),
+            Part::Examples(blocks) => {
+                let mut range = ExampleRange {
+                    start: out.len(),
+                    blocks: Vec::with_capacity(blocks.len()),
+                };
+                for block in blocks {
+                    range.blocks.push((block.messages.len(), block.has_opener));
+                    out.extend(block.messages);
+                }
+                examples = Some(range);
+            }
             Part::Slot {
                 kind: TemplateType::ChatHistory,
                 ..
             } => {
+                if !new_chat_prompt.is_empty() {
+                    let opener = macros.expand(new_chat_prompt, "history:opener", log);
+                    if !opener.trim().is_empty() {
+                        out.push(PipelineMessage::new(
+                            Role::System,
+                            opener,
+                            Source::processor(ID),
+                        ));
+                    }
+                }
                 let history = history.take().unwrap_or_default();
                 let mut history = history.into_iter();
                 let mut next = 0;
@@ -204,7 +434,7 @@ pub(super) fn emit<'s>(
             .unwrap_or_default();
         out.extend(after.drain(..).map(|i| i.message));
     }
-    out
+    (out, examples)
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -227,6 +457,8 @@ pub(super) fn classify(strategy: &InjectionStrategy) -> Class {
 
 pub(super) enum Part {
     Message(Box<PipelineMessage<'static>>),
+    /// The `dialogueExamples` placeholder with the example dialogue in it (RULES 5.11.2).
+    Examples(Vec<ExampleBlock>),
     Slot {
         kind: TemplateType,
         template_id: String,

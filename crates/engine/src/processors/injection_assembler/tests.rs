@@ -204,3 +204,411 @@ fn session_variables_are_read_before_the_preset_and_a_build_never_changes_them()
     assert_eq!(built_texts(&preset, &session, None)[0].1, "calm/9/angry");
     assert_eq!(built_texts(&preset, &session, None)[0].1, "calm/9/angry");
 }
+
+/// The assembler's SillyTavern behaviours (RULES 5.11.2), each beside the native rule it
+/// changes.
+mod sillytavern {
+    use chrono::DateTime;
+
+    use crate::cache::BuildCache;
+    use crate::model::{parse_preset, parse_session};
+    use crate::pipeline::{BuildOptions, BuildRequest};
+
+    /// Each message of one build as `role|name|content` (the name empty when there is none).
+    fn built(preset: &str, session: &str, context_window: Option<u32>) -> Vec<String> {
+        let preset = parse_preset(preset).expect("preset");
+        let session = parse_session(session).expect("session");
+        let mut options =
+            BuildOptions::at(DateTime::parse_from_rfc3339("2026-11-22T10:30:00+00:00").unwrap());
+        options.context_window = context_window;
+        options.reserve = context_window.map(|_| 0);
+        let cache = BuildCache::new();
+        let result = crate::build(&BuildRequest {
+            preset: &preset,
+            session: &session,
+            model: "gpt-4o",
+            options: &options,
+            cache: &cache,
+            profiles: &[],
+            assets: &crate::assets::InlineAssets,
+        })
+        .expect("builds");
+        result
+            .messages
+            .iter()
+            .map(|m| {
+                format!(
+                    "{}|{}|{}",
+                    m.role.as_str(),
+                    m.name().unwrap_or(""),
+                    m.content()
+                )
+            })
+            .collect()
+    }
+
+    const SESSION: &str = r#"{"formatVersion": 1, "id": "s", "messages": [
+        {"role": "user", "content": "One."},
+        {"role": "assistant", "content": "Two."},
+        {"role": "user", "content": "Three."}]}"#;
+
+    const EMPTY_SESSION: &str = r#"{"formatVersion": 1, "id": "s", "messages": []}"#;
+
+    /// A preset of `templates` in that order with `extra` fields (compatibility, character,
+    /// processors), the history slot last unless the templates place it.
+    fn preset(templates: &str, steps: &str, extra: &str) -> String {
+        format!(
+            r#"{{"formatVersion": 1, "id": "p", "name": "P",
+            "messageTemplates": [{templates}],
+            "contextRecipes": [{{"id": "r", "modelFilter": ["*"], "steps": [{steps}]}}]{extra}}}"#
+        )
+    }
+
+    /// Two system and one user template at depth 1, and a user one at depth 1 placed first by
+    /// order; then the history.
+    fn depth_preset(extra: &str) -> String {
+        preset(
+            r#"{"id": "s1", "role": "system", "content": " Sys one. "},
+               {"id": "u1", "role": "user", "content": "User one."},
+               {"id": "s2", "role": "system", "content": "Sys two."},
+               {"id": "a1", "role": "assistant", "content": "Asst one."},
+               {"id": "h", "role": "system", "type": "chat_history"}"#,
+            r#"{"messageId": "s1", "enabled": true, "injectionStrategy": {"depth": 1}},
+               {"messageId": "u1", "enabled": true, "injectionStrategy": {"depth": 1}},
+               {"messageId": "s2", "enabled": true, "injectionStrategy": {"depth": 1}},
+               {"messageId": "a1", "enabled": true, "injectionStrategy": {"depth": 1}},
+               {"messageId": "h", "enabled": true}"#,
+            extra,
+        )
+    }
+
+    // openai.js, populationInjectionPrompts(): the in-chat prompts of one depth become one message
+    // per role, assistant then user then system, each role's texts joined by a newline.
+    #[test]
+    fn in_chat_prompts_at_one_depth_are_joined_by_role_in_sillytavern_order() {
+        let st = built(
+            &depth_preset(r#", "compatibility": "sillytavern""#),
+            SESSION,
+            None,
+        );
+        assert_eq!(
+            st,
+            [
+                "system||[Start a new Chat]",
+                "user||One.",
+                "assistant||Two.",
+                "assistant||Asst one.",
+                "user||User one.",
+                "system||Sys one.\nSys two.",
+                "user||Three.",
+            ]
+        );
+        // Native (RULES 3.4): each its own message, in step order.
+        let native = built(&depth_preset(""), SESSION, None);
+        assert_eq!(
+            native,
+            [
+                "user||One.",
+                "assistant||Two.",
+                "system|| Sys one. ",
+                "user||User one.",
+                "system||Sys two.",
+                "assistant||Asst one.",
+                "user||Three.",
+            ]
+        );
+    }
+
+    // openai.js, populationInjectionPrompts(): depths are inserted one after the other, so past the
+    // oldest message a deeper group stays before a shallower one instead of joining it.
+    #[test]
+    fn in_chat_prompts_of_different_depths_past_the_history_are_not_joined() {
+        let p = preset(
+            r#"{"id": "five", "role": "system", "content": "Five."},
+               {"id": "nine", "role": "system", "content": "Nine."},
+               {"id": "h", "role": "system", "type": "chat_history"}"#,
+            r#"{"messageId": "five", "enabled": true, "injectionStrategy": {"depth": 5}},
+               {"messageId": "nine", "enabled": true, "injectionStrategy": {"depth": 9}},
+               {"messageId": "h", "enabled": true}"#,
+            r#", "compatibility": "sillytavern",
+               "processors": [{"id": "injection-assembler", "settings": {"newChatPrompt": ""}}]"#,
+        );
+        assert_eq!(
+            built(&p, SESSION, None),
+            [
+                "system||Nine.",
+                "system||Five.",
+                "user||One.",
+                "assistant||Two.",
+                "user||Three.",
+            ]
+        );
+    }
+
+    // openai.js, populationInjectionPrompts(): the extension prompts of a role at a depth (the
+    // card's depth prompt, world info at a depth) join the prompt manager's prompts of that role
+    // after them, in one message.
+    #[test]
+    fn candidates_at_one_depth_join_the_templates_of_their_role() {
+        let p = preset(
+            r#"{"id": "pm", "role": "system", "content": "Preset note."},
+               {"id": "h", "role": "system", "type": "chat_history"}"#,
+            r#"{"messageId": "pm", "enabled": true, "injectionStrategy": {"depth": 1}},
+               {"messageId": "h", "enabled": true}"#,
+            r#", "compatibility": "sillytavern",
+               "character": {"name": "Mira",
+                   "depthPrompt": {"prompt": "Card note.", "depth": 1, "role": "system"}},
+               "lorebook": {"entries": [
+                   {"id": "w", "keys": [], "constant": true, "content": "Lore.",
+                    "strategy": {"depth": 1}}]},
+               "processors": [{"id": "injection-assembler", "settings": {"newChatPrompt": ""}}]"#,
+        );
+        let out = built(&p, SESSION, None);
+        assert_eq!(out.len(), 4, "{out:?}");
+        assert_eq!(out[..2], ["user||One.", "assistant||Two."]);
+        assert_eq!(out[3], "user||Three.");
+        let joined = out[2].strip_prefix("system||").expect("one system message");
+        let mut parts: Vec<&str> = joined.split('\n').collect();
+        assert_eq!(parts.remove(0), "Preset note.", "the template first");
+        parts.sort_unstable();
+        assert_eq!(parts, ["Card note.", "Lore."]);
+    }
+
+    fn override_preset(character: &str, settings: &str) -> String {
+        preset(
+            r#"{"id": "main", "role": "system", "content": "Preset main."},
+               {"id": "h", "role": "system", "type": "chat_history"},
+               {"id": "jailbreak", "role": "system", "content": "Preset jailbreak."}"#,
+            r#"{"messageId": "main", "enabled": true},
+               {"messageId": "h", "enabled": true},
+               {"messageId": "jailbreak", "enabled": true}"#,
+            &format!(
+                r#", "compatibility": "sillytavern", "character": {character},
+                "processors": [{{"id": "injection-assembler", "settings": {settings}}}]"#
+            ),
+        )
+    }
+
+    // openai.js, preparePromptsForChatCompletion(): the card's system prompt and post-history
+    // instructions replace main and jailbreak; {{original}} (PromptManager.js, preparePrompt())
+    // is the prompt's own text.
+    #[test]
+    fn the_card_system_prompt_and_post_history_instructions_replace_main_and_jailbreak() {
+        let p = override_preset(
+            r#"{"name": "Mira", "systemPrompt": "  Card main, then {{original}} {{ORIGINAL}}\n",
+                "postHistoryInstructions": "Card jailbreak."}"#,
+            r#"{"newChatPrompt": ""}"#,
+        );
+        assert_eq!(
+            built(&p, EMPTY_SESSION, None),
+            [
+                "system||Card main, then Preset main. ",
+                "system||Card jailbreak.",
+            ]
+        );
+    }
+
+    // openai.js, preparePromptsForChatCompletion(): an empty card field replaces nothing.
+    #[test]
+    fn empty_card_fields_do_not_replace_main_and_jailbreak() {
+        let p = override_preset(
+            r#"{"name": "Mira", "systemPrompt": "  ", "postHistoryInstructions": ""}"#,
+            r#"{"newChatPrompt": ""}"#,
+        );
+        assert_eq!(
+            built(&p, EMPTY_SESSION, None),
+            ["system||Preset main.", "system||Preset jailbreak."]
+        );
+    }
+
+    // PromptManager.js, forbid_overrides: a prompt that forbids overrides keeps its text; the
+    // importer says so by clearing the setting that names it.
+    #[test]
+    fn a_template_that_forbids_overrides_keeps_its_own_text() {
+        let p = override_preset(
+            r#"{"name": "Mira", "systemPrompt": "Card main.", "postHistoryInstructions": "Card jb."}"#,
+            r#"{"newChatPrompt": "", "systemPromptTemplate": ""}"#,
+        );
+        assert_eq!(
+            built(&p, EMPTY_SESSION, None),
+            ["system||Preset main.", "system||Card jb."]
+        );
+    }
+
+    fn field_preset(character: &str, extra: &str) -> String {
+        preset(
+            r#"{"id": "charPersonality", "role": "system", "content": "{{personality}}"},
+               {"id": "scenario", "role": "system", "content": "{{scenario}}"},
+               {"id": "h", "role": "system", "type": "chat_history"}"#,
+            r#"{"messageId": "charPersonality", "enabled": true},
+               {"messageId": "scenario", "enabled": true},
+               {"messageId": "h", "enabled": true}"#,
+            &format!(r#", "character": {character}{extra}"#),
+        )
+    }
+
+    // openai.js, preparePromptsForChatCompletion(): personality and scenario are sent through
+    // personality_format and scenario_format; populateChatHistory(): new_chat_prompt opens the
+    // history.
+    #[test]
+    fn personality_and_scenario_go_through_their_formats_and_the_new_chat_prompt_opens_the_history()
+    {
+        let character = r#"{"name": "Mira", "personality": "curious", "scenario": "An inn."}"#;
+        assert_eq!(
+            built(
+                &field_preset(character, r#", "compatibility": "sillytavern""#),
+                EMPTY_SESSION,
+                None
+            ),
+            [
+                "system||[Mira's personality: curious]",
+                "system||[Circumstances and context of the dialogue: An inn.]",
+                "system||[Start a new Chat]",
+            ]
+        );
+        assert_eq!(
+            built(&field_preset(character, ""), EMPTY_SESSION, None),
+            ["system||curious", "system||An inn."]
+        );
+    }
+
+    // openai.js, preparePromptsForChatCompletion(): an empty card field sends nothing, whatever the
+    // format says.
+    #[test]
+    fn an_empty_personality_or_scenario_sends_nothing_through_its_format() {
+        let p = field_preset(
+            r#"{"name": "Mira", "personality": "", "scenario": "An inn."}"#,
+            r#", "compatibility": "sillytavern",
+               "processors": [{"id": "injection-assembler",
+                   "settings": {"scenarioFormat": "Where: {{scenario}}", "newChatPrompt": ""}}]"#,
+        );
+        assert_eq!(built(&p, EMPTY_SESSION, None), ["system||Where: An inn."]);
+    }
+
+    // script.js, the card's extensions.depth_prompt set as an in-chat extension prompt; openai.js,
+    // populationInjectionPrompts() places it at its depth with its role.
+    #[test]
+    fn the_character_note_is_placed_at_its_depth_with_its_role_under_compatibility() {
+        let extra = |compat: &str| {
+            format!(
+                r#"{compat}, "character": {{"name": "Mira",
+                    "depthPrompt": {{"prompt": " {{{{char}}}} hums. ", "depth": 1, "role": "user"}}}},
+                    "processors": [{{"id": "injection-assembler", "settings": {{"newChatPrompt": ""}}}}]"#
+            )
+        };
+        let p = |compat: &str| {
+            preset(
+                r#"{"id": "h", "role": "system", "type": "chat_history"}"#,
+                r#"{"messageId": "h", "enabled": true}"#,
+                &extra(compat),
+            )
+        };
+        assert_eq!(
+            built(&p(r#", "compatibility": "sillytavern""#), SESSION, None),
+            [
+                "user||One.",
+                "assistant||Two.",
+                "user||Mira hums.",
+                "user||Three."
+            ]
+        );
+        assert_eq!(
+            built(&p(""), SESSION, None),
+            ["user||One.", "assistant||Two.", "user||Three."],
+            "native mode does not send the note"
+        );
+    }
+
+    fn examples_preset(examples: &str, lore: &str) -> String {
+        preset(
+            r#"{"id": "main", "role": "system", "content": "Main."},
+               {"id": "dialogueExamples", "role": "system", "type": "placeholder"},
+               {"id": "h", "role": "system", "type": "chat_history"}"#,
+            r#"{"messageId": "main", "enabled": true},
+               {"messageId": "dialogueExamples", "enabled": true},
+               {"messageId": "h", "enabled": true}"#,
+            &format!(
+                r#", "compatibility": "sillytavern",
+                "character": {{"name": "Mira", "exampleDialogue": {}}}{lore},
+                "processors": [{{"id": "injection-assembler", "settings": {{"newChatPrompt": ""}}}}]"#,
+                serde_json::Value::from(examples)
+            ),
+        )
+    }
+
+    // script.js, parseMesExamples(), and openai.js, parseExampleIntoIndividual() and
+    // populateDialogueExamples(): the example dialogue split at <START>, each block its opener and
+    // system messages named example_user and example_assistant.
+    #[test]
+    fn dialogue_examples_are_split_at_start_into_named_system_messages() {
+        let examples =
+            "<START>\n{{user}}: Hi.\n{{char}}: Hello.\nStill me.\n<start>\n{{char}}: Again.";
+        assert_eq!(
+            built(&examples_preset(examples, ""), EMPTY_SESSION, None),
+            [
+                "system||Main.",
+                "system||[Example Chat]",
+                "system|example_user|Hi.",
+                "system|example_assistant|Hello.\nStill me.",
+                "system||[Example Chat]",
+                "system|example_assistant|Again.",
+            ]
+        );
+    }
+
+    // script.js, Generate(): world info entries before and after the examples are parsed into
+    // blocks of their own, put before (the last entry first) and after the card's.
+    #[test]
+    fn world_info_before_and_after_examples_is_folded_into_the_example_blocks() {
+        let lore = r#", "lorebook": {"entries": [
+            {"id": "b1", "keys": [], "constant": true, "content": "{{user}}: B1.",
+                "strategy": {"anchorTarget": "dialogueExamples", "anchorPosition": "before"}},
+            {"id": "b2", "keys": [], "constant": true, "content": "{{user}}: B2.",
+                "strategy": {"anchorTarget": "dialogueExamples", "anchorPosition": "before"}},
+            {"id": "a1", "keys": [], "constant": true, "content": "<START>\n{{char}}: A1.",
+                "strategy": {"anchorTarget": "dialogueExamples", "anchorPosition": "after"}}]}"#;
+        let texts: Vec<String> = built(
+            &examples_preset("<START>\n{{char}}: Own.", lore),
+            EMPTY_SESSION,
+            None,
+        )
+        .into_iter()
+        .filter(|m| !m.ends_with("[Example Chat]"))
+        .collect();
+        assert_eq!(
+            texts,
+            [
+                "system||Main.",
+                "system|example_user|B2.",
+                "system|example_user|B1.",
+                "system|example_assistant|Own.",
+                "system|example_assistant|A1.",
+            ]
+        );
+    }
+
+    // openai.js, populateDialogueExamples(): after the history, the examples are added block by
+    // block while they fit what is left of the budget; a block that does not fit is left out and a
+    // later, smaller one may still be sent.
+    #[test]
+    fn dialogue_examples_are_added_block_by_block_while_they_fit_the_budget() {
+        let long = "word ".repeat(200);
+        let examples = format!("<START>\n{{{{char}}}}: Short.\n<START>\n{{{{char}}}}: {long}\n<START>\n{{{{char}}}}: Tiny.");
+        let all = built(&examples_preset(&examples, ""), SESSION, None);
+        assert_eq!(all.len(), 1 + 6 + 3, "all blocks without a budget");
+        let fitted = built(&examples_preset(&examples, ""), SESSION, Some(150));
+        assert_eq!(
+            fitted,
+            [
+                "system||Main.",
+                "system||[Example Chat]",
+                "system|example_assistant|Short.",
+                "system||[Example Chat]",
+                "system|example_assistant|Tiny.",
+                "user||One.",
+                "assistant||Two.",
+                "user||Three.",
+            ]
+        );
+    }
+}
