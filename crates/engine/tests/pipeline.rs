@@ -652,7 +652,10 @@ fn the_pipeline_panel_stages_are_the_run_order_with_settings_and_the_profile_con
         .keys()
         .map(String::as_str)
         .collect();
-    assert_eq!(keys, ["descriptor", "modelConfig", "resolved", "sillytavern"]);
+    assert_eq!(
+        keys,
+        ["descriptor", "modelConfig", "resolved", "sillytavern"]
+    );
 }
 
 /// RULES 5.11: under SillyTavern compatibility a processor starts from its SillyTavern

@@ -375,7 +375,9 @@ fn card_book_positions_map_to_anchors_and_depth() {
     assert_eq!(e[6].selective_logic, SelectiveLogic::AndAll);
     assert_eq!(e[6].probability, Some(40));
     assert_eq!(e[0].probability, None);
-    assert!(r
+    // Sticky is mapped now, not reported.
+    assert_eq!(e[6].sticky, Some(2));
+    assert!(!r
         .report
         .items
         .iter()
@@ -522,8 +524,10 @@ fn world_info_file_maps_every_field() {
         e[1].strategy.anchor_target.as_deref(),
         Some("worldInfoAfter")
     );
-    // Reports: the group of entry 3, the dropped secondary keys of entry 4; not the default
-    // group weight, nor the depth of a non-depth entry.
+    assert_eq!(e[0].group.as_deref(), Some("places"));
+    assert_eq!(e[0].group_weight, None);
+    // Reports: the dropped secondary keys of entry 4; not the default group weight, nor the
+    // depth of a non-depth entry.
     let items: Vec<String> = r
         .report
         .items
@@ -531,16 +535,91 @@ fn world_info_file_maps_every_field() {
         .map(|i| format!("{}: {}", i.item, i.message))
         .collect();
     assert!(
-        items.iter().any(|i| i == "entries.3: not mapped: group"),
-        "{items:?}"
-    );
-    assert!(
         items
             .iter()
             .any(|i| i.starts_with("entries.4: secondary keys")),
         "{items:?}"
     );
-    assert_eq!(items.len(), 2, "{items:?}");
+    assert_eq!(items.len(), 1, "{items:?}");
+}
+
+// world-info.js, the entry template (`newWorldInfoEntryTemplate`): the per-entry scan,
+// recursion, timing and group fields as a world info file writes them.
+#[test]
+fn world_info_file_imports_sillytavern_entry_settings() {
+    let wi = json!({ "entries": {
+        "0": { "uid": 0, "key": ["a"], "content": "A", "position": 0,
+               "scanDepth": 5, "caseSensitive": true, "matchWholeWords": false,
+               "excludeRecursion": true, "preventRecursion": true, "delayUntilRecursion": 3,
+               "sticky": 2, "cooldown": 4, "delay": 6, "group": "weather, mood",
+               "groupOverride": true, "groupWeight": 30, "useGroupScoring": true },
+        "1": { "uid": 1, "key": ["b"], "content": "B", "position": 0,
+               "scanDepth": null, "caseSensitive": null, "matchWholeWords": null,
+               "excludeRecursion": false, "preventRecursion": false,
+               "delayUntilRecursion": true, "sticky": 0, "cooldown": null, "delay": 0,
+               "group": "", "groupOverride": false, "groupWeight": 100, "useGroupScoring": null }
+    }});
+    let r = import("timed.json", &wi);
+    let Imported::Lorebook { lorebook } = &r.value else {
+        panic!("expected a lorebook");
+    };
+    let (a, b) = (&lorebook.entries[0], &lorebook.entries[1]);
+    assert_eq!(a.scan_depth, Some(5));
+    assert_eq!(a.case_sensitive, Some(true));
+    assert_eq!(a.match_whole_words, Some(false));
+    assert!(a.exclude_recursion && a.prevent_recursion);
+    assert_eq!(a.delay_until_recursion, Some(3));
+    assert_eq!((a.sticky, a.cooldown, a.delay), (Some(2), Some(4), Some(6)));
+    assert_eq!(a.group.as_deref(), Some("weather, mood"));
+    assert_eq!(a.groups().collect::<Vec<_>>(), ["weather", "mood"]);
+    assert!(a.group_override);
+    assert_eq!(a.group_weight, Some(30));
+    assert_eq!(a.use_group_scoring, Some(true));
+    // Unset values read as "follow the book"; `true` is recursion level 1.
+    assert_eq!(
+        (b.scan_depth, b.case_sensitive, b.match_whole_words),
+        (None, None, None)
+    );
+    assert!(!b.exclude_recursion && !b.prevent_recursion && !b.group_override);
+    assert_eq!(b.delay_until_recursion, Some(1));
+    assert_eq!((b.sticky, b.cooldown, b.delay), (None, None, None));
+    assert_eq!((b.group.as_deref(), b.group_weight), (None, None));
+    assert!(r.report.items.is_empty(), "{:?}", r.report.items);
+}
+
+// src/endpoints/characters.js, convertWorldInfoToCharacterBook(): the same settings under a
+// card entry's `extensions`, snake_case.
+#[test]
+fn card_book_imports_sillytavern_entry_settings_from_extensions() {
+    let mut card = card_v2("Booked");
+    card["data"]["character_book"] = json!({ "entries": [{
+        "id": 7, "keys": ["storm"], "secondary_keys": [], "content": "Storm.", "constant": false,
+        "selective": true, "insertion_order": 100, "enabled": true, "position": "before_char",
+        "use_regex": true,
+        "extensions": { "position": 0, "exclude_recursion": true, "display_index": 0,
+            "probability": 100, "useProbability": true, "depth": 4, "selectiveLogic": 0,
+            "group": "sky", "group_override": true, "group_weight": 5,
+            "prevent_recursion": true, "delay_until_recursion": 2, "scan_depth": 9,
+            "match_whole_words": true, "use_group_scoring": false, "case_sensitive": false,
+            "automation_id": "", "role": 0, "vectorized": false,
+            "sticky": 3, "cooldown": 1, "delay": 2 }
+    }]});
+    let r = import("booked.json", &card);
+    let Imported::Character(c) = &r.value else {
+        panic!("expected a character");
+    };
+    let e = &c.lorebook.as_ref().expect("a book").entries[0];
+    assert!(e.exclude_recursion && e.prevent_recursion && e.group_override);
+    assert_eq!(e.group.as_deref(), Some("sky"));
+    assert_eq!(e.group_weight, Some(5));
+    assert_eq!(e.delay_until_recursion, Some(2));
+    assert_eq!(e.scan_depth, Some(9));
+    assert_eq!(e.match_whole_words, Some(true));
+    assert_eq!(e.case_sensitive, Some(false));
+    assert_eq!(e.use_group_scoring, Some(false));
+    assert_eq!((e.sticky, e.cooldown, e.delay), (Some(3), Some(1), Some(2)));
+    let items: Vec<&str> = r.report.items.iter().map(|i| i.item.as_str()).collect();
+    assert!(!items.iter().any(|i| i.contains("entries")), "{items:?}");
 }
 
 #[test]
