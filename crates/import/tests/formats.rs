@@ -790,3 +790,34 @@ fn card_png_in_a_compressed_chunk_is_read_and_other_compressed_chunks_are_not() 
     };
     assert_eq!(card.character.name, "Zed");
 }
+
+// openai.js, formatWorldInfo(): a preset's `wi_format` wraps the world info blocks; it becomes
+// the lorebook processor's `wiFormat`, and goes back to `wi_format` on export.
+#[test]
+fn preset_wi_format_becomes_the_lorebook_setting_and_goes_back() {
+    let mut p = st_preset();
+    p["wi_format"] = json!("[Details of the world: {0}]");
+    let r = import("Default.json", &p);
+    let preset = preset_of(&r);
+    let lorebook = preset
+        .processors
+        .iter()
+        .flatten()
+        .find(|c| c.id == "lorebook")
+        .expect("a lorebook config");
+    assert_eq!(
+        lorebook.settings.get("wiFormat"),
+        Some(&json!("[Details of the world: {0}]"))
+    );
+    assert!(!r.report.mentions("wi_format"));
+    let exported = promptloom_import::export_sillytavern_preset(preset);
+    assert_eq!(
+        exported.value["wi_format"],
+        json!("[Details of the world: {0}]")
+    );
+    assert!(!exported.report.mentions("processors"));
+    // The default `{0}` sets nothing.
+    let mut p = st_preset();
+    p["wi_format"] = json!("{0}");
+    assert!(preset_of(&import("Default.json", &p)).processors.is_none());
+}

@@ -82,8 +82,17 @@ pub fn export_preset(preset: &AgentPreset) -> Reported<Value> {
     if preset.regex_rules.as_ref().is_some_and(|r| !r.is_empty()) {
         report.push("regexRules", texts::REGEX_RULES);
     }
-    if preset.processors.as_ref().is_some_and(|p| !p.is_empty()) {
-        report.push("processors", texts::NOT_EXPORTED);
+    // The lorebook's `wiFormat` is the preset's `wi_format`; every other processor setting
+    // has no place in a preset file.
+    let mut wi_format = None;
+    for config in preset.processors.iter().flatten() {
+        let mut rest = config.settings.clone();
+        if config.id == "lorebook" {
+            wi_format = rest.remove("wiFormat");
+        }
+        if !rest.is_empty() || config.enabled.is_some() || config.priority.is_some() {
+            report.push(format!("processors ({})", config.id), texts::NOT_EXPORTED);
+        }
     }
     if preset.variables.as_ref().is_some_and(|v| !v.is_empty()) {
         report.push("variables", texts::NOT_EXPORTED);
@@ -95,6 +104,9 @@ pub fn export_preset(preset: &AgentPreset) -> Reported<Value> {
     });
     if let (Some(g), Value::Object(root)) = (&preset.generation, &mut value) {
         samplers(g, root, &mut report);
+    }
+    if let (Some(format), Value::Object(root)) = (wi_format, &mut value) {
+        root.insert("wi_format".into(), format);
     }
     Reported { value, report }
 }

@@ -14,7 +14,8 @@ use std::collections::HashSet;
 
 use promptloom_engine::model::{
     validate_preset, AgentPreset, Compatibility, ContextRecipe, GenerationSettings,
-    InjectionStrategy, MessageTemplate, RecipeStep, Role, TemplateType, FORMAT_VERSION,
+    InjectionStrategy, MessageTemplate, ProcessorConfig, RecipeStep, Role, TemplateType,
+    FORMAT_VERSION,
 };
 use serde_json::Value;
 
@@ -132,7 +133,7 @@ pub(crate) fn preset_from_value(
     }
 
     let generation = generation_from(root, &mut report);
-    let mut known = vec!["prompts", "prompt_order"];
+    let mut known = vec!["prompts", "prompt_order", "wi_format"];
     known.extend_from_slice(SAMPLER_KEYS);
     let mut other_keys: Vec<&str> = json::unknown_set_keys(root, &known);
     // Settings that are off or empty say nothing, but a sampler at 0 is still a setting.
@@ -166,7 +167,7 @@ pub(crate) fn preset_from_value(
         character: None,
         lorebook: None,
         regex_rules: None,
-        processors: None,
+        processors: wi_format(root),
         variables: None,
         generation,
         compatibility: Compatibility::Sillytavern,
@@ -176,6 +177,20 @@ pub(crate) fn preset_from_value(
         value: preset,
         report,
     })
+}
+
+/// `wi_format` -> the `lorebook` processor's `wiFormat` setting (RULES 5.11.1), when it is not
+/// SillyTavern's default `{0}` (which is the setting's default too).
+fn wi_format(root: &Object) -> Option<Vec<ProcessorConfig>> {
+    let format = json::string(root, "wi_format").filter(|f| f != "{0}")?;
+    Some(vec![ProcessorConfig {
+        id: "lorebook".into(),
+        enabled: None,
+        priority: None,
+        settings: [("wiFormat".to_string(), Value::from(format))]
+            .into_iter()
+            .collect(),
+    }])
 }
 
 /// The samplers of [`SAMPLER_KEYS`] as generation settings; `None` when none is set. SillyTavern's
