@@ -821,3 +821,79 @@ fn preset_wi_format_becomes_the_lorebook_setting_and_goes_back() {
     p["wi_format"] = json!("{0}");
     assert!(preset_of(&import("Default.json", &p)).processors.is_none());
 }
+
+// world-info.js, setWorldInfoSettings() and getWorldInfoSettings(): SillyTavern's global world
+// info settings, as `settings.json` keeps them under `world_info_settings`.
+#[test]
+fn world_info_settings_become_the_books_settings_and_include_names() {
+    use promptloom_import::{looks_like_world_info_settings, world_info_settings_from_value};
+    let settings = json!({
+        "username": "Ana",
+        "world_info_settings": {
+            "world_info": { "globalSelect": ["Eldoria"] },
+            "world_info_depth": 4, "world_info_min_activations": 2,
+            "world_info_min_activations_depth_max": 10, "world_info_budget": 40,
+            "world_info_include_names": false, "world_info_recursive": false,
+            "world_info_overflow_alert": false, "world_info_case_sensitive": true,
+            "world_info_match_whole_words": false, "world_info_character_strategy": 1,
+            "world_info_budget_cap": 900, "world_info_use_group_scoring": true,
+            "world_info_max_recursion_steps": 3
+        }
+    });
+    let root = settings.as_object().expect("object");
+    assert!(looks_like_world_info_settings(root));
+    let r = world_info_settings_from_value(root).expect("reads");
+    let book = &r.value.lorebook;
+    assert_eq!(book.scan_depth, 4);
+    assert_eq!(book.min_activations, 2);
+    assert_eq!(book.min_activations_depth_max, 10);
+    assert_eq!(book.token_budget, 40);
+    assert_eq!(book.budget_cap, 900);
+    assert_eq!(book.max_recursion_steps, 3);
+    assert!(!book.recursive && book.case_sensitive && !book.match_whole_words);
+    assert!(book.use_group_scoring);
+    assert_eq!(r.value.include_names, Some(false));
+    let items: Vec<&str> = r.report.items.iter().map(|i| i.item.as_str()).collect();
+    assert_eq!(
+        items,
+        [
+            "world_info_settings.world_info",
+            "world_info_settings.world_info_character_strategy"
+        ]
+    );
+    // Onto a preset: the book keeps its entries, the processor gets includeNames.
+    let mut preset = preset_of(&import("Default.json", &st_preset())).clone();
+    preset.lorebook = Some(promptloom_engine::model::Lorebook {
+        entries: serde_json::from_value(json!([{ "id": "a", "keys": ["x"], "content": "A" }]))
+            .expect("entries"),
+        ..Default::default()
+    });
+    r.value.apply_to(&mut preset);
+    let applied = preset.lorebook.as_ref().expect("a book");
+    assert_eq!(applied.entries.len(), 1);
+    assert_eq!(applied.scan_depth, 4);
+    let config = preset
+        .processors
+        .iter()
+        .flatten()
+        .find(|c| c.id == "lorebook")
+        .expect("lorebook config");
+    assert_eq!(config.settings.get("includeNames"), Some(&json!(false)));
+}
+
+// script.js, loadSettings(): older settings files keep the keys at the top level; a share over
+// 100 % reads as 25; a bad number is reported and left out.
+#[test]
+fn world_info_settings_at_the_top_level_and_bad_values() {
+    use promptloom_import::world_info_settings_from_value;
+    let settings = json!({ "world_info_depth": "x", "world_info_budget": 150,
+                           "world_info_include_names": true });
+    let r = world_info_settings_from_value(settings.as_object().expect("object")).expect("reads");
+    assert_eq!(r.value.lorebook.scan_depth, 2);
+    assert_eq!(r.value.lorebook.token_budget, 25);
+    assert_eq!(r.value.include_names, Some(true));
+    assert!(r.report.mentions("world_info_depth"));
+    let bad = json!({ "world_info_settings": 3 });
+    let e = world_info_settings_from_value(bad.as_object().expect("object")).unwrap_err();
+    assert!(e.to_string().contains("world_info_settings"));
+}
