@@ -406,6 +406,10 @@ pub fn activate(
     // The book's order: highest `order` first, ties in book order.
     let mut sorted: Vec<usize> = (0..n).collect();
     sorted.sort_by(|a, b| entries[*b].order.cmp(&entries[*a].order));
+    let mut rank = vec![0usize; n];
+    for (r, &e) in sorted.iter().enumerate() {
+        rank[e] = r;
+    }
 
     let mut levels: Vec<u32> = entries
         .iter()
@@ -520,9 +524,9 @@ pub fn activate(
         }
 
         // Sticky entries first, then the book's order.
-        let place = |e: usize| sorted.iter().position(|&s| s == e).unwrap_or(usize::MAX);
-        found.sort_by_key(|(e, _)| (timed.sticky[*e].is_none(), place(*e)));
+        found.sort_by_key(|(e, _)| (timed.sticky[*e].is_none(), rank[*e]));
         let mut new: Vec<usize> = found.iter().map(|(e, _)| *e).collect();
+        let mut reasons: HashMap<usize, Activation> = found.into_iter().collect();
         let score = |keys: &mut Keys<'_>, e: usize| {
             let text = texts_at.get(depth_of(book, &entries[e], skew));
             keys.score(book, &entries[e], text)
@@ -561,11 +565,7 @@ pub fn activate(
             active[e] = true;
             taken.push(e);
             this_round.push(e);
-            let reason = found
-                .iter()
-                .find(|(f, _)| *f == e)
-                .map(|(_, r)| r.clone())
-                .unwrap_or(Activation::Constant);
+            let reason = reasons.remove(&e).unwrap_or(Activation::Constant);
             out.activated.push((e, reason, tokens));
         }
         let for_recursion: Vec<usize> = this_round

@@ -16,6 +16,10 @@
 //!   percent of the context budget, and go to the blackboard as injection candidates, placed by
 //!   their strategies exactly like recipe steps. What activated, why, and what the budget cut is
 //!   the build result's `lorebook` report.
+//! - Its settings (RULES 5.11.1) switch on SillyTavern's behaviours, its defaults under
+//!   SillyTavern compatibility: `activation: sillytavern` ([`crate::lorebook_st`]),
+//!   `includeNames`, `budgetStops`, `joinPositions` and `wiFormat`. Their native values keep the
+//!   rules above exactly.
 
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
