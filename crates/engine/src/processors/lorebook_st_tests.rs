@@ -592,3 +592,29 @@ fn world_info_regex_keys_follow_their_own_flags() {
     );
     assert_eq!(ids(&st(b, &["a dragon"])), ["b"]);
 }
+
+// docs/ARCHITECTURE.md, "Limits": a chain that activates one entry per round, each round reading
+// every entry's keys over a growing text, stops at a cap with a warning and keeps what it took.
+#[test]
+fn world_info_sillytavern_scan_stops_at_its_caps() {
+    let n = 1500;
+    let entries: Vec<Value> = (0..n)
+        .map(|i| {
+            json!({ "id": format!("e{i}"), "keys": [format!("link{i}")],
+                         "content": format!("link{} {}", i + 1, "padding ".repeat(40)) })
+        })
+        .collect();
+    let started = std::time::Instant::now();
+    let run = st(
+        book(json!(entries), json!({ "tokenBudget": 100 })),
+        &["link0"],
+    );
+    let taken = run.report.activated.len();
+    assert!(taken > 10 && taken < n, "{taken}");
+    assert!(
+        run.logs.iter().any(|l| l.contains("MiB of text")),
+        "{:?}",
+        &run.logs[run.logs.len().saturating_sub(3)..]
+    );
+    eprintln!("{taken} entries in {:?}", started.elapsed());
+}
