@@ -604,7 +604,6 @@ fn world_info_sillytavern_scan_stops_at_its_caps() {
                          "content": format!("link{} {}", i + 1, "padding ".repeat(40)) })
         })
         .collect();
-    let started = std::time::Instant::now();
     let run = st(
         book(json!(entries), json!({ "tokenBudget": 100 })),
         &["link0"],
@@ -616,5 +615,4 @@ fn world_info_sillytavern_scan_stops_at_its_caps() {
         "{:?}",
         &run.logs[run.logs.len().saturating_sub(3)..]
     );
-    eprintln!("{taken} entries in {:?}", started.elapsed());
 }
