@@ -117,7 +117,12 @@ export type Activation = { kind: "constant" } |
 /**  `key` occurred in history message `history_index` (absent for the pending input). */
 { kind: "key"; key: string; historyIndex?: number | null } | 
 /**  `key` occurred in the content of activated entry `from_entry`. */
-{ kind: "recursion"; key: string; fromEntry: string };
+{ kind: "recursion"; key: string; fromEntry: string } | 
+/**
+ *  Still sticky from an activation `messages_ago` messages ago (SillyTavern activation,
+ *  RULES 5.11.1).
+ */
+{ kind: "sticky"; messagesAgo: number };
 
 /**
  *  Everything that defines one agent. The canonical form is templates + recipes; a preset that
@@ -521,6 +526,8 @@ export type LorebookReport = {
 	activated: ActivatedEntry[],
 	/**  Entries that activated but did not fit the budget. */
 	cut: CutEntry[],
+	/**  Entries left out by SillyTavern activation before the budget (RULES 5.11.1). */
+	skipped?: SkippedEntry[],
 	/**  The lorebook's share of the context, in tokens. */
 	budget: number,
 };
@@ -821,6 +828,18 @@ export type ShownRequest = {
 };
 
 /**  Where a message came from. Fields that do not apply are absent. */
+/**
+ *  An entry that matched (or was sticky) but was left out before the budget: its chance, a
+ *  delay, a cooldown, or an inclusion group (RULES 5.11.1).
+ */
+export type SkippedEntry = {
+	entryId: string,
+	/**  Why, in English. */
+	reason: string,
+	/**  The reason as a code with parameters, for the app to say in its language. */
+	said: Said,
+};
+
 export type Source = {
 	kind: SourceKind,
 	templateId?: string | null,

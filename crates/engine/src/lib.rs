@@ -7,6 +7,7 @@ pub mod cache;
 mod error;
 pub mod limits;
 pub mod lorebook_scan;
+pub mod lorebook_st;
 pub mod macros;
 pub mod model;
 pub mod pattern;

@@ -102,6 +102,20 @@ crate::texts! {
     BY_KEY_IN_HISTORY = "lorebook.activation.key-in-history" => "key \"{key}\" in history #{index}";
     BY_KEY_IN_INPUT = "lorebook.activation.key-in-input" => "key \"{key}\" in the input";
     BY_RECURSION = "lorebook.activation.recursion" => "key \"{key}\" in the content of entry \"{entry}\"";
+    BY_STICKY = "lorebook.activation.sticky" => "sticky: it activated {ago} messages ago";
+    // lorebook, SillyTavern activation (RULES 5.11.1)
+    LOREBOOK_COMPAT = "lorebook.compat" => "Activates entries as SillyTavern does: the scanned messages read as one text with the speakers' names, keys of several words as substrings, each entry's own scan settings, SillyTavern's recursion, minimum activations, delays, sticky and cooldown entries and inclusion groups; the budget stops at the first entry that does not fit; the entries of one position are joined into one message.";
+    ST_DELAYED = "lorebook.delayed" => "entry \"{entry}\" waits until the chat has {delay} messages ({count} now)";
+    ST_COOLDOWN = "lorebook.cooldown" => "entry \"{entry}\" is cooling down: it activated {ago} messages ago";
+    ST_GROUP_WON_PRIORITY = "lorebook.group-won-priority" => "entry \"{entry}\" won inclusion group \"{group}\" by priority";
+    ST_GROUP_WON_ROLL = "lorebook.group-won-roll" => "entry \"{entry}\" won inclusion group \"{group}\" by a weighted roll";
+    ST_GROUP_LOST = "lorebook.group-lost" => "entry \"{entry}\" lost inclusion group \"{group}\" to \"{winner}\"";
+    ST_GROUP_SCORE = "lorebook.group-score" => "entry \"{entry}\" left out of inclusion group \"{group}\": its keys scored {score}, the best {best}";
+    ST_GROUP_STICKY = "lorebook.group-sticky" => "entry \"{entry}\" left out of inclusion group \"{group}\": a sticky entry holds the group";
+    ST_GROUP_TAKEN = "lorebook.group-taken" => "entry \"{entry}\" left out of inclusion group \"{group}\": the group was taken in an earlier round";
+    BUDGET_STOP = "lorebook.budget-stop" => "the lorebook budget of {budget} tokens was reached ({used} used): the scan stopped here";
+    ST_ROUNDS_CAP = "lorebook.rounds-cap" => "the lorebook scan stopped after {count} rounds";
+    ST_TEXT_CAP = "lorebook.text-cap" => "the lorebook's keys read more than {mib} MiB of text in this build; the scan stopped there";
 
     // injection-assembler (RULES 3)
     RECIPE_APPLIES = "assembler.recipe" => "recipe \"{recipe}\" [{filters}] applies to model \"{model}\"";
@@ -123,7 +137,7 @@ crate::texts! {
     EXAMPLES_OVER_BUDGET = "assembler.examples-over-budget" => "{count} example blocks not sent: over the budget of {budget} tokens";
     ASSEMBLED = "assembler.summary" => "{listed} messages: {skeleton} skeleton parts, {depth} depth and {anchor} anchor injections, {history} history";
 
-    // authors-note (RULES 5.11.1)
+    // authors-note (RULES 5.11.2)
     COMPAT_AUTHORS_NOTE = "authors-note.compat" => "places the session's author's note as SillyTavern does, with the lorebook entries aimed before and after it";
     NOTE_PLACED = "authors-note.placed" => "author's note placed {where} ({entries} lorebook entries folded in)";
     NOTE_AT_DEPTH = "authors-note.at-depth" => "in the chat at depth {depth}";
@@ -134,7 +148,7 @@ crate::texts! {
     NOTE_EMPTY = "authors-note.empty" => "the author's note is empty and no lorebook entry is aimed at it; nothing placed";
     NOTE_ENTRY_LEFT_OUT = "authors-note.entry-left-out" => "aimed at the author's note, which is not shown on this turn";
 
-    // character-note (RULES 5.11.3)
+    // character-note (RULES 5.11.4)
     CHARACTER_NOTE_SILLYTAVERN = "character-note.sillytavern" => "on, as SillyTavern sends a card's depth prompt: the character's note in the chat history at its depth, with its role";
     CHARACTER_NOTE_PLACED = "character-note.placed" => "the character's note is placed at depth {depth} as a {role} message";
 

@@ -24,6 +24,9 @@ pub use sillytavern::card_export::export_card as export_sillytavern_card;
 pub use sillytavern::card_export::export_world_info as export_sillytavern_world_info;
 pub use sillytavern::card_preset::{card_preset, overlay_character};
 pub use sillytavern::export::export_preset as export_sillytavern_preset;
+pub use sillytavern::world_info_settings::{
+    looks_like_world_info_settings, world_info_settings_from_value, WorldInfoSettings,
+};
 
 /// The files a preset can be written as: the one list both front doors use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

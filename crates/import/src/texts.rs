@@ -16,6 +16,7 @@ promptloom_engine::texts! {
     FORMAT_PROMPTLOOM_SESSION = "import.format.promptloom-session" => "Promptloom session";
     FORMAT_ST_PRESET = "import.format.sillytavern-preset" => "SillyTavern chat-completion preset";
     FORMAT_ST_WORLD_INFO = "import.format.sillytavern-world-info" => "SillyTavern world info";
+    FORMAT_ST_WI_SETTINGS = "import.format.sillytavern-world-info-settings" => "SillyTavern world info settings";
     FORMAT_ST_REGEX = "import.format.sillytavern-regex" => "SillyTavern regex scripts";
     FORMAT_ST_CHAT = "import.format.sillytavern-chat" => "SillyTavern chat";
     FORMAT_ST_CARD_V2 = "import.format.sillytavern-card-v2" => "SillyTavern character card V2";
@@ -29,6 +30,10 @@ promptloom_engine::texts! {
     NOT_MAPPED = "import.not-mapped" => "not mapped";
     NOT_MAPPED_FIELDS = "import.not-mapped-fields" => "not mapped: {fields}";
     KEY_NOT_MAPPED = "import.key-not-mapped" => "{key} not mapped";
+
+    // SillyTavern's global world info settings (RULES 5.11.1)
+    WI_SETTING_NOT_A_COUNT = "import.wi-setting-not-a-count" => "{value} is not a whole number of 0 or more; not mapped";
+    WI_SETTING_NOT_MAPPED = "import.wi-setting-not-mapped" => "not mapped (the global books, the overflow alert and the order of global and character books have no place here: a preset has one book)";
 
     // SillyTavern chat-completion presets (RULES 7.2)
     NOT_A_PROMPT = "import.not-a-prompt" => "{kind} instead of a prompt; skipped";

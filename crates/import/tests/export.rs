@@ -378,6 +378,56 @@ fn sillytavern_world_info_round_trip_keeps_every_modelled_field() {
     }
 }
 
+/// The SillyTavern per-entry settings survive ours -> card -> ours and ours -> world info -> ours.
+#[test]
+fn sillytavern_entry_settings_round_trip_through_card_and_world_info() {
+    let card = import_card(
+        "mara.json",
+        &serde_json::to_vec(&card_v2("Mara")).expect("json"),
+    );
+    let mut book = card.lorebook.clone().expect("book");
+    let full = serde_json::json!({
+        "scanDepth": 6, "caseSensitive": true, "matchWholeWords": false,
+        "excludeRecursion": true, "preventRecursion": true, "delayUntilRecursion": 2,
+        "sticky": 3, "cooldown": 2, "delay": 4, "group": "a, b", "groupOverride": true,
+        "groupWeight": 40, "useGroupScoring": true
+    });
+    for (i, entry) in book.entries.iter_mut().enumerate() {
+        let mut v = serde_json::to_value(&*entry).expect("json");
+        let extra = if i == 0 {
+            full.clone()
+        } else {
+            serde_json::json!({ "delayUntilRecursion": 1, "useGroupScoring": false })
+        };
+        for (k, x) in extra.as_object().expect("object") {
+            v[k] = x.clone();
+        }
+        *entry = serde_json::from_value(v).expect("entry");
+    }
+    assert_eq!(book.entries[0].delay_until_recursion, Some(2));
+    // Through a world info file.
+    let wi = promptloom_import::export_sillytavern_world_info(&book);
+    let bytes = serde_json::to_vec(&wi.value).expect("json");
+    let Imported::Lorebook { lorebook } = import_bytes("back.json", &bytes).expect("imports").value
+    else {
+        panic!("expected world info");
+    };
+    for (back, original) in lorebook.entries.iter().zip(&book.entries) {
+        let mut original = original.clone();
+        original.id = back.id.clone();
+        assert_eq!(back, &original);
+    }
+    // Through a card.
+    let mut with_book = card.clone();
+    with_book.lorebook = Some(book.clone());
+    let exported = promptloom_import::export_sillytavern_card(&with_book);
+    let again = import_card(
+        "again.json",
+        &serde_json::to_vec(&exported.value).expect("json"),
+    );
+    assert_eq!(again.lorebook.map(|b| b.entries), Some(book.entries));
+}
+
 #[test]
 fn export_in_a_format_the_preset_has_nothing_for_is_refused() {
     use promptloom_import::{export_preset_as, ExportError, ExportFormat};

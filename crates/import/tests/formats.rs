@@ -81,7 +81,7 @@ fn preset_prompts_become_templates_and_the_global_order_the_steps() {
     );
     assert!(r.report.mentions("ghost"));
     // A card's own system prompt replaces `main` at build time under SillyTavern
-    // compatibility (RULES 5.11.2): nothing to report.
+    // compatibility (RULES 5.11.3): nothing to report.
     assert!(!r.report.items.iter().any(|i| i.item.contains("(main)")));
 }
 
@@ -149,11 +149,10 @@ fn preset_forbid_overrides_formats_and_openers_become_assembler_settings() {
         "new_chat_prompt",
         "new_example_chat_prompt",
         "continue_nudge_prompt",
+        "wi_format",
     ] {
         assert!(!r.report.mentions(key), "{key} reported: {:?}", r.report);
     }
-    // What the lorebook's helper maps is still said.
-    assert!(r.report.mentions("wi_format"));
 }
 
 // PromptManager.js, forbid_overrides, and openai.js, the *_format and *_prompt settings: a
@@ -584,7 +583,9 @@ fn card_book_positions_map_to_anchors_and_depth() {
     assert_eq!(e[6].selective_logic, SelectiveLogic::AndAll);
     assert_eq!(e[6].probability, Some(40));
     assert_eq!(e[0].probability, None);
-    assert!(r
+    // Sticky is mapped now, not reported.
+    assert_eq!(e[6].sticky, Some(2));
+    assert!(!r
         .report
         .items
         .iter()
@@ -731,8 +732,10 @@ fn world_info_file_maps_every_field() {
         e[1].strategy.anchor_target.as_deref(),
         Some("worldInfoAfter")
     );
-    // Reports: the group of entry 3, the dropped secondary keys of entry 4; not the default
-    // group weight, nor the depth of a non-depth entry.
+    assert_eq!(e[0].group.as_deref(), Some("places"));
+    assert_eq!(e[0].group_weight, None);
+    // Reports: the dropped secondary keys of entry 4; not the default group weight, nor the
+    // depth of a non-depth entry.
     let items: Vec<String> = r
         .report
         .items
@@ -740,16 +743,91 @@ fn world_info_file_maps_every_field() {
         .map(|i| format!("{}: {}", i.item, i.message))
         .collect();
     assert!(
-        items.iter().any(|i| i == "entries.3: not mapped: group"),
-        "{items:?}"
-    );
-    assert!(
         items
             .iter()
             .any(|i| i.starts_with("entries.4: secondary keys")),
         "{items:?}"
     );
-    assert_eq!(items.len(), 2, "{items:?}");
+    assert_eq!(items.len(), 1, "{items:?}");
+}
+
+// world-info.js, the entry template (`newWorldInfoEntryTemplate`): the per-entry scan,
+// recursion, timing and group fields as a world info file writes them.
+#[test]
+fn world_info_file_imports_sillytavern_entry_settings() {
+    let wi = json!({ "entries": {
+        "0": { "uid": 0, "key": ["a"], "content": "A", "position": 0,
+               "scanDepth": 5, "caseSensitive": true, "matchWholeWords": false,
+               "excludeRecursion": true, "preventRecursion": true, "delayUntilRecursion": 3,
+               "sticky": 2, "cooldown": 4, "delay": 6, "group": "weather, mood",
+               "groupOverride": true, "groupWeight": 30, "useGroupScoring": true },
+        "1": { "uid": 1, "key": ["b"], "content": "B", "position": 0,
+               "scanDepth": null, "caseSensitive": null, "matchWholeWords": null,
+               "excludeRecursion": false, "preventRecursion": false,
+               "delayUntilRecursion": true, "sticky": 0, "cooldown": null, "delay": 0,
+               "group": "", "groupOverride": false, "groupWeight": 100, "useGroupScoring": null }
+    }});
+    let r = import("timed.json", &wi);
+    let Imported::Lorebook { lorebook } = &r.value else {
+        panic!("expected a lorebook");
+    };
+    let (a, b) = (&lorebook.entries[0], &lorebook.entries[1]);
+    assert_eq!(a.scan_depth, Some(5));
+    assert_eq!(a.case_sensitive, Some(true));
+    assert_eq!(a.match_whole_words, Some(false));
+    assert!(a.exclude_recursion && a.prevent_recursion);
+    assert_eq!(a.delay_until_recursion, Some(3));
+    assert_eq!((a.sticky, a.cooldown, a.delay), (Some(2), Some(4), Some(6)));
+    assert_eq!(a.group.as_deref(), Some("weather, mood"));
+    assert_eq!(a.groups().collect::<Vec<_>>(), ["weather", "mood"]);
+    assert!(a.group_override);
+    assert_eq!(a.group_weight, Some(30));
+    assert_eq!(a.use_group_scoring, Some(true));
+    // Unset values read as "follow the book"; `true` is recursion level 1.
+    assert_eq!(
+        (b.scan_depth, b.case_sensitive, b.match_whole_words),
+        (None, None, None)
+    );
+    assert!(!b.exclude_recursion && !b.prevent_recursion && !b.group_override);
+    assert_eq!(b.delay_until_recursion, Some(1));
+    assert_eq!((b.sticky, b.cooldown, b.delay), (None, None, None));
+    assert_eq!((b.group.as_deref(), b.group_weight), (None, None));
+    assert!(r.report.items.is_empty(), "{:?}", r.report.items);
+}
+
+// src/endpoints/characters.js, convertWorldInfoToCharacterBook(): the same settings under a
+// card entry's `extensions`, snake_case.
+#[test]
+fn card_book_imports_sillytavern_entry_settings_from_extensions() {
+    let mut card = card_v2("Booked");
+    card["data"]["character_book"] = json!({ "entries": [{
+        "id": 7, "keys": ["storm"], "secondary_keys": [], "content": "Storm.", "constant": false,
+        "selective": true, "insertion_order": 100, "enabled": true, "position": "before_char",
+        "use_regex": true,
+        "extensions": { "position": 0, "exclude_recursion": true, "display_index": 0,
+            "probability": 100, "useProbability": true, "depth": 4, "selectiveLogic": 0,
+            "group": "sky", "group_override": true, "group_weight": 5,
+            "prevent_recursion": true, "delay_until_recursion": 2, "scan_depth": 9,
+            "match_whole_words": true, "use_group_scoring": false, "case_sensitive": false,
+            "automation_id": "", "role": 0, "vectorized": false,
+            "sticky": 3, "cooldown": 1, "delay": 2 }
+    }]});
+    let r = import("booked.json", &card);
+    let Imported::Character(c) = &r.value else {
+        panic!("expected a character");
+    };
+    let e = &c.lorebook.as_ref().expect("a book").entries[0];
+    assert!(e.exclude_recursion && e.prevent_recursion && e.group_override);
+    assert_eq!(e.group.as_deref(), Some("sky"));
+    assert_eq!(e.group_weight, Some(5));
+    assert_eq!(e.delay_until_recursion, Some(2));
+    assert_eq!(e.scan_depth, Some(9));
+    assert_eq!(e.match_whole_words, Some(true));
+    assert_eq!(e.case_sensitive, Some(false));
+    assert_eq!(e.use_group_scoring, Some(false));
+    assert_eq!((e.sticky, e.cooldown, e.delay), (Some(3), Some(1), Some(2)));
+    let items: Vec<&str> = r.report.items.iter().map(|i| i.item.as_str()).collect();
+    assert!(!items.iter().any(|i| i.contains("entries")), "{items:?}");
 }
 
 #[test]
@@ -992,4 +1070,111 @@ fn card_png_in_a_compressed_chunk_is_read_and_other_compressed_chunks_are_not() 
         panic!("a character: {:?}", r.value.kind());
     };
     assert_eq!(card.character.name, "Zed");
+}
+
+// openai.js, formatWorldInfo(): a preset's `wi_format` wraps the world info blocks; it becomes
+// the lorebook processor's `wiFormat`, and goes back to `wi_format` on export.
+#[test]
+fn preset_wi_format_becomes_the_lorebook_setting_and_goes_back() {
+    let mut p = st_preset();
+    p["wi_format"] = json!("[Details of the world: {0}]");
+    let r = import("Default.json", &p);
+    let preset = preset_of(&r);
+    let lorebook = preset
+        .processors
+        .iter()
+        .flatten()
+        .find(|c| c.id == "lorebook")
+        .expect("a lorebook config");
+    assert_eq!(
+        lorebook.settings.get("wiFormat"),
+        Some(&json!("[Details of the world: {0}]"))
+    );
+    assert!(!r.report.mentions("wi_format"));
+    let exported = promptloom_import::export_sillytavern_preset(preset);
+    assert_eq!(
+        exported.value["wi_format"],
+        json!("[Details of the world: {0}]")
+    );
+    assert!(!exported.report.mentions("processors"));
+    // The default `{0}` sets nothing.
+    let mut p = st_preset();
+    p["wi_format"] = json!("{0}");
+    assert!(preset_of(&import("Default.json", &p)).processors.is_none());
+}
+
+// world-info.js, setWorldInfoSettings() and getWorldInfoSettings(): SillyTavern's global world
+// info settings, as `settings.json` keeps them under `world_info_settings`.
+#[test]
+fn world_info_settings_become_the_books_settings_and_include_names() {
+    use promptloom_import::{looks_like_world_info_settings, world_info_settings_from_value};
+    let settings = json!({
+        "username": "Ana",
+        "world_info_settings": {
+            "world_info": { "globalSelect": ["Eldoria"] },
+            "world_info_depth": 4, "world_info_min_activations": 2,
+            "world_info_min_activations_depth_max": 10, "world_info_budget": 40,
+            "world_info_include_names": false, "world_info_recursive": false,
+            "world_info_overflow_alert": false, "world_info_case_sensitive": true,
+            "world_info_match_whole_words": false, "world_info_character_strategy": 1,
+            "world_info_budget_cap": 900, "world_info_use_group_scoring": true,
+            "world_info_max_recursion_steps": 3
+        }
+    });
+    let root = settings.as_object().expect("object");
+    assert!(looks_like_world_info_settings(root));
+    let r = world_info_settings_from_value(root).expect("reads");
+    let book = &r.value.lorebook;
+    assert_eq!(book.scan_depth, 4);
+    assert_eq!(book.min_activations, 2);
+    assert_eq!(book.min_activations_depth_max, 10);
+    assert_eq!(book.token_budget, 40);
+    assert_eq!(book.budget_cap, 900);
+    assert_eq!(book.max_recursion_steps, 3);
+    assert!(!book.recursive && book.case_sensitive && !book.match_whole_words);
+    assert!(book.use_group_scoring);
+    assert_eq!(r.value.include_names, Some(false));
+    let items: Vec<&str> = r.report.items.iter().map(|i| i.item.as_str()).collect();
+    assert_eq!(
+        items,
+        [
+            "world_info_settings.world_info",
+            "world_info_settings.world_info_character_strategy"
+        ]
+    );
+    // Onto a preset: the book keeps its entries, the processor gets includeNames.
+    let mut preset = preset_of(&import("Default.json", &st_preset())).clone();
+    preset.lorebook = Some(promptloom_engine::model::Lorebook {
+        entries: serde_json::from_value(json!([{ "id": "a", "keys": ["x"], "content": "A" }]))
+            .expect("entries"),
+        ..Default::default()
+    });
+    r.value.apply_to(&mut preset);
+    let applied = preset.lorebook.as_ref().expect("a book");
+    assert_eq!(applied.entries.len(), 1);
+    assert_eq!(applied.scan_depth, 4);
+    let config = preset
+        .processors
+        .iter()
+        .flatten()
+        .find(|c| c.id == "lorebook")
+        .expect("lorebook config");
+    assert_eq!(config.settings.get("includeNames"), Some(&json!(false)));
+}
+
+// script.js, loadSettings(): older settings files keep the keys at the top level; a share over
+// 100 % reads as 25; a bad number is reported and left out.
+#[test]
+fn world_info_settings_at_the_top_level_and_bad_values() {
+    use promptloom_import::world_info_settings_from_value;
+    let settings = json!({ "world_info_depth": "x", "world_info_budget": 150,
+                           "world_info_include_names": true });
+    let r = world_info_settings_from_value(settings.as_object().expect("object")).expect("reads");
+    assert_eq!(r.value.lorebook.scan_depth, 2);
+    assert_eq!(r.value.lorebook.token_budget, 25);
+    assert_eq!(r.value.include_names, Some(true));
+    assert!(r.report.mentions("world_info_depth"));
+    let bad = json!({ "world_info_settings": 3 });
+    let e = world_info_settings_from_value(bad.as_object().expect("object")).unwrap_err();
+    assert!(e.to_string().contains("world_info_settings"));
 }

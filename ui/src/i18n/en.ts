@@ -367,6 +367,8 @@ export const en = {
   "lore.why.input": "matched “{key}” in the next user message",
   "lore.why.recursion": "matched “{key}” in entry {entry}",
   "lore.why.cut": "activated but was cut: {reason}",
+  "lore.why.sticky": "is still sticky (activated {ago} messages ago)",
+  "lore.why.skipped": "matched but was left out: {reason}",
   "lore.budgetUsed": "Lorebook budget: {budget} tokens",
   "preview.lorebook": "Lorebook",
   "preview.budget": "budget {budget}",

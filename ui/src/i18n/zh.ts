@@ -369,6 +369,8 @@ export const zh: Record<MessageKey, string> = {
   "lore.why.input": "在下一条用户消息中匹配到“{key}”",
   "lore.why.recursion": "在条目 {entry} 中匹配到“{key}”",
   "lore.why.cut": "已触发但被裁剪：{reason}",
+  "lore.why.sticky": "仍处于粘性状态（{ago} 条消息前激活）",
+  "lore.why.skipped": "已匹配但被排除：{reason}",
   "lore.budgetUsed": "世界书预算：{budget} 个 token",
   "preview.lorebook": "世界书",
   "preview.budget": "预算 {budget}",

@@ -238,12 +238,12 @@ pub struct Character {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tags: Option<Vec<String>>,
     /// The character's note: a text placed in the chat at a depth with a role, which the
-    /// `character-note` processor sends (RULES 5.11.3; a SillyTavern card's depth prompt).
+    /// `character-note` processor sends (RULES 5.11.4; a SillyTavern card's depth prompt).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub depth_prompt: Option<CharacterNote>,
 }
 
-/// A text the character places in the chat history at a depth, with a role (RULES 5.11.3).
+/// A text the character places in the chat history at a depth, with a role (RULES 5.11.4).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]

@@ -27,12 +27,12 @@ pub struct Session {
     /// the preset's (RULES 4.3). A build never changes them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub variables: Option<BTreeMap<String, String>>,
-    /// The chat's author's note, placed by the `authors-note` processor (RULES 5.11.1).
+    /// The chat's author's note, placed by the `authors-note` processor (RULES 5.11.2).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub authors_note: Option<AuthorsNote>,
 }
 
-/// Where the author's note goes (RULES 5.11.1).
+/// Where the author's note goes (RULES 5.11.2).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "snake_case")]
@@ -47,7 +47,7 @@ pub enum NotePosition {
 }
 
 /// A note the chat keeps and the `authors-note` processor places every `interval` user messages
-/// (RULES 5.11.1). The defaults are SillyTavern's: in the chat at depth 4, as a system message,
+/// (RULES 5.11.2). The defaults are SillyTavern's: in the chat at depth 4, as a system message,
 /// on every turn.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]

@@ -26,6 +26,12 @@ pub enum Activation {
         key: String,
         from_entry: String,
     },
+    /// Still sticky from an activation `messages_ago` messages ago (SillyTavern activation,
+    /// RULES 5.11.1).
+    #[serde(rename_all = "camelCase")]
+    Sticky {
+        messages_ago: u32,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -51,6 +57,19 @@ pub struct CutEntry {
     pub said: Said,
 }
 
+/// An entry that matched (or was sticky) but was left out before the budget: its chance, a
+/// delay, a cooldown, or an inclusion group (RULES 5.11.1).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase")]
+pub struct SkippedEntry {
+    pub entry_id: String,
+    /// Why, in English.
+    pub reason: String,
+    /// The reason as a code with parameters, for the app to say in its language.
+    pub said: Said,
+}
+
 /// What the lorebook did in one build, for the preview.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
@@ -60,6 +79,9 @@ pub struct LorebookReport {
     pub activated: Vec<ActivatedEntry>,
     /// Entries that activated but did not fit the budget.
     pub cut: Vec<CutEntry>,
+    /// Entries left out by SillyTavern activation before the budget (RULES 5.11.1).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<SkippedEntry>,
     /// The lorebook's share of the context, in tokens.
     pub budget: u32,
 }
@@ -77,6 +99,7 @@ impl Activation {
             Activation::Recursion { key, from_entry } => texts::BY_RECURSION
                 .with("key", key)
                 .with("entry", from_entry),
+            Activation::Sticky { messages_ago } => texts::BY_STICKY.with("ago", messages_ago),
         }
     }
 }

@@ -1,7 +1,7 @@
 //! `authors-note` (priority 290, off by default; on under SillyTavern compatibility): places the
 //! session's author's note as an injection candidate for the assembler, on the turns its interval
 //! says, with the lorebook's candidates aimed before and after the `authorsNote` anchor folded
-//! into its text (RULES 5.11.1).
+//! into its text (RULES 5.11.2).
 
 use crate::model::{AnchorPosition, AuthorsNote as Note, InjectionStrategy, NotePosition, Role};
 use crate::pipeline::{
@@ -44,7 +44,7 @@ impl Processor for AuthorsNote {
         Some(CompatDefaults::new(texts::COMPAT_AUTHORS_NOTE).enabled(true))
     }
 
-    /// RULES 5.11.1: the note is shown when the interval is 1, or when the number of user
+    /// RULES 5.11.2: the note is shown when the interval is 1, or when the number of user
     /// messages (the input counting) is a positive multiple of it; the entries aimed at it are
     /// joined before and after its text, and left out with it.
     fn execute(
@@ -170,7 +170,7 @@ fn take_aimed(injections: &mut Vec<InjectionCandidate>) -> Vec<InjectionCandidat
 
 /// The note's text with the entries aimed before it on the lines above and those aimed after it
 /// on the lines below; one line break at the very start and at the very end is dropped
-/// (RULES 5.11.1).
+/// (RULES 5.11.2).
 fn joined(note: &Note, aimed: &[InjectionCandidate]) -> String {
     if aimed.is_empty() {
         return note.content.clone();

@@ -1,4 +1,4 @@
-//! `character-note` (priority 295): the character's note (RULES 5.11.3), a text the character
+//! `character-note` (priority 295): the character's note (RULES 5.11.4), a text the character
 //! places in the chat history at a depth with a role, handed to the injection assembler as a
 //! candidate. Off by default; SillyTavern compatibility switches it on, as SillyTavern sends a
 //! card's depth prompt.

@@ -157,7 +157,7 @@ pub(crate) fn card_from_value(root: &Object) -> Result<Reported<CharacterCard>, 
 }
 
 /// The card's depth prompt (`extensions.depth_prompt`: `prompt`, `depth`, `role`) as the
-/// character's note (RULES 5.11.3): the prompt trimmed, none when it is empty; an absent depth
+/// character's note (RULES 5.11.4): the prompt trimmed, none when it is empty; an absent depth
 /// is 4 and an absent role system, as SillyTavern reads them; a depth or role it cannot read is
 /// reported and read as absent.
 fn character_note(value: &Value, report: &mut ImportReport) -> Option<CharacterNote> {

@@ -87,6 +87,9 @@ fn entry(index: usize, e: &LorebookEntry, report: &mut ImportReport) -> Value {
         ext.insert("probability".into(), json!(p));
         ext.insert("useProbability".into(), json!(true));
     }
+    for (card_key, _, value) in scan_fields(e) {
+        ext.insert(card_key.into(), value);
+    }
     let id: Value =
         e.id.parse::<i64>()
             .map(Value::from)
@@ -104,6 +107,70 @@ fn entry(index: usize, e: &LorebookEntry, report: &mut ImportReport) -> Value {
         "position": if position == 1 { "after_char" } else { "before_char" },
         "extensions": ext,
     })
+}
+
+/// The entry's SillyTavern scan, recursion, timing and group settings that are set, as
+/// `(card extensions key, world info file key, value)`.
+fn scan_fields(e: &LorebookEntry) -> Vec<(&'static str, &'static str, Value)> {
+    let mut out = Vec::new();
+    let mut put = |card: &'static str, file: &'static str, value: Option<Value>| {
+        if let Some(v) = value {
+            out.push((card, file, v));
+        }
+    };
+    put("scan_depth", "scanDepth", e.scan_depth.map(Value::from));
+    put(
+        "case_sensitive",
+        "caseSensitive",
+        e.case_sensitive.map(Value::from),
+    );
+    put(
+        "match_whole_words",
+        "matchWholeWords",
+        e.match_whole_words.map(Value::from),
+    );
+    put(
+        "exclude_recursion",
+        "excludeRecursion",
+        e.exclude_recursion.then_some(Value::Bool(true)),
+    );
+    put(
+        "prevent_recursion",
+        "preventRecursion",
+        e.prevent_recursion.then_some(Value::Bool(true)),
+    );
+    // SillyTavern writes level 1 as `true`.
+    put(
+        "delay_until_recursion",
+        "delayUntilRecursion",
+        e.delay_until_recursion.map(|l| {
+            if l == 1 {
+                Value::Bool(true)
+            } else {
+                Value::from(l)
+            }
+        }),
+    );
+    put("sticky", "sticky", e.sticky.map(Value::from));
+    put("cooldown", "cooldown", e.cooldown.map(Value::from));
+    put("delay", "delay", e.delay.map(Value::from));
+    put("group", "group", e.group.clone().map(Value::from));
+    put(
+        "group_override",
+        "groupOverride",
+        e.group_override.then_some(Value::Bool(true)),
+    );
+    put(
+        "group_weight",
+        "groupWeight",
+        e.group_weight.map(Value::from),
+    );
+    put(
+        "use_group_scoring",
+        "useGroupScoring",
+        e.use_group_scoring.map(Value::from),
+    );
+    out
 }
 
 /// SillyTavern's position number (and depth) for a strategy, the inverse of the importer's
@@ -161,6 +228,14 @@ pub fn export_world_info(book: &Lorebook) -> Reported<Value> {
             "lorebook.matchWholeWords",
             book.match_whole_words != defaults.match_whole_words,
         ),
+        ("lorebook.minActivations", book.min_activations != 0),
+        (
+            "lorebook.minActivationsDepthMax",
+            book.min_activations_depth_max != 0,
+        ),
+        ("lorebook.maxRecursionSteps", book.max_recursion_steps != 0),
+        ("lorebook.budgetCap", book.budget_cap != 0),
+        ("lorebook.useGroupScoring", book.use_group_scoring),
     ];
     for (item, differs) in settings {
         if differs {
@@ -188,6 +263,9 @@ pub fn export_world_info(book: &Lorebook) -> Reported<Value> {
             if let Some(v) = ext.get(key) {
                 wi[key] = v.clone();
             }
+        }
+        for (_, file_key, value) in scan_fields(e) {
+            wi[file_key] = value;
         }
         if e.id != i.to_string() {
             report.push(

@@ -42,7 +42,7 @@ const MAIN_PROMPT: &str =
 
 /// A preset built around `card`, under SillyTavern compatibility. The card's own system prompt
 /// and post-history instructions are not written into it: the assembler puts them in place of
-/// `main` and of the (empty) closing `jailbreak` at build time (RULES 5.11.2), so that a card
+/// `main` and of the (empty) closing `jailbreak` at build time (RULES 5.11.3), so that a card
 /// laid over another preset behaves the same, and `{{original}}` in them is the main prompt
 /// here. The example dialogue is sent at the `dialogueExamples` anchor as example messages.
 /// Templates whose macros have nothing to show (no personality, say) drop out at build time as

@@ -120,7 +120,7 @@ pub fn export_preset(preset: &AgentPreset) -> Reported<Value> {
 }
 
 /// The injection assembler's prompt-manager settings back under SillyTavern's keys (the inverse
-/// of the import, RULES 5.11.2): the formats and openers into `formats`, a cleared override
+/// of the import, RULES 5.11.3): the formats and openers into `formats`, a cleared override
 /// setting as its prompt's `forbid_overrides` into `forbidden`. Returns what has no place in a
 /// SillyTavern preset: other processors, and other settings or an `enabled` or `priority` of
 /// the assembler.
@@ -131,6 +131,21 @@ fn prompt_manager_settings(
 ) -> Vec<String> {
     let mut left = Vec::new();
     for p in processors {
+        // The lorebook's `wiFormat` is the preset's `wi_format` (RULES 5.11.1).
+        if p.id == "lorebook" {
+            if p.enabled.is_some() || p.priority.is_some() {
+                left.push(p.id.clone());
+            }
+            for (key, value) in &p.settings {
+                match (key.as_str(), value.as_str()) {
+                    ("wiFormat", Some(text)) => {
+                        formats.insert("wi_format".into(), json!(text));
+                    }
+                    _ => left.push(format!("{}.{key}", p.id)),
+                }
+            }
+            continue;
+        }
         if p.id != ASSEMBLER {
             left.push(p.id.clone());
             continue;

@@ -8,3 +8,4 @@ pub mod export;
 pub mod preset;
 pub mod regex;
 pub mod world_info;
+pub mod world_info_settings;

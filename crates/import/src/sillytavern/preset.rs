@@ -10,7 +10,7 @@
 //! The samplers SillyTavern sends to every chat-completion source become the preset's generation
 //! settings ([`SAMPLER_KEYS`]); the prompt manager's formats and openers ([`FORMAT_KEYS`]) and
 //! a `forbid_overrides` on `main` or `jailbreak` become the injection assembler's settings
-//! (RULES 5.11.2); its other settings are reported.
+//! (RULES 5.11.3); its other settings are reported.
 
 use std::collections::HashSet;
 
@@ -32,7 +32,7 @@ pub const GLOBAL_ORDER_ID: i64 = 100001;
 const DEFAULT_INJECTION_DEPTH: i64 = 4;
 const DEFAULT_INJECTION_ORDER: i64 = 100;
 /// The processor the prompt manager's settings go to, and the settings: each preset key with
-/// the injection assembler's setting it becomes (RULES 5.11.2).
+/// the injection assembler's setting it becomes (RULES 5.11.3).
 pub(crate) const ASSEMBLER: &str = "injection-assembler";
 pub(crate) const FORMAT_KEYS: &[(&str, &str)] = &[
     ("personality_format", "personalityFormat"),
@@ -158,7 +158,7 @@ pub(crate) fn preset_from_value(
 
     let generation = generation_from(root, &mut report);
     formats_from(root, &mut templates, &mut settings, &mut report);
-    let mut known = vec!["prompts", "prompt_order"];
+    let mut known = vec!["prompts", "prompt_order", "wi_format"];
     known.extend_from_slice(SAMPLER_KEYS);
     known.extend(FORMAT_KEYS.iter().map(|(key, _)| *key));
     let mut other_keys: Vec<&str> = json::unknown_set_keys(root, &known);
@@ -193,14 +193,19 @@ pub(crate) fn preset_from_value(
         character: None,
         lorebook: None,
         regex_rules: None,
-        processors: (!settings.is_empty()).then(|| {
-            vec![ProcessorConfig {
-                id: ASSEMBLER.into(),
-                enabled: None,
-                priority: None,
-                settings,
-            }]
-        }),
+        processors: {
+            let mut configs: Vec<ProcessorConfig> = Vec::new();
+            if !settings.is_empty() {
+                configs.push(ProcessorConfig {
+                    id: ASSEMBLER.into(),
+                    enabled: None,
+                    priority: None,
+                    settings,
+                });
+            }
+            configs.extend(wi_format(root).into_iter().flatten());
+            (!configs.is_empty()).then_some(configs)
+        },
         variables: None,
         generation,
         compatibility: Compatibility::Sillytavern,
@@ -213,7 +218,7 @@ pub(crate) fn preset_from_value(
 }
 
 /// The prompt manager's formats and openers ([`FORMAT_KEYS`]) as the injection assembler's
-/// settings (RULES 5.11.2), each as the file has it. An empty personality or scenario format
+/// settings (RULES 5.11.3), each as the file has it. An empty personality or scenario format
 /// sends nothing in SillyTavern, so the matching template is left empty too. A value that is
 /// not text is reported and left out.
 fn formats_from(
@@ -244,6 +249,20 @@ fn formats_from(
             ),
         }
     }
+}
+
+/// `wi_format` -> the `lorebook` processor's `wiFormat` setting (RULES 5.11.1), when it is not
+/// SillyTavern's default `{0}` (which is the setting's default too).
+fn wi_format(root: &Object) -> Option<Vec<ProcessorConfig>> {
+    let format = json::string(root, "wi_format").filter(|f| f != "{0}")?;
+    Some(vec![ProcessorConfig {
+        id: "lorebook".into(),
+        enabled: None,
+        priority: None,
+        settings: [("wiFormat".to_string(), Value::from(format))]
+            .into_iter()
+            .collect(),
+    }])
 }
 
 /// The samplers of [`SAMPLER_KEYS`] as generation settings; `None` when none is set. SillyTavern's

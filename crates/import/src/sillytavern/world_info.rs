@@ -42,8 +42,74 @@ pub(crate) struct StEntry {
     pub role: Option<i64>,
     pub probability: Option<f64>,
     pub use_probability: Option<bool>,
+    pub scan: ScanFields,
     /// Settings that are set and that this model has no place for: `(key, value)`.
     pub unmapped: Vec<String>,
+}
+
+/// SillyTavern's per-entry scan, recursion, timing and group settings, as read.
+#[derive(Debug, Default)]
+pub(crate) struct ScanFields {
+    pub scan_depth: Option<i64>,
+    pub case_sensitive: Option<bool>,
+    pub match_whole_words: Option<bool>,
+    pub exclude_recursion: bool,
+    pub prevent_recursion: bool,
+    /// `true` is level 1; `false` and 0 are off.
+    pub delay_until_recursion: Option<i64>,
+    pub sticky: Option<i64>,
+    pub cooldown: Option<i64>,
+    pub delay: Option<i64>,
+    pub group: Option<String>,
+    pub group_override: bool,
+    pub group_weight: Option<i64>,
+    pub use_group_scoring: Option<bool>,
+}
+
+/// The names of [`ScanFields`] in a world info file, and in a card entry's `extensions`.
+const SCAN_NAMES: [(&str, &str); 13] = [
+    ("scanDepth", "scan_depth"),
+    ("caseSensitive", "case_sensitive"),
+    ("matchWholeWords", "match_whole_words"),
+    ("excludeRecursion", "exclude_recursion"),
+    ("preventRecursion", "prevent_recursion"),
+    ("delayUntilRecursion", "delay_until_recursion"),
+    ("sticky", "sticky"),
+    ("cooldown", "cooldown"),
+    ("delay", "delay"),
+    ("group", "group"),
+    ("groupOverride", "group_override"),
+    ("groupWeight", "group_weight"),
+    ("useGroupScoring", "use_group_scoring"),
+];
+
+/// Reads the scan fields of `obj` under the names `name` picks from [`SCAN_NAMES`].
+fn scan_fields(
+    obj: &Object,
+    name: fn(&(&'static str, &'static str)) -> &'static str,
+) -> ScanFields {
+    let n = |i: usize| name(&SCAN_NAMES[i]);
+    let delay_until_recursion = match obj.get(n(5)) {
+        Some(Value::Bool(true)) => Some(1),
+        Some(Value::Bool(false)) | None | Some(Value::Null) => None,
+        Some(v) => json::value_int(v),
+    }
+    .filter(|level| *level > 0);
+    ScanFields {
+        scan_depth: json::int(obj, n(0)),
+        case_sensitive: json::boolean(obj, n(1)),
+        match_whole_words: json::boolean(obj, n(2)),
+        exclude_recursion: json::boolean(obj, n(3)).unwrap_or(false),
+        prevent_recursion: json::boolean(obj, n(4)).unwrap_or(false),
+        delay_until_recursion,
+        sticky: json::int(obj, n(6)).filter(|v| *v > 0),
+        cooldown: json::int(obj, n(7)).filter(|v| *v > 0),
+        delay: json::int(obj, n(8)).filter(|v| *v > 0),
+        group: json::text(obj, n(9)).filter(|g| !g.trim().is_empty()),
+        group_override: json::boolean(obj, n(10)).unwrap_or(false),
+        group_weight: json::int(obj, n(11)),
+        use_group_scoring: json::boolean(obj, n(12)),
+    }
 }
 
 /// Fields of a world info file entry that are mapped, or that only matter to SillyTavern's editor.
@@ -66,12 +132,24 @@ const WI_FILE_KNOWN: &[&str] = &[
     "displayIndex",
     "addMemo",
     "extensions",
+    "scanDepth",
+    "caseSensitive",
+    "matchWholeWords",
+    "excludeRecursion",
+    "preventRecursion",
+    "delayUntilRecursion",
+    "sticky",
+    "cooldown",
+    "delay",
+    "group",
+    "groupOverride",
+    "groupWeight",
+    "useGroupScoring",
 ];
 
 pub(crate) fn entry_from_wi_file(key: &str, obj: &Object) -> StEntry {
     let mut unmapped: Vec<String> = json::unknown_set_keys(obj, WI_FILE_KNOWN)
         .into_iter()
-        .filter(|k| !is_default_group_weight(k, obj))
         .map(str::to_owned)
         .collect();
     // Only a depth entry's depth and role mean anything.
@@ -94,14 +172,9 @@ pub(crate) fn entry_from_wi_file(key: &str, obj: &Object) -> StEntry {
         role: json::int(obj, "role"),
         probability: json::float(obj, "probability"),
         use_probability: json::boolean(obj, "useProbability"),
+        scan: scan_fields(obj, |(file, _)| file),
         unmapped,
     }
-}
-
-/// `groupWeight` is 100 on every entry that SillyTavern wrote, in a group or not.
-fn is_default_group_weight(key: &str, obj: &Object) -> bool {
-    (key == "groupWeight" || key == "group_weight")
-        && obj.get(key).and_then(json::value_int) == Some(100)
 }
 
 const CARD_ENTRY_KNOWN: &[&str] = &[
@@ -129,6 +202,19 @@ const CARD_ENTRY_EXTENSIONS_KNOWN: &[&str] = &[
     "useProbability",
     "display_index",
     "addMemo",
+    "scan_depth",
+    "case_sensitive",
+    "match_whole_words",
+    "exclude_recursion",
+    "prevent_recursion",
+    "delay_until_recursion",
+    "sticky",
+    "cooldown",
+    "delay",
+    "group",
+    "group_override",
+    "group_weight",
+    "use_group_scoring",
 ];
 
 /// An entry of a card's `character_book` (character card V2/V3 with SillyTavern's extensions).
@@ -150,7 +236,6 @@ pub(crate) fn entry_from_card(index: usize, obj: &Object) -> StEntry {
     unmapped.extend(
         json::unknown_set_keys(ext, CARD_ENTRY_EXTENSIONS_KNOWN)
             .into_iter()
-            .filter(|k| !is_default_group_weight(k, ext))
             .map(|k| format!("extensions.{k}")),
     );
     if position != Some(4) {
@@ -178,6 +263,7 @@ pub(crate) fn entry_from_card(index: usize, obj: &Object) -> StEntry {
         role: json::int(ext, "role"),
         probability: json::float(ext, "probability"),
         use_probability: json::boolean(ext, "useProbability"),
+        scan: scan_fields(ext, |(_, card)| card),
         unmapped,
     }
 }
@@ -283,7 +369,24 @@ pub(crate) fn map_entry(entry: StEntry, item: &str, report: &mut ImportReport) -
             texts::NOT_MAPPED_FIELDS.with("fields", entry.unmapped.join(", ")),
         );
     }
+    let scan = entry.scan;
+    let count = |n: Option<i64>| n.map(clamp_u32);
+    // 100 is SillyTavern's default weight, written on every entry; it is left absent here.
+    let group_weight = scan.group_weight.filter(|w| *w != 100);
     LorebookEntry {
+        scan_depth: scan.scan_depth.filter(|d| *d >= 0).map(clamp_u32),
+        case_sensitive: scan.case_sensitive,
+        match_whole_words: scan.match_whole_words,
+        exclude_recursion: scan.exclude_recursion,
+        prevent_recursion: scan.prevent_recursion,
+        delay_until_recursion: count(scan.delay_until_recursion),
+        sticky: count(scan.sticky),
+        cooldown: count(scan.cooldown),
+        delay: count(scan.delay),
+        group: scan.group,
+        group_override: scan.group_override,
+        group_weight: count(group_weight),
+        use_group_scoring: scan.use_group_scoring,
         id: entry.id,
         name: entry.name,
         keys: entry.keys,

@@ -12,7 +12,7 @@ export function WhatFires() {
   return (
     <section className="what-fires" data-testid="what-fires" aria-label={t("lore.whatFires")}>
       <h3>{t("lore.whatFires")}</h3>
-      {!report || (report.activated.length === 0 && report.cut.length === 0) ? (
+      {!report || (report.activated.length === 0 && report.cut.length === 0 && !report.skipped?.length) ? (
         <p className="muted">{t("lore.nothingFires")}</p>
       ) : (
         <ul>
@@ -25,9 +25,11 @@ export function WhatFires() {
                   ? t("lore.why.constant")
                   : why.kind === "recursion"
                     ? t("lore.why.recursion", { key: why.key ?? "", entry: why.where ?? "" })
-                    : why.where
-                      ? t("lore.why.key", { key: why.key ?? "", message: why.where })
-                      : t("lore.why.input", { key: why.key ?? "" })}{" "}
+                    : why.kind === "sticky"
+                      ? t("lore.why.sticky", { ago: why.where ?? "" })
+                      : why.where
+                        ? t("lore.why.key", { key: why.key ?? "", message: why.where })
+                        : t("lore.why.input", { key: why.key ?? "" })}{" "}
                 <span className="muted">· {a.tokens} tokens</span>
               </li>
             );
@@ -35,6 +37,11 @@ export function WhatFires() {
           {report.cut.map((c) => (
             <li key={`cut-${c.entryId}`} className="warn-text" data-cut={c.entryId}>
               <strong>{c.entryId}</strong> {t("lore.why.cut", { reason: say(c.said, c.reason) })}
+            </li>
+          ))}
+          {(report.skipped ?? []).map((c) => (
+            <li key={`skipped-${c.entryId}`} className="muted" data-skipped={c.entryId}>
+              <strong>{c.entryId}</strong> {t("lore.why.skipped", { reason: say(c.said, c.reason) })}
             </li>
           ))}
         </ul>

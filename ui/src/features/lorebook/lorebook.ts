@@ -82,6 +82,7 @@ export function activationText(entry: ActivatedEntry): { kind: string; key?: str
   const r = entry.reason;
   if (r.kind === "constant") return { kind: "constant" };
   if (r.kind === "recursion") return { kind: "recursion", key: r.key, where: r.fromEntry };
+  if (r.kind === "sticky") return { kind: "sticky", where: String(r.messagesAgo) };
   const at = r.historyIndex;
   return { kind: "key", key: r.key, where: at === undefined || at === null ? undefined : `#${at}` };
 }

@@ -5,7 +5,7 @@ import { useT } from "../../app/useT";
 
 const POSITIONS: NotePosition[] = ["before_prompt", "in_prompt", "in_chat"];
 
-/** A note with every field filled: the session's, or SillyTavern's defaults (RULES 5.11.1). */
+/** A note with every field filled: the session's, or SillyTavern's defaults (RULES 5.11.2). */
 export function fullNote(note: AuthorsNote | null | undefined): Required<AuthorsNote> {
   return {
     content: note?.content ?? "",

@@ -1,4 +1,4 @@
-//! The author's note in whole builds (RULES 5.11.1), each against the SillyTavern function it
+//! The author's note in whole builds (RULES 5.11.2), each against the SillyTavern function it
 //! follows.
 
 use chrono::DateTime;

@@ -8,7 +8,7 @@
 //! injections around it, the `chat_history` block carrying its depth injections. Nothing is
 //! inserted into a long vector after the fact.
 //!
-//! SillyTavern's prompt manager (RULES 5.11.2) is a set of settings that are off by default
+//! SillyTavern's prompt manager (RULES 5.11.3) is a set of settings that are off by default
 //! ([`sillytavern`]): joining one depth's injections by role, the character's overrides of
 //! templates, field formats, the openers and the example dialogue as messages, fitted to the
 //! budget after the rest of the output.
@@ -131,10 +131,10 @@ impl Processor for InjectionAssembler {
         }
     }
 
-    /// SillyTavern's prompt manager (RULES 5.11.2): in-chat messages joined by role, the card's
+    /// SillyTavern's prompt manager (RULES 5.11.3): in-chat messages joined by role, the card's
     /// overrides of `main` and `jailbreak`, its field formats, the openers, the example dialogue
     /// as messages; the legacy names replaced, and message templates as anchors so that the
-    /// author's note can stand before or after the main prompt (RULES 5.11.1).
+    /// author's note can stand before or after the main prompt (RULES 5.11.2).
     fn sillytavern(&self) -> Option<CompatDefaults> {
         Some(
             CompatDefaults::new(texts::ASSEMBLER_SILLYTAVERN)

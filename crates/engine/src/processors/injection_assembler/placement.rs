@@ -11,7 +11,7 @@ use super::*;
 ///
 /// With `fold_examples` and a `dialogueExamples` anchor in the recipe, a candidate aimed before
 /// or after that anchor is not placed but returned, to be folded into the example dialogue
-/// (RULES 5.11.2).
+/// (RULES 5.11.3).
 pub(super) fn place_candidates(
     candidates: Vec<InjectionCandidate>,
     tie_base: usize,
@@ -75,14 +75,14 @@ pub(super) fn place_candidates(
     folded
 }
 
-/// Candidates' texts folded into the example dialogue, in candidate order (RULES 5.11.2).
+/// Candidates' texts folded into the example dialogue, in candidate order (RULES 5.11.3).
 #[derive(Default)]
 pub(super) struct Folded {
     pub(super) before: Vec<String>,
     pub(super) after: Vec<String>,
 }
 
-/// The `dialogueExamples` placeholder's slot with the example dialogue in it (RULES 5.11.2):
+/// The `dialogueExamples` placeholder's slot with the example dialogue in it (RULES 5.11.3):
 /// the character's example dialogue split into blocks, the texts folded in before it
 /// (each one's blocks put first, so the last folded text opens) and after it; each block its
 /// opener and its messages. A block without messages is not sent.
@@ -178,7 +178,7 @@ pub(super) struct ExampleRange {
 }
 
 /// The example blocks cut to the budget as SillyTavern fills them after the history
-/// (RULES 5.11.2): what the rest of the output leaves of the budget goes to the blocks in
+/// (RULES 5.11.3): what the rest of the output leaves of the budget goes to the blocks in
 /// order; in each block the opener, then its messages while each fits; a block left without
 /// messages loses its opener too, and a later, smaller block may still fit.
 pub(super) fn fit_examples(
@@ -351,7 +351,7 @@ pub(super) fn sort_into_places(
 /// "after" anchor injections around it; the `chat_history` slot as the history, oldest first,
 /// with the depth injections among it; the `user_profile` slot as the profile's content with
 /// macros expanded, when there is any; a placeholder as nothing. With a new chat opener
-/// (RULES 5.11.2) the history block opens with it. The example blocks' place in the output is
+/// (RULES 5.11.3) the history block opens with it. The example blocks' place in the output is
 /// returned with it.
 pub(super) fn emit<'s>(
     skeleton: Vec<Part>,
@@ -457,7 +457,7 @@ pub(super) fn classify(strategy: &InjectionStrategy) -> Class {
 
 pub(super) enum Part {
     Message(Box<PipelineMessage<'static>>),
-    /// The `dialogueExamples` placeholder with the example dialogue in it (RULES 5.11.2).
+    /// The `dialogueExamples` placeholder with the example dialogue in it (RULES 5.11.3).
     Examples(Vec<ExampleBlock>),
     Slot {
         kind: TemplateType,

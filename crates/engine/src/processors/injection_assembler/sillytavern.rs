@@ -1,4 +1,4 @@
-//! The assembler's SillyTavern behaviours (RULES 5.11.2): settings that are off by default and
+//! The assembler's SillyTavern behaviours (RULES 5.11.3): settings that are off by default and
 //! that SillyTavern compatibility switches on. Each reads only the assembler's settings; with
 //! the defaults every function here leaves the native rules of RULES 3 as they are.
 
@@ -17,7 +17,7 @@ pub(super) const EXAMPLE_MESSAGES: &str = "exampleMessages";
 pub(super) const NEW_EXAMPLE_CHAT_PROMPT: &str = "newExampleChatPrompt";
 pub(super) const CONTINUE_NUDGE_PROMPT: &str = "continueNudgePrompt";
 
-/// The values of `depthGrouping`: native order (RULES 3.4), or joined by role (RULES 5.11.2).
+/// The values of `depthGrouping`: native order (RULES 3.4), or joined by role (RULES 5.11.3).
 pub(super) const GROUPING_ORDER: &str = "order";
 pub(super) const GROUPING_ROLE: &str = "role";
 
@@ -34,7 +34,7 @@ pub(super) const ST_NEW_CHAT_PROMPT: &str = "[Start a new Chat]";
 pub(super) const ST_NEW_EXAMPLE_CHAT_PROMPT: &str = "[Example Chat]";
 pub(super) const ST_CONTINUE_NUDGE_PROMPT: &str = "[Continue the following message. Do not include ANY parts of the original message. Use capitalization and punctuation as if your reply is a part of the original message: {{lastChatMessage}}]";
 
-/// The names example messages carry (RULES 5.11.2).
+/// The names example messages carry (RULES 5.11.3).
 pub(super) const EXAMPLE_USER: &str = "example_user";
 pub(super) const EXAMPLE_ASSISTANT: &str = "example_assistant";
 
@@ -135,10 +135,10 @@ fn find_ignoring_case(haystack: &str, needle: &str) -> Option<usize> {
     (0..=h.len().checked_sub(n.len())?).find(|&i| h[i..i + n.len()].eq_ignore_ascii_case(n))
 }
 
-/// The order SillyTavern gives the roles joined at one depth, oldest first (RULES 5.11.2).
+/// The order SillyTavern gives the roles joined at one depth, oldest first (RULES 5.11.3).
 const ROLE_ORDER: [Role; 3] = [Role::Assistant, Role::User, Role::System];
 
-/// One place's depth injections, already in native order, regrouped as RULES 5.11.2 says: by
+/// One place's depth injections, already in native order, regrouped as RULES 5.11.3 says: by
 /// depth (the deeper first), then one message per role in [`ROLE_ORDER`], each joining its
 /// role's texts, trimmed, with a newline. A message of another role (a tool message) stays as
 /// it is, before them.
@@ -185,7 +185,7 @@ pub(super) fn join_by_role(group: Vec<Injection>) -> Vec<Injection> {
     out
 }
 
-/// The blocks of an example dialogue (RULES 5.11.2): the text split at each `<START>` (in any
+/// The blocks of an example dialogue (RULES 5.11.3): the text split at each `<START>` (in any
 /// case), each block trimmed; a text that does not open with `<START>` is one more block; an
 /// empty text, or one that is only `<START>`, has none.
 pub(super) fn example_blocks(text: &str) -> Vec<&str> {
@@ -210,7 +210,7 @@ pub(super) fn example_blocks(text: &str) -> Vec<&str> {
     blocks
 }
 
-/// One example block's messages (RULES 5.11.2): a line opening with `{user}:` starts a user
+/// One example block's messages (RULES 5.11.3): a line opening with `{user}:` starts a user
 /// message, one opening with `{char}:` a character message; the lines that follow belong to it;
 /// lines before the first such line go into the first message, and a speaker's lines in a row
 /// make one message; a block without either speaker has no messages. Each message is sent with the role system,

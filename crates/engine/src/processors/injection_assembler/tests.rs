@@ -205,7 +205,7 @@ fn session_variables_are_read_before_the_preset_and_a_build_never_changes_them()
     assert_eq!(built_texts(&preset, &session, None)[0].1, "calm/9/angry");
 }
 
-/// The assembler's SillyTavern behaviours (RULES 5.11.2), each beside the native rule it
+/// The assembler's SillyTavern behaviours (RULES 5.11.3), each beside the native rule it
 /// changes.
 mod sillytavern {
     use chrono::DateTime;
@@ -557,7 +557,10 @@ mod sillytavern {
     }
 
     // script.js, Generate(): world info entries before and after the examples are parsed into
-    // blocks of their own, put before (the last entry first) and after the card's.
+    // blocks of their own, put before and after the card's. world-info.js, checkWorldInfo()
+    // lists them (EMEntries) in reverse of its order-sorted list, one entry each, and Generate()
+    // puts each "before" one in front: of two entries of equal order, the first in the book
+    // opens (the lorebook hands them over in that list's order).
     #[test]
     fn world_info_before_and_after_examples_is_folded_into_the_example_blocks() {
         let lore = r#", "lorebook": {"entries": [
@@ -579,8 +582,8 @@ mod sillytavern {
             texts,
             [
                 "system||Main.",
-                "system|example_user|B2.",
                 "system|example_user|B1.",
+                "system|example_user|B2.",
                 "system|example_assistant|Own.",
                 "system|example_assistant|A1.",
             ]
