@@ -181,6 +181,20 @@ export type AttachmentRef = {
 	attachment: number,
 };
 
+/**
+ *  A note the chat keeps and the `authors-note` processor places every `interval` user messages
+ *  (RULES 5.11.2). The defaults are SillyTavern's: in the chat at depth 4, as a system message,
+ *  on every turn.
+ */
+export type AuthorsNote = {
+	content?: string,
+	position?: NotePosition,
+	depth?: number,
+	role?: Role,
+	/**  Shown when the number of user messages is a multiple of this; 1 is every turn, 0 never. */
+	interval?: number,
+};
+
 /**  What a build returns: the final messages, the budget, what was dropped or cut, the logs. */
 export type BuildResult = {
 	/**  The recipe that applied. */
@@ -247,6 +261,19 @@ export type Character = {
 	postHistoryInstructions?: string | null,
 	creatorNotes?: string | null,
 	tags?: string[] | null,
+	/**
+	 *  The character's note: a text placed in the chat at a depth with a role, which the
+	 *  `character-note` processor sends (RULES 5.11.4; a SillyTavern card's depth prompt).
+	 */
+	depthPrompt?: CharacterNote | null,
+};
+
+/**  A text the character places in the chat history at a depth, with a role (RULES 5.11.4). */
+export type CharacterNote = {
+	prompt: string,
+	/**  Messages from the end of the history it goes before (0 = after the newest). */
+	depth?: number,
+	role?: Role,
 };
 
 /**
@@ -498,6 +525,22 @@ export type Lorebook = {
 	recursive?: boolean,
 	caseSensitive?: boolean,
 	matchWholeWords?: boolean,
+	/**
+	 *  SillyTavern activation (RULES 5.11.1): scan deeper, a message at a time, until this many
+	 *  entries activated; 0 = off.
+	 */
+	minActivations?: number,
+	/**  How deep the scan for `minActivations` may go; 0 = the whole chat. */
+	minActivationsDepthMax?: number,
+	/**
+	 *  SillyTavern activation: scan rounds at most (the first one counts); 0 = until nothing new
+	 *  activates.
+	 */
+	maxRecursionSteps?: number,
+	/**  SillyTavern activation: the budget in tokens at most; 0 = no cap. */
+	budgetCap?: number,
+	/**  SillyTavern activation: inclusion groups keep only the entries whose keys scored best. */
+	useGroupScoring?: boolean,
 	entries?: LorebookEntry[],
 };
 
@@ -518,6 +561,33 @@ export type LorebookEntry = {
 	role?: Role,
 	/**  Percent chance (0-100) that a matching entry activates; absent = always. */
 	probability?: number | null,
+	/**  Messages scanned for this entry, in place of the book's `scanDepth`. */
+	scanDepth?: number | null,
+	caseSensitive?: boolean | null,
+	matchWholeWords?: boolean | null,
+	/**  Not activated by the content of other entries. */
+	excludeRecursion?: boolean,
+	/**  Its content is not scanned for other entries. */
+	preventRecursion?: boolean,
+	/**  Activated only by recursion, from this recursion level on (1 = the first). */
+	delayUntilRecursion?: number | null,
+	/**  Stays active for this many messages after it activated. */
+	sticky?: number | null,
+	/**  Cannot activate for this many messages after it activated (after its sticky time). */
+	cooldown?: number | null,
+	/**  Cannot activate before the chat has this many messages. */
+	delay?: number | null,
+	/**
+	 *  Inclusion groups, comma-separated: of the entries of one group that activate together,
+	 *  one is kept.
+	 */
+	group?: string | null,
+	/**  Wins its groups over entries without it (the highest `order` first). */
+	groupOverride?: boolean,
+	/**  Weight of the group roll; absent = 100. */
+	groupWeight?: number | null,
+	/**  Group scoring for this entry, in place of the book's `useGroupScoring`. */
+	useGroupScoring?: boolean | null,
 };
 
 /**  What the lorebook did in one build, for the preview. */
@@ -556,6 +626,15 @@ export type NotMapped = {
 	/**  The same as a code with parameters, which the page says in its language. */
 	said: Said,
 };
+
+/**  Where the author's note goes (RULES 5.11.2). */
+export type NotePosition = 
+/**  Directly before the main prompt. */
+"before_prompt" | 
+/**  Directly after the main prompt. */
+"in_prompt" | 
+/**  In the chat, `depth` messages from its end. */
+"in_chat";
 
 /**  A preset as the editor opens it: with the revision it is at, which its saves name. */
 export type OpenedPreset = {
@@ -776,23 +855,6 @@ export type SendRequest = {
 	regenerate: boolean,
 };
 
-/**
- *  A note the chat keeps and the `authors-note` processor places every `interval` user messages
- *  (RULES 5.11.1). The defaults are SillyTavern's: in the chat at depth 4, as a system message,
- *  on every turn.
- */
-export type AuthorsNote = {
-	content?: string,
-	position?: NotePosition,
-	depth?: number,
-	role?: Role,
-	/**  Shown when the number of user messages is a multiple of this; 1 is every turn, 0 never. */
-	interval?: number,
-};
-
-/**  Where the author's note goes (RULES 5.11.1). */
-export type NotePosition = "before_prompt" | "in_prompt" | "in_chat";
-
 export type Session = {
 	formatVersion?: number,
 	id: string,
@@ -806,7 +868,7 @@ export type Session = {
 	 *  the preset's (RULES 4.3). A build never changes them.
 	 */
 	variables?: { [key in string]: string } | null,
-	/**  The chat's author's note, placed by the `authors-note` processor (RULES 5.11.1). */
+	/**  The chat's author's note, placed by the `authors-note` processor (RULES 5.11.2). */
 	authorsNote?: AuthorsNote | null,
 };
 
@@ -827,7 +889,6 @@ export type ShownRequest = {
 	warnings: Said[],
 };
 
-/**  Where a message came from. Fields that do not apply are absent. */
 /**
  *  An entry that matched (or was sticky) but was left out before the budget: its chance, a
  *  delay, a cooldown, or an inclusion group (RULES 5.11.1).
@@ -840,6 +901,7 @@ export type SkippedEntry = {
 	said: Said,
 };
 
+/**  Where a message came from. Fields that do not apply are absent. */
 export type Source = {
 	kind: SourceKind,
 	templateId?: string | null,

@@ -327,7 +327,7 @@ export const engineZh: Record<EngineCode, string> = {
   "processor.lorebook.activation.help": "native：本应用的规则。sillytavern：SillyTavern 的扫描（把扫描的消息读作一段文本、每个条目自己的扫描设置、它的递归、最少激活数、延迟、粘性与冷却条目、包含组，以及在第一个放不下的条目处停止的预算）。",
   "processor.lorebook.activation.label": "激活方式",
   "processor.lorebook.activation.option.native": "原生",
-  "processor.lorebook.activation.option.sillytavern": "SillyTavern",
+  "processor.lorebook.activation.option.sillytavern": "SillyTavern 的规则",
   "processor.lorebook.budgetStops.help": "在第一个放不下预算的条目处停止取用条目，而不是继续尝试后面的条目。",
   "processor.lorebook.budgetStops.label": "预算在第一次放不下时停止",
   "processor.lorebook.description": "按关键词激活世界书条目，并像配方步骤一样放置它们。",
