@@ -196,7 +196,6 @@ impl Processor for InjectionAssembler {
             &mut macros,
             &mut rules,
             &mut ctx.blackboard.regex_growth,
-            config.bool("templateAnchors"),
             &mut log,
         )?;
         let folded = place_candidates(
@@ -581,9 +580,9 @@ fn instantiate_steps(
     macros: &mut Macros<'_>,
     rules: &mut TemplateRules,
     regex_growth: &mut usize,
-    template_anchors: bool,
     log: &mut Vec<LogLine>,
 ) -> Result<Layout, EngineError> {
+    let template_anchors = st.template_anchors;
     let mut layout = Layout {
         skeleton: Vec::new(),
         injections: Vec::new(),

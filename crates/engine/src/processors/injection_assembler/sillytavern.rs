@@ -51,12 +51,15 @@ pub(super) struct StSettings<'c> {
     pub(super) new_chat_prompt: &'c str,
     pub(super) example_messages: bool,
     pub(super) new_example_chat_prompt: &'c str,
+    /// `templateAnchors`: each list-order message template is an anchor (RULES 3.5, 5.11.2).
+    pub(super) template_anchors: bool,
 }
 
 impl<'c> StSettings<'c> {
     pub(super) fn of(config: &'c ResolvedConfig) -> Self {
         StSettings {
             join_by_role: config.str(DEPTH_GROUPING) == GROUPING_ROLE,
+            template_anchors: config.bool("templateAnchors"),
             system_prompt_template: config.str(SYSTEM_PROMPT_TEMPLATE),
             post_history_template: config.str(POST_HISTORY_TEMPLATE),
             personality_format: config.str(PERSONALITY_FORMAT),
