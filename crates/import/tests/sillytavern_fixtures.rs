@@ -256,3 +256,98 @@ fn real_files_build_without_reaching_any_cap() {
         .iter()
         .any(|m| m.content().contains("Seraphina")));
 }
+
+/// The Default preset with the Seraphina card (whose book is Eldoria) under SillyTavern
+/// compatibility gives the message list SillyTavern 1.12 sends for a chat that opens with the
+/// greeting and a first user message, for a model whose window takes it all (the preset's
+/// `openai_max_context` is not mapped: the model profile's window applies). Written from
+/// reading SillyTavern's code:
+/// - openai.js, preparePromptsForChatCompletion() / populateChatCompletion(): the prompt order of
+///   character 100001. `main` is sent with its macros ({{char}} Seraphina, {{user}} "User", the
+///   default persona name); `worldInfoBefore` carries the joined world info; `personaDescription`
+///   is empty (no persona) and sends nothing; `charDescription` is the card's description;
+///   `charPersonality` and `scenario` go through their formats only when the card has them (it
+///   has neither); `enhanceDefinitions` is disabled; `nsfw`, `worldInfoAfter` and `jailbreak` are
+///   empty and the card has no examples: nothing. The history block opens with
+///   `new_chat_prompt` ("[Start a new Chat]") as a system message, then the greeting (assistant)
+///   and the user's message.
+/// - world-info.js, checkWorldInfo(): scan depth 2 over "Name: text" lines. "forest" and "magic"
+///   are in the greeting, "beasts" in the user's message: entries 0, 3 and 1 activate in book
+///   order in the first round (0, 1, 3); the content of entry 0 names the "glade", so recursion
+///   activates entry 2. All have order 100 and position 0 (before); sorted by order (stable) and
+///   put in front one by one, the block reads 2, 3, 1, 0, joined by newlines, in `wi_format`
+///   `{0}`: one system message.
+#[test]
+fn sillytavern_default_preset_with_seraphina_gives_sillytavern_messages() {
+    let (Some(preset), Some(card)) = (fixture("Default.json"), fixture("default_Seraphina.png"))
+    else {
+        return;
+    };
+    let Imported::Preset { preset } = import_file(&preset).expect("imports").value else {
+        panic!("a preset");
+    };
+    let Imported::Character(card) = import_file(&card).expect("imports").value else {
+        panic!("a card");
+    };
+    assert_eq!(
+        preset.compatibility,
+        promptloom_engine::model::Compatibility::Sillytavern
+    );
+    let preset = promptloom_import::overlay_character(*preset, &card);
+    let greeting = card.character.greeting.clone().expect("greeting");
+    let mut session = promptloom_engine::model::Session::empty("s");
+    session
+        .messages
+        .push(promptloom_engine::model::ChatMessage::new(
+            promptloom_engine::model::Role::Assistant,
+            &greeting,
+        ));
+    let mut options = promptloom_engine::BuildOptions::at(
+        chrono::DateTime::parse_from_rfc3339("2026-11-24T10:00:00+00:00").expect("time"),
+    );
+    options.input = Some("Thank you. What were those beasts?".into());
+    let cache = promptloom_engine::cache::BuildCache::new();
+    let result = promptloom_engine::build(&promptloom_engine::BuildRequest {
+        preset: &preset,
+        session: &session,
+        model: "gpt-4o",
+        options: &options,
+        cache: &cache,
+        profiles: &[],
+        assets: &promptloom_engine::assets::InlineAssets,
+    })
+    .expect("builds");
+
+    let names = |text: &str| {
+        text.replace("{{user}}", "User")
+            .replace("{{char}}", "Seraphina")
+    };
+    let book = card.lorebook.as_ref().expect("the card's book");
+    let entry = |id: &str| {
+        let e = book.entries.iter().find(|e| e.id == id).expect("entry");
+        names(&e.content)
+    };
+    let world_info = ["2", "3", "1", "0"].map(entry).join("\n");
+    let description = names(card.character.description.as_deref().expect("description"));
+    use promptloom_engine::model::Role::{Assistant, System, User};
+    let expected: Vec<(promptloom_engine::model::Role, String)> = vec![
+        (
+            System,
+            "Write Seraphina's next reply in a fictional chat between Seraphina and User.".into(),
+        ),
+        (System, world_info),
+        (System, description),
+        (System, "[Start a new Chat]".into()),
+        (Assistant, greeting.clone()),
+        (User, "Thank you. What were those beasts?".into()),
+    ];
+    let got: Vec<(promptloom_engine::model::Role, String)> = result
+        .messages
+        .iter()
+        .map(|m| (m.role, m.content().to_string()))
+        .collect();
+    assert_eq!(got.len(), expected.len(), "{got:#?}");
+    for (i, (g, e)) in got.iter().zip(&expected).enumerate() {
+        assert_eq!(g, e, "message #{i}");
+    }
+}
