@@ -227,6 +227,25 @@ export function advancedTests(test, current) {
       (s) => s.some((x) => x.startsWith("template world_info")),
       "the world info on its own again after the reset",
     );
+    // SillyTavern compatibility: the settings it changes start from SillyTavern's values, marked
+    // so, and the switch lists what it changes; off again, the native rules.
+    const compat = await byTest("compatibility-sillytavern");
+    await compat.scrollIntoView({ block: "center" });
+    await compat.click();
+    await until(
+      async () => (await byTest("origin-injection-assembler-depthGrouping")).getText(),
+      (t) => t === "SillyTavern",
+      "the assembler's depth grouping from SillyTavern",
+    );
+    assert.match(await (await byTest("compatibility-changes")).getText(), /\(\d+ processors\)/);
+    await browser().pause(200);
+    await shot(browser(), "46-sillytavern-compatibility");
+    await (await byTest("compatibility-sillytavern")).click();
+    await until(
+      async () => (await byTest("origin-injection-assembler-depthGrouping")).getText(),
+      (t) => t !== "SillyTavern",
+      "the native rules again",
+    );
     await (await byTest("tab-recipe")).click();
   });
 

@@ -91,6 +91,11 @@ export function sendTests(test, current) {
     await (await byTest("new-preset")).click();
     await (await byTest("new-session")).click();
     await (await byTest("session-editor")).waitForExist({ timeout: 8000 });
+    // The session's author's note (SillyTavern's), shown with SillyTavern's defaults.
+    const note = await byTest("authors-note");
+    await note.scrollIntoView({ block: "center" });
+    await browser().pause(200);
+    await shot(browser(), "47-session-authors-note");
 
     await (await byTest("open-connections")).click();
     await (await byTest("connections-dialog")).waitForExist({ timeout: 4000 });
