@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{b64, card_v2, png_with_text, zip_with};
+use common::{b64, build_for_gpt4o, card_v2, png_with_text, zip_with};
 use promptloom_engine::model::{AnchorPosition, RegexScope, Role, SelectiveLogic, TemplateType};
 use promptloom_import::{import_bytes, Imported, Reported};
 use serde_json::json;
@@ -212,20 +212,7 @@ fn an_imported_preset_and_card_build_with_the_prompt_managers_rules() {
         r#"{ "formatVersion": 1, "id": "s", "messages": [{ "role": "user", "content": "Hi." }] }"#,
     )
     .expect("session");
-    let options = promptloom_engine::BuildOptions::at(
-        chrono::DateTime::parse_from_rfc3339("2026-11-24T10:00:00+00:00").expect("time"),
-    );
-    let cache = promptloom_engine::cache::BuildCache::new();
-    let result = promptloom_engine::build(&promptloom_engine::BuildRequest {
-        preset: &preset,
-        session: &session,
-        model: "gpt-4o",
-        options: &options,
-        cache: &cache,
-        profiles: &[],
-        assets: &promptloom_engine::assets::InlineAssets,
-    })
-    .expect("builds");
+    let result = build_for_gpt4o(&preset, &session, None);
     let texts: Vec<&str> = result.messages.iter().map(|m| m.content()).collect();
     assert_eq!(
         texts,

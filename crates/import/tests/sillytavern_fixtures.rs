@@ -1,7 +1,11 @@
 //! The importers against real SillyTavern files from the shared fixtures folder beside the
 //! repository (never copied into it). Each test skips with a notice when the folder is absent.
 
+mod common;
+
 use std::path::PathBuf;
+
+use common::build_for_gpt4o;
 
 use promptloom_engine::model::{AnchorPosition, TemplateType};
 use promptloom_import::{import_file, Imported};
@@ -225,20 +229,7 @@ fn real_files_build_without_reaching_any_cap() {
             { "role": "assistant", "content": "Seraphina smiles." } ] }"#,
     )
     .expect("session");
-    let options = promptloom_engine::BuildOptions::at(
-        chrono::DateTime::parse_from_rfc3339("2026-11-24T10:00:00+00:00").expect("time"),
-    );
-    let cache = promptloom_engine::cache::BuildCache::new();
-    let result = promptloom_engine::build(&promptloom_engine::BuildRequest {
-        preset: &preset,
-        session: &session,
-        model: "gpt-4o",
-        options: &options,
-        cache: &cache,
-        profiles: &[],
-        assets: &promptloom_engine::assets::InlineAssets,
-    })
-    .expect("builds");
+    let result = build_for_gpt4o(&preset, &session, None);
     for w in &result.warnings {
         for cap in [
             "MiB",
@@ -302,21 +293,11 @@ fn sillytavern_default_preset_with_seraphina_gives_sillytavern_messages() {
             promptloom_engine::model::Role::Assistant,
             &greeting,
         ));
-    let mut options = promptloom_engine::BuildOptions::at(
-        chrono::DateTime::parse_from_rfc3339("2026-11-24T10:00:00+00:00").expect("time"),
+    let result = build_for_gpt4o(
+        &preset,
+        &session,
+        Some("Thank you. What were those beasts?"),
     );
-    options.input = Some("Thank you. What were those beasts?".into());
-    let cache = promptloom_engine::cache::BuildCache::new();
-    let result = promptloom_engine::build(&promptloom_engine::BuildRequest {
-        preset: &preset,
-        session: &session,
-        model: "gpt-4o",
-        options: &options,
-        cache: &cache,
-        profiles: &[],
-        assets: &promptloom_engine::assets::InlineAssets,
-    })
-    .expect("builds");
 
     let names = |text: &str| {
         text.replace("{{user}}", "User")

@@ -107,3 +107,27 @@ fn entry(id: i64, position: i64, order: i64, mut ext: Value) -> Value {
         "extensions": ext,
     })
 }
+
+/// One build of `preset` over `session` for gpt-4o, with `input` as the pending message, at a
+/// fixed time, through the engine's own build.
+pub fn build_for_gpt4o<'s>(
+    preset: &promptloom_engine::model::AgentPreset,
+    session: &'s promptloom_engine::model::Session,
+    input: Option<&str>,
+) -> promptloom_engine::pipeline::BuildResult<'s> {
+    let mut options = promptloom_engine::BuildOptions::at(
+        chrono::DateTime::parse_from_rfc3339("2026-11-24T10:00:00+00:00").expect("time"),
+    );
+    options.input = input.map(str::to_string);
+    let cache = promptloom_engine::cache::BuildCache::new();
+    promptloom_engine::build(&promptloom_engine::BuildRequest {
+        preset,
+        session,
+        model: "gpt-4o",
+        options: &options,
+        cache: &cache,
+        profiles: &[],
+        assets: &promptloom_engine::assets::InlineAssets,
+    })
+    .expect("builds")
+}
