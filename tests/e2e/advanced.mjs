@@ -355,6 +355,35 @@ export function advancedTests(test, current) {
       );
       await shot(browser(), "27-import-card");
 
+      // SillyTavern's settings.json: its world info settings go into the open preset's lorebook.
+      const settings = path.join(path.dirname(dir.path), "settings.json");
+      writeFileSync(
+        settings,
+        JSON.stringify({
+          username: "Ana",
+          power_user: {},
+          world_info_settings: { world_info_depth: 6, world_info_budget: 30, world_info_include_names: true },
+        }),
+      );
+      answerDialog(settings);
+      await (await byTest("import")).click();
+      const settingsSummary = await until(
+        async () => ((await byTest("import-summary").then((e) => e.isExisting())) ? (await byTest("import-summary")).getText() : ""),
+        (text) => text.length > 0,
+        "the import report of settings.json",
+      );
+      assert.match(settingsSummary, /world info settings/);
+      assert.match(await (await byTest("import-dialog")).getText(), /Into the preset/);
+      await (await byTest("confirm-import")).click();
+      const notes = await until(
+        async () => ((await byTest("import-notes").then((e) => e.isExisting())) ? (await byTest("import-notes")).getText() : ""),
+        (text) => text.length > 0,
+        "the note of the settings import",
+      );
+      assert.match(notes, /takes SillyTavern's world info settings .* and keeps its 1 entry/);
+      await shot(browser(), "27-import-world-info-settings");
+      await (await byTest("import-ok")).click();
+
       const fixture = path.join(ROOT, "../shared/fixtures/sillytavern/default_Seraphina.png");
       if (!existsSync(fixture)) {
         console.log("     (the SillyTavern fixtures are not here; the Seraphina card import is skipped)");

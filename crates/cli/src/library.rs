@@ -15,17 +15,19 @@ use crate::error::CliError;
 #[derive(Debug, Args)]
 pub struct ImportArgs {
     /// A native preset or session, a SillyTavern preset, character card (PNG, JSON, CHARX),
-    /// world info file, regex script file or chat (JSONL).
+    /// world info file, regex script file, chat (JSONL) or settings.json (its world info
+    /// settings).
     pub file: PathBuf,
     /// The database; default: the app's, in the platform's data folder.
     #[arg(long, value_name = "PATH")]
     pub db: Option<PathBuf>,
-    /// For world info and regex scripts, which always go into a preset: the preset to add them
-    /// to.
+    /// For world info, regex scripts and world info settings, which always go into a preset: the
+    /// preset to add them to.
     #[arg(long, value_name = "PRESET_ID")]
     pub into: Option<String>,
     /// World info into a preset that has a lorebook: add the entries to it instead of replacing
-    /// it (an entry id already taken gets a free `<id>-N`).
+    /// its entries (an entry id already taken gets a free `<id>-N`). The book's settings stay
+    /// either way.
     #[arg(long, requires = "into")]
     pub merge: bool,
 }
@@ -120,6 +122,7 @@ pub fn import(args: &ImportArgs) -> Result<String, CliError> {
         Place::Preset { id, name } => match kind {
             "lorebook" => format!("lorebook of preset \"{id}\""),
             "regexRules" => format!("regex rules of preset \"{id}\""),
+            "worldInfoSettings" => format!("world info settings of preset \"{id}\""),
             _ => format!("preset \"{id}\" ({name})"),
         },
         Place::Session { id } => format!("session \"{id}\""),

@@ -164,5 +164,6 @@ fn kind_in_words(imported: &Imported) -> &'static str {
         Imported::Lorebook { .. } => "world info file",
         Imported::RegexRules { .. } => "regex script file",
         Imported::Session { .. } => "chat",
+        Imported::WorldInfoSettings { .. } => "SillyTavern settings file",
     }
 }

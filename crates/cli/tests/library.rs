@@ -262,13 +262,52 @@ fn world_info_into_a_preset_with_a_lorebook_says_it_replaces_it_or_merges() {
     let out = ok(&[&["import", second.as_str()][..], &into[..]].concat());
     assert!(
         out.contains(
-            "Note: the lorebook of preset \"general-assistant\" was replaced; it had 1 entry"
+            "Note: the entries of the lorebook of preset \"general-assistant\" were replaced (it had 1 entry); its settings are kept"
         ),
         "{out}"
     );
     let out = ok(&[&["import", first.as_str(), "--merge"][..], &into[..]].concat());
     assert!(out.contains("1 entry added"), "{out}");
     assert!(out.contains("added as \"0-2\""), "{out}");
+}
+
+// world-info.js, getWorldInfoSettings(): SillyTavern's settings.json gives its world info settings
+// to the book of the preset named with --into; without one it is refused and nothing is written.
+#[test]
+fn sillytavern_settings_go_into_a_presets_lorebook() {
+    let scratch = Scratch::new("wi-settings");
+    let preset = repo().join("presets/general-assistant.json");
+    let db = scratch.db();
+    ok(&["import", preset.to_str().expect("utf-8"), "--db", &db]);
+    let settings = write_json(
+        &scratch,
+        "settings.json",
+        &serde_json::json!({ "username": "Ana", "power_user": {},
+            "world_info_settings": { "world_info_depth": 5, "world_info_include_names": false } }),
+    );
+    let refused = run(&["import", &settings, "--db", &db]);
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("world info settings") && stderr.contains("--into PRESET_ID"),
+        "{stderr}"
+    );
+    let out = ok(&[
+        "import",
+        &settings,
+        "--db",
+        &db,
+        "--into",
+        "general-assistant",
+    ]);
+    assert!(
+        out.starts_with("Imported world info settings of preset \"general-assistant\""),
+        "{out}"
+    );
+    assert!(out.contains("(SillyTavern world info settings)"), "{out}");
+    let store = promptloom_store::Store::open(Path::new(&db)).expect("opens");
+    let preset = store.get_preset("general-assistant").expect("reads");
+    assert_eq!(preset.lorebook.expect("a book").scan_depth, 5);
 }
 
 #[test]

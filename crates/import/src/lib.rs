@@ -99,11 +99,23 @@ pub const MAX_FILE_SIZE: u64 = 50 * 1024 * 1024;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "camelCase")]
 pub enum Imported {
-    Preset { preset: Box<AgentPreset> },
+    Preset {
+        preset: Box<AgentPreset>,
+    },
     Character(CharacterCard),
-    Lorebook { lorebook: Lorebook },
-    RegexRules { rules: Vec<RegexRule> },
-    Session { session: Session },
+    Lorebook {
+        lorebook: Lorebook,
+    },
+    RegexRules {
+        rules: Vec<RegexRule>,
+    },
+    Session {
+        session: Session,
+    },
+    /// SillyTavern's global world info settings (its `settings.json`), for a preset's lorebook.
+    WorldInfoSettings {
+        settings: WorldInfoSettings,
+    },
 }
 
 impl Imported {
@@ -114,6 +126,7 @@ impl Imported {
             Imported::Lorebook { .. } => "lorebook",
             Imported::RegexRules { .. } => "regexRules",
             Imported::Session { .. } => "session",
+            Imported::WorldInfoSettings { .. } => "worldInfoSettings",
         }
     }
 }
@@ -162,7 +175,8 @@ fn check_size(size: u64) -> Result<(), Problem> {
 /// PNG signature -> character card; zip signature -> CHARX; JSON with `formatVersion` -> native
 /// preset or session; `prompts`/`prompt_order` -> SillyTavern preset; a card `spec`, `data.name`
 /// or a V1 card's fields -> character card; `entries` -> world info; `findRegex` -> regex
-/// scripts; lines of JSON (or a chat header) -> chat.
+/// scripts; lines of JSON (or a chat header) -> chat; SillyTavern's `settings.json` -> its world
+/// info settings.
 pub fn import_bytes(file: &str, bytes: &[u8]) -> Result<Reported<Imported>, ImportError> {
     sniff_and_import(file, bytes).map_err(|p| ImportError::new(file, p))
 }
@@ -217,6 +231,10 @@ fn sniff_and_import(file: &str, bytes: &[u8]) -> Result<Reported<Imported>, Prob
         || sillytavern::chat::looks_like_chat_message(root)
     {
         return chat_lines(file, vec![(1, root.clone())]).map(session);
+    }
+    if looks_like_world_info_settings(root) {
+        return world_info_settings_from_value(root)
+            .map(|r| map(r, |settings| Imported::WorldInfoSettings { settings }));
     }
     let mut keys: Vec<&str> = root.keys().map(String::as_str).take(8).collect();
     if root.len() > keys.len() {

@@ -187,13 +187,28 @@ fn eldoria_gives_a_lorebook() {
     assert!(imported.report.is_empty(), "{:?}", imported.report);
 }
 
+// world-info.js, getWorldInfoSettings(): of a whole settings.json only the world info settings
+// are read; this one holds SillyTavern's defaults, which are the model's defaults too.
 #[test]
-fn settings_json_is_not_mistaken_for_something_importable() {
+fn settings_json_imports_as_its_world_info_settings() {
     let Some(path) = fixture("settings.json") else {
         return;
     };
-    let err = import_file(&path).expect_err("settings.json is not importable");
-    assert!(err.to_string().starts_with("settings.json: "), "{err}");
+    let imported = import_file(&path).expect("imports");
+    let Imported::WorldInfoSettings { settings } = imported.value else {
+        panic!("world info settings, not {}", imported.value.kind());
+    };
+    let defaults = promptloom_engine::model::Lorebook::default();
+    assert_eq!(settings.lorebook, defaults);
+    assert_eq!(settings.include_names, Some(true));
+    // `world_info_character_strategy` is set (1); the empty global selection is not reported.
+    let items: Vec<&str> = imported
+        .report
+        .items
+        .iter()
+        .map(|i| i.item.as_str())
+        .collect();
+    assert_eq!(items, ["world_info_settings.world_info_character_strategy"]);
 }
 
 /// The real preset, card and world info together come nowhere near the caps on what a file can

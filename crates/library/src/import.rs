@@ -2,12 +2,15 @@
 //!
 //! - a preset (or a character card, made into one) and a session are saved under their id, or
 //!   the first free `<id>-N`;
-//! - world info goes into a preset and either replaces its lorebook, said in a note with how many
-//!   entries the old one had, or is merged into it: the new entries after the old ones, an id
-//!   already taken renamed to a free `<id>-N`, the book's settings kept;
+//! - world info goes into a preset and either replaces its lorebook's entries, said in a note with
+//!   how many the old book had, or is merged into it: the new entries after the old ones, an id
+//!   already taken renamed to a free `<id>-N`. Either way the book's settings stay: a SillyTavern
+//!   world info file carries none (SillyTavern keeps them globally, and they win over any book);
 //! - regex scripts go into a preset, in both front doors (no build reads rules kept anywhere
 //!   else): a rule identical to one already there is skipped, one whose id is taken by a
-//!   different rule gets a free `<id>-N`, each said in a note.
+//!   different rule gets a free `<id>-N`, each said in a note;
+//! - SillyTavern's world info settings go into a preset: its lorebook takes them (its entries are
+//!   kept) and the `lorebook` processor its `includeNames`, said in a note.
 
 use std::collections::HashSet;
 
@@ -22,13 +25,15 @@ use crate::LibraryError;
 /// says them in its language (`ui/src/i18n/engineTexts.json` is written from this list too).
 pub mod texts {
     promptloom_engine::texts! {
-        LOREBOOK_REPLACED = "import.lorebook-replaced" => "the lorebook of preset \"{preset}\" was replaced; it had {entries}";
+        LOREBOOK_REPLACED = "import.lorebook-replaced" => "the entries of the lorebook of preset \"{preset}\" were replaced (it had {entries}); its settings are kept";
         LOREBOOK_MERGED = "import.lorebook-merged" => "{added} added to the lorebook of preset \"{preset}\", which keeps its {kept} and settings";
         ENTRY_RENAMED = "import.entry-renamed" => "entry \"{entry}\" is taken in the lorebook; added as \"{renamed}\"";
         ONE_ENTRY = "import.one-entry" => "1 entry";
         ENTRIES = "import.entries" => "{count} entries";
         RULE_SKIPPED = "import.rule-skipped" => "rule \"{rule}\" is there already, the same; skipped";
         RULE_RENAMED = "import.rule-renamed" => "rule id \"{rule}\" is taken by a different rule; added as \"{renamed}\"";
+        WI_SETTINGS_APPLIED = "import.wi-settings-applied" => "the lorebook of preset \"{preset}\" takes SillyTavern's world info settings (scan depth, budget, recursion, matching) in place of its own, and keeps its {entries}";
+        WI_SETTINGS_NEW_BOOK = "import.wi-settings-new-book" => "preset \"{preset}\" gets a lorebook with SillyTavern's world info settings (scan depth, budget, recursion, matching) and no entries yet";
     }
 }
 
@@ -95,6 +100,26 @@ pub fn import_into(
                 name: preset.name,
             }
         }
+        Imported::WorldInfoSettings { settings } => {
+            let id = target.into.ok_or(LibraryError::NeedsPreset {
+                what: "SillyTavern's world info settings",
+            })?;
+            let mut preset = store.get_preset(id)?;
+            let kept = preset.lorebook.as_ref().map_or(0, |b| b.entries.len());
+            settings.apply_to(&mut preset);
+            notes.push(if kept == 0 {
+                texts::WI_SETTINGS_NEW_BOOK.with("preset", &preset.id)
+            } else {
+                texts::WI_SETTINGS_APPLIED
+                    .with("preset", &preset.id)
+                    .part("entries", entries(kept))
+            });
+            store.save_preset(&preset)?;
+            Place::Preset {
+                id: preset.id,
+                name: preset.name,
+            }
+        }
         Imported::RegexRules { rules } => {
             let id = target.into.ok_or(LibraryError::NeedsPreset {
                 what: "a set of regex scripts",
@@ -129,16 +154,21 @@ fn new_preset(store: &Store, mut preset: AgentPreset) -> Result<Place, LibraryEr
 /// Puts `book` into `preset` as `mode` says; returns the notes that say what happened to the
 /// lorebook it had.
 fn lay_lorebook(preset: &mut AgentPreset, book: Lorebook, mode: LorebookMode) -> Vec<Said> {
-    let Some(old) = preset.lorebook.as_mut().filter(|b| !b.entries.is_empty()) else {
+    let Some(old) = preset.lorebook.as_mut() else {
         preset.lorebook = Some(book);
         return Vec::new();
     };
+    if old.entries.is_empty() {
+        // A book of settings only (SillyTavern's world info settings came first): nothing to say.
+        old.entries = book.entries;
+        return Vec::new();
+    }
     match mode {
         LorebookMode::Replace => {
             let note = texts::LOREBOOK_REPLACED
                 .with("preset", &preset.id)
                 .part("entries", entries(old.entries.len()));
-            preset.lorebook = Some(book);
+            old.entries = book.entries;
             vec![note]
         }
         LorebookMode::Merge => {

@@ -67,6 +67,73 @@ fn world_info_over_a_lorebook_says_it_replaced_it() {
         .expect("a book");
     let contents: Vec<&str> = book.entries.iter().map(|e| e.content.as_str()).collect();
     assert_eq!(contents, ["A castle.", "A moat."]);
+    // The file has no settings (SillyTavern keeps them globally): the book's stay.
+    assert_eq!(book.scan_depth, 7);
+}
+
+// world-info.js, getWorldInfoSettings(): SillyTavern's global settings hold for every book, so
+// they go onto the preset's book whichever came first, and a world info file imported after them
+// leaves them as they are.
+#[test]
+fn world_info_settings_go_into_a_preset_and_stay_when_world_info_follows() {
+    let store = store_with_preset();
+    let mut preset = store.get_preset("p").expect("reads");
+    preset.lorebook = None;
+    store.save_preset(&preset).expect("saves");
+    let settings = json!({ "username": "Ana", "world_info_settings": {
+        "world_info_depth": 3, "world_info_budget": 40, "world_info_include_names": false } });
+    let outcome = import_into(
+        &store,
+        imported("settings.json", &settings),
+        target(Some("p"), LorebookMode::Replace),
+    )
+    .expect("imports");
+    assert_eq!(
+        outcome.notes,
+        [
+            "preset \"p\" gets a lorebook with SillyTavern's world info settings (scan depth, \
+          budget, recursion, matching) and no entries yet"
+        ]
+    );
+    import_into(
+        &store,
+        imported("wi.json", &world_info()),
+        target(Some("p"), LorebookMode::Replace),
+    )
+    .expect("imports");
+    let preset = store.get_preset("p").expect("reads");
+    let book = preset.lorebook.as_ref().expect("a book");
+    assert_eq!((book.scan_depth, book.token_budget), (3, 40));
+    assert_eq!(book.entries.len(), 2);
+    // Over a book with entries, the note says they are kept.
+    let outcome = import_into(
+        &store,
+        imported("settings.json", &settings),
+        target(Some("p"), LorebookMode::Replace),
+    )
+    .expect("imports");
+    assert!(
+        outcome.notes[0].ends_with("in place of its own, and keeps its 2 entries"),
+        "{:?}",
+        outcome.notes
+    );
+    let lorebook = preset
+        .processors
+        .iter()
+        .flatten()
+        .find(|c| c.id == "lorebook");
+    assert_eq!(
+        lorebook.and_then(|c| c.settings.get("includeNames")),
+        Some(&json!(false))
+    );
+    // Without a preset they are refused, as world info is.
+    let err = import_into(
+        &store,
+        imported("settings.json", &settings),
+        target(None, LorebookMode::Replace),
+    )
+    .expect_err("needs a preset");
+    assert_eq!(err.code(), "needs_preset");
 }
 
 #[test]

@@ -154,6 +154,11 @@ pub async fn inspect_import(app: AppHandle, file: u32) -> Result<ImportPreview, 
             Imported::Session { session } => {
                 session.title.clone().unwrap_or_else(|| session.id.clone())
             }
+            // Settings have no name of their own: the file's says which they are.
+            Imported::WorldInfoSettings { .. } => path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
             _ => name_said.as_ref().map(Said::to_string).unwrap_or_default(),
         };
         Ok(ImportPreview {
@@ -164,7 +169,9 @@ pub async fn inspect_import(app: AppHandle, file: u32) -> Result<ImportPreview, 
             name,
             needs_preset: matches!(
                 reported.value,
-                Imported::Lorebook { .. } | Imported::RegexRules { .. }
+                Imported::Lorebook { .. }
+                    | Imported::RegexRules { .. }
+                    | Imported::WorldInfoSettings { .. }
             ),
             not_mapped: not_mapped(reported.report),
         })

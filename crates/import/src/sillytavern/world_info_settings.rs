@@ -12,7 +12,8 @@ use crate::texts;
 use crate::{ImportReport, Problem, Reported};
 
 /// The settings read: the book's (no entries) and whether the speakers' names are scanned.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct WorldInfoSettings {
     /// The book's settings; its entries are empty.
     pub lorebook: Lorebook,
@@ -95,8 +96,13 @@ pub fn world_info_settings_from_value(
     if let Some(b) = flag("world_info_use_group_scoring") {
         book.use_group_scoring = b;
     }
+    // `world_info` is `{ "globalSelect": [] }` when no global book is chosen: nothing is lost.
+    let set = |value: &Value| match value {
+        Value::Object(o) => o.values().any(json::is_set),
+        value => json::is_set(value),
+    };
     for key in NOT_MAPPED {
-        if settings.get(*key).is_some_and(json::is_set) {
+        if settings.get(*key).is_some_and(set) {
             report.push(format!("{prefix}{key}"), texts::WI_SETTING_NOT_MAPPED);
         }
     }

@@ -33,8 +33,8 @@ function ImportFile({ pending }: { pending: ImportState }) {
 }
 
 /** What an import can create; the backend names it by one of these. */
-const KINDS: string[] = ["preset", "character", "lorebook", "regexRules", "session"] satisfies Kind[];
-type Kind = "preset" | "character" | "lorebook" | "regexRules" | "session";
+const KINDS: string[] = ["preset", "character", "lorebook", "regexRules", "session", "worldInfoSettings"] satisfies Kind[];
+type Kind = "preset" | "character" | "lorebook" | "regexRules" | "session" | "worldInfoSettings";
 
 /** What the file holds, the preset it goes into, and the Import button. */
 function Report({ pending }: { pending: ImportState }) {
