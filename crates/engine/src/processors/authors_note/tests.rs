@@ -1,12 +1,11 @@
 //! The author's note in whole builds (RULES 5.11.2), each against the SillyTavern function it
 //! follows.
 
-use chrono::DateTime;
 use serde_json::{json, Value};
 
-use crate::cache::BuildCache;
 use crate::model::{parse_preset, parse_session, Role};
-use crate::pipeline::{BuildOptions, BuildRequest, DroppedItem};
+use crate::pipeline::DroppedItem;
+use crate::processors::testing::build_full;
 
 /// A SillyTavern-like preset: the main prompt, then the chat history; with `entries` in its
 /// lorebook, in `compatibility`.
@@ -46,20 +45,7 @@ fn build(
     session: &crate::model::Session,
     input: Option<&str>,
 ) -> Built {
-    let mut options =
-        BuildOptions::at(DateTime::parse_from_rfc3339("2026-11-22T10:30:00+00:00").unwrap());
-    options.input = input.map(str::to_string);
-    let cache = BuildCache::new();
-    let result = crate::build(&BuildRequest {
-        preset,
-        session,
-        model: "gpt-4o",
-        options: &options,
-        cache: &cache,
-        profiles: &[],
-        assets: &crate::assets::InlineAssets,
-    })
-    .expect("builds");
+    let result = build_full(preset, session, |o| o.input = input.map(str::to_string));
     Built {
         messages: result
             .messages

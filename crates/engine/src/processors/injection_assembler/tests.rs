@@ -1,29 +1,14 @@
 //! The assembler's phases seen from outside: the log lines one build writes, in order.
 
-use chrono::DateTime;
-
-use crate::cache::BuildCache;
 use crate::model::{parse_preset, parse_session};
-use crate::pipeline::{BuildOptions, BuildRequest, LogLevel};
+use crate::pipeline::LogLevel;
+use crate::processors::testing::build_full;
 
 /// The assembler's log lines of one build of `preset` over `session`, in order.
 fn assembler_logs(preset: &str, session: &str) -> Vec<(LogLevel, String)> {
     let preset = parse_preset(preset).expect("preset");
     let session = parse_session(session).expect("session");
-    let options =
-        BuildOptions::at(DateTime::parse_from_rfc3339("2026-11-22T10:30:00+00:00").unwrap());
-    let cache = BuildCache::new();
-    let result = crate::build(&BuildRequest {
-        preset: &preset,
-        session: &session,
-        model: "gpt-4o",
-        options: &options,
-        cache: &cache,
-        profiles: &[],
-        assets: &crate::assets::InlineAssets,
-    })
-    .expect("builds");
-    result
+    build_full(&preset, &session, |_| {})
         .logs
         .into_iter()
         .filter(|l| l.processor == super::ID)
@@ -110,21 +95,7 @@ pub(crate) fn built_texts(
     session: &crate::model::Session,
     input: Option<&str>,
 ) -> Vec<(crate::model::Role, String)> {
-    let mut options =
-        BuildOptions::at(DateTime::parse_from_rfc3339("2026-11-22T10:30:00+00:00").unwrap());
-    options.input = input.map(str::to_string);
-    let cache = BuildCache::new();
-    let result = crate::build(&BuildRequest {
-        preset,
-        session,
-        model: "gpt-4o",
-        options: &options,
-        cache: &cache,
-        profiles: &[],
-        assets: &crate::assets::InlineAssets,
-    })
-    .expect("builds");
-    result
+    build_full(preset, session, |o| o.input = input.map(str::to_string))
         .messages
         .iter()
         .map(|m| (m.role, m.content().to_string()))
@@ -208,31 +179,18 @@ fn session_variables_are_read_before_the_preset_and_a_build_never_changes_them()
 /// The assembler's SillyTavern behaviours (RULES 5.11.3), each beside the native rule it
 /// changes.
 mod sillytavern {
-    use chrono::DateTime;
 
-    use crate::cache::BuildCache;
     use crate::model::{parse_preset, parse_session};
-    use crate::pipeline::{BuildOptions, BuildRequest};
+    use crate::processors::testing::build_full;
 
     /// Each message of one build as `role|name|content` (the name empty when there is none).
     fn built(preset: &str, session: &str, context_window: Option<u32>) -> Vec<String> {
         let preset = parse_preset(preset).expect("preset");
         let session = parse_session(session).expect("session");
-        let mut options =
-            BuildOptions::at(DateTime::parse_from_rfc3339("2026-11-22T10:30:00+00:00").unwrap());
-        options.context_window = context_window;
-        options.reserve = context_window.map(|_| 0);
-        let cache = BuildCache::new();
-        let result = crate::build(&BuildRequest {
-            preset: &preset,
-            session: &session,
-            model: "gpt-4o",
-            options: &options,
-            cache: &cache,
-            profiles: &[],
-            assets: &crate::assets::InlineAssets,
-        })
-        .expect("builds");
+        let result = build_full(&preset, &session, |o| {
+            o.context_window = context_window;
+            o.reserve = context_window.map(|_| 0);
+        });
         result
             .messages
             .iter()
