@@ -38,15 +38,18 @@ export function AuthorsNoteEditor({
     <fieldset data-testid="authors-note">
       <legend>{t("session.authorsNote")}</legend>
       <p className="muted">{t("session.noteHelp")}</p>
-      <label className="grow">
-        {t("session.noteContent")}
-        <textarea
-          value={note.content}
-          rows={3}
-          data-testid="note-content"
-          onChange={(e) => set({ content: e.target.value }, "note-content")}
-        />
-      </label>
+      {/* In a row, so the label stands above a textarea as wide as the fieldset. */}
+      <div className="field-row">
+        <label className="grow">
+          {t("session.noteContent")}
+          <textarea
+            value={note.content}
+            rows={3}
+            data-testid="note-content"
+            onChange={(e) => set({ content: e.target.value }, "note-content")}
+          />
+        </label>
+      </div>
       <div className="field-row">
         <label>
           {t("session.notePosition")}
