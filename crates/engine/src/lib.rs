@@ -5,6 +5,7 @@ pub mod assets;
 mod build;
 pub mod cache;
 mod error;
+pub mod instruct;
 pub mod limits;
 pub mod lorebook_scan;
 pub mod lorebook_st;

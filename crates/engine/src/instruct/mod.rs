@@ -1,0 +1,414 @@
+//! Text completion (RULES 5.12): a build's messages written into one prompt string in a model's
+//! instruct format. An [`InstructTemplate`] is data: each role's prefix and suffix, how system
+//! messages are written when the format has no place for them, the text that starts the reply,
+//! the stop sequences. [`render`] writes the string and remembers, for every span of it, whether
+//! the template wrote it or which message it came from.
+//!
+//! The built-in templates are the JSON files of `presets/instruct/`, one per model family, each
+//! checked against that family's own chat template in the tests.
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::Role;
+use crate::EngineError;
+
+/// The version of the instruct template format this build reads and writes.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// Bytes of one template's texts together, at most: a template is a few hundred bytes, and each
+/// of its texts is written once per message.
+pub const MAX_TEMPLATE_BYTES: usize = 64 * 1024;
+
+/// What comes before and after a message's content.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Affixes {
+    #[serde(default)]
+    pub prefix: String,
+    #[serde(default)]
+    pub suffix: String,
+}
+
+/// Where system messages go in formats that have no system turn of their own.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase")]
+pub enum SystemMode {
+    /// A turn of their own, with the system affixes (ChatML, Llama 3, Phi-3).
+    #[default]
+    Own,
+    /// A user turn, with the user affixes.
+    AsUser,
+    /// Inside the next user turn, before its content, each wrapped in the system affixes
+    /// (Llama 2's `<<SYS>>` block, Gemma's and Mistral's system text before the user's).
+    IntoNextUser,
+    /// Inside the last user turn, before its content (Mistral Nemo's templates).
+    IntoLastUser,
+    /// All together at the very start, after `bos`, joined by `systemSeparator`, in one pair of
+    /// system affixes (DeepSeek).
+    AtStart,
+}
+
+/// Whether a message's speaker name is written into the string.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase")]
+pub enum NamesMode {
+    /// `Name: ` before the content of every message that has a name.
+    #[default]
+    Always,
+    /// Names are left out.
+    Never,
+}
+
+/// A model family's instruct format.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct InstructTemplate {
+    #[serde(default = "format_version")]
+    pub format_version: u32,
+    pub id: String,
+    pub name: String,
+    /// Written once at the very start (the beginning-of-text token, when the server does not
+    /// add it).
+    #[serde(default)]
+    pub bos: String,
+    #[serde(default)]
+    pub system: Affixes,
+    #[serde(default)]
+    pub user: Affixes,
+    #[serde(default)]
+    pub assistant: Affixes,
+    #[serde(default)]
+    pub system_mode: SystemMode,
+    /// Between system messages written together (`atStart`, or several folded into one user
+    /// turn).
+    #[serde(default)]
+    pub system_separator: String,
+    /// Written at the end, where the model's reply starts.
+    #[serde(default)]
+    pub reply_prefix: String,
+    /// Where the model's reply ends.
+    #[serde(default)]
+    pub stop: Vec<String>,
+    #[serde(default)]
+    pub names: NamesMode,
+    /// Trim white space around each message's content, as the Llama and Gemma templates do.
+    #[serde(default)]
+    pub trim: bool,
+    /// The family's special tokens, which the preview marks in the string.
+    #[serde(default)]
+    pub special_tokens: Vec<String>,
+}
+
+fn format_version() -> u32 {
+    FORMAT_VERSION
+}
+
+impl InstructTemplate {
+    /// Reads a template from JSON: an unknown field, a wrong type or a newer format version is
+    /// an error that names the template and the place.
+    pub fn parse(name: &str, text: &str) -> Result<InstructTemplate, EngineError> {
+        let template: InstructTemplate =
+            serde_json::from_str(text).map_err(|e| EngineError::Shape {
+                path: format!("instruct template \"{name}\""),
+                message: format!("{e}"),
+            })?;
+        template.validate()?;
+        Ok(template)
+    }
+
+    /// The rules a template read from anywhere must keep.
+    pub fn validate(&self) -> Result<(), EngineError> {
+        let at = |field: &str| format!("instruct template \"{}\": {field}", self.id);
+        if self.format_version > FORMAT_VERSION {
+            return Err(EngineError::NewerFormat {
+                found: self.format_version,
+                supported: FORMAT_VERSION,
+            });
+        }
+        if self.id.trim().is_empty() {
+            return Err(EngineError::invalid(
+                "instruct template: id",
+                "is empty; a template needs an id",
+            ));
+        }
+        let bytes: usize = self.texts().map(str::len).sum();
+        if bytes > MAX_TEMPLATE_BYTES {
+            return Err(EngineError::invalid(
+                at("texts"),
+                format!("{bytes} bytes together; at most {MAX_TEMPLATE_BYTES}"),
+            ));
+        }
+        if let Some(i) = self.stop.iter().position(String::is_empty) {
+            return Err(EngineError::invalid(
+                at(&format!("stop[{i}]")),
+                "is empty; a stop sequence needs at least one character",
+            ));
+        }
+        Ok(())
+    }
+
+    fn texts(&self) -> impl Iterator<Item = &str> {
+        [
+            &self.bos,
+            &self.system.prefix,
+            &self.system.suffix,
+            &self.user.prefix,
+            &self.user.suffix,
+            &self.assistant.prefix,
+            &self.assistant.suffix,
+            &self.system_separator,
+            &self.reply_prefix,
+        ]
+        .into_iter()
+        .chain(&self.stop)
+        .chain(&self.special_tokens)
+        .map(String::as_str)
+    }
+
+    /// The affixes of a turn of `role` (a tool message is written as a user turn).
+    pub fn affixes(&self, role: Role) -> &Affixes {
+        match role {
+            Role::System => &self.system,
+            Role::Assistant => &self.assistant,
+            Role::User | Role::Tool => &self.user,
+        }
+    }
+}
+
+/// One message as [`render`] reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Turn<'a> {
+    pub role: Role,
+    pub name: Option<&'a str>,
+    pub content: &'a str,
+}
+
+/// Who wrote a span of the string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase", tag = "kind")]
+pub enum SpanSource {
+    /// The template: a prefix, a suffix, the start or the reply prefix.
+    Template,
+    /// The content (with its speaker's name) of message `index` of the build.
+    Message { index: u32 },
+}
+
+/// A byte range of the string and who wrote it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase")]
+pub struct Span {
+    pub start: u32,
+    pub end: u32,
+    pub source: SpanSource,
+}
+
+/// The prompt string of a text-completion request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase")]
+pub struct RenderedPrompt {
+    /// The template's id.
+    pub template: String,
+    pub prompt: String,
+    /// Every byte of `prompt` in exactly one span, in order.
+    pub spans: Vec<Span>,
+    pub stop: Vec<String>,
+}
+
+/// Writes the string and its spans.
+struct Writer {
+    prompt: String,
+    spans: Vec<Span>,
+}
+
+impl Writer {
+    fn push(&mut self, text: &str, source: SpanSource) {
+        if text.is_empty() {
+            return;
+        }
+        let start = self.prompt.len() as u32;
+        self.prompt.push_str(text);
+        let end = self.prompt.len() as u32;
+        match self.spans.last_mut() {
+            Some(last) if last.source == source && last.end == start => last.end = end,
+            _ => self.spans.push(Span { start, end, source }),
+        }
+    }
+
+    fn template(&mut self, text: &str) {
+        self.push(text, SpanSource::Template);
+    }
+
+    fn message(&mut self, index: usize, text: &str) {
+        self.push(
+            text,
+            SpanSource::Message {
+                index: index as u32,
+            },
+        );
+    }
+}
+
+/// The text of a message as the template writes it: its name before it (when the template
+/// writes names; never for system messages), trimmed when the template trims.
+fn body<'a>(template: &InstructTemplate, turn: &Turn<'a>) -> std::borrow::Cow<'a, str> {
+    let content = if template.trim {
+        turn.content.trim()
+    } else {
+        turn.content
+    };
+    match (template.names, turn.name, turn.role) {
+        (NamesMode::Always, Some(name), role) if role != Role::System && !name.is_empty() => {
+            format!("{name}: {content}").into()
+        }
+        _ => content.into(),
+    }
+}
+
+/// Writes `turns` in `template`'s format, with the reply prefix at the end (RULES 5.12).
+pub fn render(template: &InstructTemplate, turns: &[Turn<'_>]) -> RenderedPrompt {
+    let mut w = Writer {
+        prompt: String::new(),
+        spans: Vec::new(),
+    };
+    w.template(&template.bos);
+    let systems: Vec<usize> = (0..turns.len())
+        .filter(|&i| turns[i].role == Role::System)
+        .collect();
+    // System messages written inside a user turn, by the index of that turn.
+    let mut folded: Vec<Vec<usize>> = vec![Vec::new(); turns.len()];
+    let mut left: Vec<usize> = Vec::new();
+    match template.system_mode {
+        SystemMode::IntoNextUser => {
+            let mut pending = Vec::new();
+            for (i, turn) in turns.iter().enumerate() {
+                match turn.role {
+                    Role::System => pending.push(i),
+                    Role::User => folded[i].append(&mut pending),
+                    _ => {}
+                }
+            }
+            left = pending;
+        }
+        SystemMode::IntoLastUser => {
+            match turns.iter().rposition(|t| t.role == Role::User) {
+                Some(last) => folded[last] = systems.clone(),
+                None => left = systems.clone(),
+            };
+        }
+        SystemMode::AtStart if !systems.is_empty() => {
+            w.template(&template.system.prefix);
+            for (k, &i) in systems.iter().enumerate() {
+                if k > 0 {
+                    w.template(&template.system_separator);
+                }
+                w.message(i, &body(template, &turns[i]));
+            }
+            w.template(&template.system.suffix);
+        }
+        _ => {}
+    }
+    let folds = matches!(
+        template.system_mode,
+        SystemMode::IntoNextUser | SystemMode::IntoLastUser | SystemMode::AtStart
+    );
+    for (i, turn) in turns.iter().enumerate() {
+        if turn.role == Role::System && folds && !left.contains(&i) {
+            continue;
+        }
+        // A system message with nowhere to go is a user turn of its own.
+        let role = match (turn.role, template.system_mode) {
+            (Role::System, SystemMode::Own) => Role::System,
+            (Role::System, _) => Role::User,
+            (role, _) => role,
+        };
+        let affixes = template.affixes(role);
+        w.template(&affixes.prefix);
+        for (k, &s) in folded[i].iter().enumerate() {
+            if k > 0 {
+                w.template(&template.system_separator);
+            }
+            w.template(&template.system.prefix);
+            w.message(s, &body(template, &turns[s]));
+            w.template(&template.system.suffix);
+        }
+        w.message(i, &body(template, turn));
+        w.template(&affixes.suffix);
+    }
+    w.template(&template.reply_prefix);
+    RenderedPrompt {
+        template: template.id.clone(),
+        prompt: w.prompt,
+        spans: w.spans,
+        stop: template.stop.clone(),
+    }
+}
+
+/// The built-in templates' files, by id.
+const BUILT_IN: &[(&str, &str)] = &[
+    (
+        "chatml",
+        include_str!("../../../../presets/instruct/chatml.json"),
+    ),
+    (
+        "qwen",
+        include_str!("../../../../presets/instruct/qwen.json"),
+    ),
+    (
+        "llama-3",
+        include_str!("../../../../presets/instruct/llama-3.json"),
+    ),
+    (
+        "llama-2",
+        include_str!("../../../../presets/instruct/llama-2.json"),
+    ),
+    (
+        "mistral",
+        include_str!("../../../../presets/instruct/mistral.json"),
+    ),
+    (
+        "mistral-tekken",
+        include_str!("../../../../presets/instruct/mistral-tekken.json"),
+    ),
+    (
+        "gemma",
+        include_str!("../../../../presets/instruct/gemma.json"),
+    ),
+    (
+        "phi-3",
+        include_str!("../../../../presets/instruct/phi-3.json"),
+    ),
+    (
+        "deepseek",
+        include_str!("../../../../presets/instruct/deepseek.json"),
+    ),
+    (
+        "alpaca",
+        include_str!("../../../../presets/instruct/alpaca.json"),
+    ),
+    (
+        "vicuna",
+        include_str!("../../../../presets/instruct/vicuna.json"),
+    ),
+];
+
+/// The ids of the built-in templates.
+pub fn built_in_ids() -> impl Iterator<Item = &'static str> {
+    BUILT_IN.iter().map(|(id, _)| *id)
+}
+
+/// The built-in template `id`, if there is one.
+pub fn built_in(id: &str) -> Option<InstructTemplate> {
+    let (_, text) = BUILT_IN.iter().find(|(i, _)| *i == id)?;
+    // The files are the repository's own and a test reads every one.
+    InstructTemplate::parse(id, text).ok()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,146 @@
+//! The built-in templates on one conversation, golden strings; the renderer's rules.
+
+use super::*;
+
+/// A system prompt, a named user turn, a reply, a depth injection (a system message inside the
+/// history) and the newest user turn.
+fn conversation() -> Vec<Turn<'static>> {
+    vec![
+        Turn {
+            role: Role::System,
+            name: None,
+            content: "You are Mara, a lighthouse keeper.",
+        },
+        Turn {
+            role: Role::User,
+            name: Some("Rosa"),
+            content: "Is the lamp lit?",
+        },
+        Turn {
+            role: Role::Assistant,
+            name: None,
+            content: "It has not gone out in forty years.",
+        },
+        Turn {
+            role: Role::System,
+            name: None,
+            content: "[A storm is coming.]",
+        },
+        Turn {
+            role: Role::User,
+            name: None,
+            content: "Then we wait.",
+        },
+    ]
+}
+
+fn rendered(id: &str) -> RenderedPrompt {
+    let template = built_in(id).unwrap_or_else(|| panic!("built-in {id}"));
+    render(&template, &conversation())
+}
+
+#[test]
+fn every_built_in_template_reads_and_has_a_golden_string() {
+    let ids: Vec<&str> = built_in_ids().collect();
+    assert_eq!(ids.len(), GOLDEN.len());
+    for (id, golden) in GOLDEN {
+        assert!(ids.contains(id), "{id}");
+        let r = rendered(id);
+        assert_eq!(&r.prompt, golden, "template {id}:\n{}", r.prompt);
+        // Every byte in one span, in order.
+        let mut at = 0;
+        for span in &r.spans {
+            assert_eq!(span.start, at, "{id}");
+            assert!(span.end > span.start, "{id}");
+            at = span.end;
+        }
+        assert_eq!(at as usize, r.prompt.len(), "{id}");
+    }
+}
+
+const GOLDEN: &[(&str, &str)] = &[
+    ("chatml", "<|im_start|>system\nYou are Mara, a lighthouse keeper.<|im_end|>\n<|im_start|>user\nRosa: Is the lamp lit?<|im_end|>\n<|im_start|>assistant\nIt has not gone out in forty years.<|im_end|>\n<|im_start|>system\n[A storm is coming.]<|im_end|>\n<|im_start|>user\nThen we wait.<|im_end|>\n<|im_start|>assistant\n"),
+    ("qwen", "<|im_start|>system\nYou are Mara, a lighthouse keeper.<|im_end|>\n<|im_start|>user\nRosa: Is the lamp lit?<|im_end|>\n<|im_start|>assistant\nIt has not gone out in forty years.<|im_end|>\n<|im_start|>system\n[A storm is coming.]<|im_end|>\n<|im_start|>user\nThen we wait.<|im_end|>\n<|im_start|>assistant\n"),
+    ("llama-3", "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nYou are Mara, a lighthouse keeper.<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nRosa: Is the lamp lit?<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\nIt has not gone out in forty years.<|eot_id|><|start_header_id|>system<|end_header_id|>\n\n[A storm is coming.]<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nThen we wait.<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n"),
+    ("llama-2", "<s>[INST] <<SYS>>\nYou are Mara, a lighthouse keeper.\n<</SYS>>\n\nRosa: Is the lamp lit? [/INST] It has not gone out in forty years. </s><s>[INST] <<SYS>>\n[A storm is coming.]\n<</SYS>>\n\nThen we wait. [/INST]"),
+    ("mistral", "<s>[INST] You are Mara, a lighthouse keeper.\n\nRosa: Is the lamp lit? [/INST]It has not gone out in forty years.</s>[INST] [A storm is coming.]\n\nThen we wait. [/INST]"),
+    ("mistral-tekken", "<s>[INST]Rosa: Is the lamp lit?[/INST]It has not gone out in forty years.</s>[INST]You are Mara, a lighthouse keeper.\n\n[A storm is coming.]\n\nThen we wait.[/INST]"),
+    ("gemma", "<bos><start_of_turn>user\nYou are Mara, a lighthouse keeper.\n\nRosa: Is the lamp lit?<end_of_turn>\n<start_of_turn>model\nIt has not gone out in forty years.<end_of_turn>\n<start_of_turn>user\n[A storm is coming.]\n\nThen we wait.<end_of_turn>\n<start_of_turn>model\n"),
+    ("phi-3", "<|system|>\nYou are Mara, a lighthouse keeper.<|end|>\n<|user|>\nRosa: Is the lamp lit?<|end|>\n<|assistant|>\nIt has not gone out in forty years.<|end|>\n<|system|>\n[A storm is coming.]<|end|>\n<|user|>\nThen we wait.<|end|>\n<|assistant|>\n"),
+    ("deepseek", "<｜begin▁of▁sentence｜>You are Mara, a lighthouse keeper.\n\n[A storm is coming.]<｜User｜>Rosa: Is the lamp lit?<｜Assistant｜>It has not gone out in forty years.<｜end▁of▁sentence｜><｜User｜>Then we wait.<｜Assistant｜>"),
+    ("alpaca", "You are Mara, a lighthouse keeper.\n\n### Instruction:\nRosa: Is the lamp lit?\n\n### Response:\nIt has not gone out in forty years.\n\n[A storm is coming.]\n\n### Instruction:\nThen we wait.\n\n### Response:\n"),
+    ("vicuna", "You are Mara, a lighthouse keeper. USER: Rosa: Is the lamp lit? ASSISTANT: It has not gone out in forty years.</s>[A storm is coming.] USER: Then we wait. ASSISTANT:"),
+];
+
+#[test]
+fn instruct_template_with_an_unknown_field_is_an_error_naming_it() {
+    let e = InstructTemplate::parse("mine.json", r#"{"id": "x", "name": "X", "userPrefx": "U"}"#)
+        .unwrap_err();
+    let text = e.to_string();
+    assert!(
+        text.contains("instruct template \"mine.json\"") && text.contains("userPrefx"),
+        "{text}"
+    );
+    let e = InstructTemplate::parse("mine.json", r#"{"id": "x", "name": "X", "stop": [""]}"#)
+        .unwrap_err();
+    assert!(e.to_string().contains("stop[0]"), "{e}");
+    let e = InstructTemplate::parse(
+        "mine.json",
+        r#"{"formatVersion": 9, "id": "x", "name": "X"}"#,
+    )
+    .unwrap_err();
+    assert_eq!(e.code(), crate::error::codes::NEWER_FORMAT);
+    let huge = format!(
+        r#"{{"id": "x", "name": "X", "bos": "{}"}}"#,
+        "a".repeat(MAX_TEMPLATE_BYTES + 1)
+    );
+    let e = InstructTemplate::parse("mine.json", &huge).unwrap_err();
+    assert!(e.to_string().contains("at most"), "{e}");
+}
+
+#[test]
+fn instruct_spans_say_which_message_each_part_came_from() {
+    let r = rendered("chatml");
+    let of = |index: u32| -> Vec<&str> {
+        r.spans
+            .iter()
+            .filter(|s| s.source == SpanSource::Message { index })
+            .map(|s| &r.prompt[s.start as usize..s.end as usize])
+            .collect()
+    };
+    assert_eq!(of(1), ["Rosa: Is the lamp lit?"]);
+    assert_eq!(of(3), ["[A storm is coming.]"]);
+    assert_eq!(r.stop, ["<|im_end|>"]);
+    // The template's parts between them.
+    assert_eq!(r.spans[0].source, SpanSource::Template);
+    assert_eq!(
+        &r.prompt[r.spans[0].start as usize..r.spans[0].end as usize],
+        "<|im_start|>system\n"
+    );
+}
+
+#[test]
+fn instruct_names_are_written_or_left_out_and_system_messages_without_a_user_turn_stand_alone() {
+    let mut t = built_in("gemma").expect("gemma");
+    let turns = [
+        Turn {
+            role: Role::User,
+            name: Some("Rosa"),
+            content: "  Hi.  ",
+        },
+        Turn {
+            role: Role::System,
+            name: Some("Narrator"),
+            content: "Dusk.",
+        },
+    ];
+    assert_eq!(
+        render(&t, &turns).prompt,
+        "<bos><start_of_turn>user\nRosa: Hi.<end_of_turn>\n<start_of_turn>user\nDusk.<end_of_turn>\n<start_of_turn>model\n"
+    );
+    t.names = NamesMode::Never;
+    t.trim = false;
+    assert!(render(&t, &turns)
+        .prompt
+        .starts_with("<bos><start_of_turn>user\n  Hi.  <end_of_turn>"));
+}
