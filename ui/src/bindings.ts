@@ -217,6 +217,11 @@ export type BuildResult = {
 	 *  absent when none is set.
 	 */
 	generation?: ResolvedGeneration,
+	/**
+	 *  In text completion (RULES 5.12), the prompt string the messages make, with its spans and
+	 *  stop sequences; `tokens.total` counts this string.
+	 */
+	prompt?: RenderedPrompt | null,
 };
 
 /**  One message of the build result, with its tokens and provenance (RULES 3.7). */
@@ -770,6 +775,16 @@ export type RegexRule = {
 
 export type RegexScope = "history" | "templates" | "both";
 
+/**  The prompt string of a text-completion request. */
+export type RenderedPrompt = {
+	/**  The template's id. */
+	template: string,
+	prompt: string,
+	/**  Every byte of `prompt` in exactly one span, in order. */
+	spans: Span[],
+	stop: string[],
+};
+
 /**  What came back with a reply from a provider. */
 export type ReplyInfo = {
 	/**  The connection it was sent through, by name. */
@@ -935,6 +950,20 @@ export type SourceKind =
 "lorebook" | 
 /**  Added by a processor of its own (instruction pinning, alternation fillers, ...). */
 "processor";
+
+/**  A byte range of the string and who wrote it. */
+export type Span = {
+	start: number,
+	end: number,
+	source: SpanSource,
+};
+
+/**  Who wrote a span of the string. */
+export type SpanSource = 
+/**  The template: a prefix, a suffix, the start or the reply prefix. */
+{ kind: "template" } | 
+/**  The content (with its speaker's name) of message `index` of the build. */
+{ kind: "message"; index: number };
 
 export type StepOverrides = {
 	content?: string | null,

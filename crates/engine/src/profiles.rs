@@ -86,6 +86,10 @@ pub struct ModelProfile {
     /// Generation settings for this model; per field, a preset's win over these (RULES 5.9).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub generation: Option<GenerationSettings>,
+    /// Text completion (RULES 5.12): the id of the built-in instruct template the model's
+    /// prompt string is written in; none for a chat model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instruct: Option<String>,
     #[serde(default)]
     pub builtin: bool,
 }
@@ -145,6 +149,7 @@ fn profile(
         capabilities,
         processors: Vec::new(),
         generation: None,
+        instruct: None,
         builtin: true,
     }
 }

@@ -144,3 +144,120 @@ fn instruct_names_are_written_or_left_out_and_system_messages_without_a_user_tur
         .prompt
         .starts_with("<bos><start_of_turn>user\n  Hi.  <end_of_turn>"));
 }
+
+mod in_a_build {
+    use super::*;
+    use crate::model::{parse_preset, parse_session};
+    use crate::processors::testing::build_full;
+    use crate::tokens::TokenizerKind;
+
+    const PRESET: &str = r#"{"formatVersion": 1, "id": "p", "name": "P",
+        "messageTemplates": [
+            {"id": "sys", "role": "system", "content": "You are Mara."},
+            {"id": "hist", "role": "system", "type": "chat_history"}],
+        "contextRecipes": [{"id": "r", "modelFilter": ["*"], "steps": [
+            {"messageId": "sys", "enabled": true}, {"messageId": "hist", "enabled": true}]}],
+        "processors": [{"id": "token-limiter", "enabled": true}]}"#;
+
+    fn session(n: usize) -> crate::model::Session {
+        let messages: Vec<String> = (0..n)
+            .map(|i| {
+                let role = if i % 2 == 0 { "user" } else { "assistant" };
+                format!(r#"{{"role": "{role}", "content": "Message number {i} about the lamp."}}"#)
+            })
+            .collect();
+        parse_session(&format!(
+            r#"{{"formatVersion": 1, "id": "s", "messages": [{}]}}"#,
+            messages.join(",")
+        ))
+        .expect("session")
+    }
+
+    // RULES 5.12: the built messages, after every processor, are written into one string; the
+    // total counts that string.
+    #[test]
+    fn text_completion_build_renders_the_messages_into_one_string_and_counts_it() {
+        let preset = parse_preset(PRESET).expect("preset");
+        let s = session(2);
+        let result = build_full(&preset, &s, |o| o.instruct = built_in("chatml"));
+        let prompt = result.prompt.as_ref().expect("a prompt string");
+        assert_eq!(
+            prompt.prompt,
+            "<|im_start|>system\nYou are Mara.<|im_end|>\n<|im_start|>user\nMessage number 0 about \
+             the lamp.<|im_end|>\n<|im_start|>assistant\nMessage number 1 about the \
+             lamp.<|im_end|>\n<|im_start|>assistant\n"
+        );
+        assert_eq!(prompt.stop, ["<|im_end|>"]);
+        let exact = TokenizerKind::O200kBase.count(&prompt.prompt) as u32;
+        assert_eq!(result.tokens.total, exact);
+        // Each message costs its content and its role's prefix and suffix.
+        let count = |t: &str| TokenizerKind::O200kBase.count(t) as u32;
+        assert_eq!(
+            result.messages[0].tokens,
+            count("You are Mara.") + count("<|im_start|>system\n") + count("<|im_end|>\n")
+        );
+        // A chat build has no prompt string.
+        assert!(build_full(&preset, &s, |_| {}).prompt.is_none());
+    }
+
+    // RULES 5.12, 5.6: the budget counts the template's tokens, so a window that holds the
+    // history as chat messages drops some of it as a ChatML string, and the string fits.
+    #[test]
+    fn text_completion_budget_counts_the_templates_tokens() {
+        let preset = parse_preset(PRESET).expect("preset");
+        let s = session(40);
+        let window = |o: &mut crate::pipeline::BuildOptions| {
+            o.context_window = Some(400);
+            o.reserve = Some(0);
+        };
+        let chat = build_full(&preset, &s, window);
+        let text = build_full(&preset, &s, |o| {
+            window(o);
+            o.instruct = built_in("llama-3");
+        });
+        assert!(
+            text.messages.len() < chat.messages.len(),
+            "{} against {}",
+            text.messages.len(),
+            chat.messages.len()
+        );
+        assert!(text.tokens.total <= 400, "{}", text.tokens.total);
+        assert!(!text.dropped.is_empty());
+    }
+
+    // A model profile can name its template.
+    #[test]
+    fn text_completion_a_model_profile_names_its_template() {
+        let preset = parse_preset(PRESET).expect("preset");
+        let s = session(2);
+        let mut profile = crate::profiles::builtin_profiles()
+            .into_iter()
+            .find(|p| p.patterns.iter().any(|m| m.starts_with("gpt-4o")))
+            .expect("a gpt-4o profile");
+        profile.id = "local".into();
+        profile.builtin = false;
+        profile.patterns = vec!["local-*".into()];
+        profile.instruct = Some("gemma".into());
+        let options = crate::processors::testing::options();
+        let cache = crate::cache::BuildCache::new();
+        let result = crate::build(&crate::pipeline::BuildRequest {
+            preset: &preset,
+            session: &s,
+            model: "local-gemma",
+            options: &options,
+            cache: &cache,
+            profiles: std::slice::from_ref(&profile),
+            assets: &crate::assets::InlineAssets,
+        })
+        .expect("builds");
+        let prompt = result.prompt.expect("a prompt string");
+        assert!(
+            prompt
+                .prompt
+                .starts_with("<bos><start_of_turn>user\nYou are Mara.\n\n"),
+            "{}",
+            prompt.prompt
+        );
+        assert_eq!(prompt.template, "gemma");
+    }
+}

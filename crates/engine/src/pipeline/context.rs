@@ -31,6 +31,9 @@ pub struct BuildOptions {
     pub reserve: Option<u32>,
     /// What the time macros read; fixed per build so a preview does not flicker.
     pub timestamp: DateTime<FixedOffset>,
+    /// Text completion with this instruct template (RULES 5.12), over the model profile's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instruct: Option<crate::instruct::InstructTemplate>,
 }
 
 impl BuildOptions {
@@ -41,6 +44,7 @@ impl BuildOptions {
             context_window: None,
             reserve: None,
             timestamp,
+            instruct: None,
         }
     }
 }
@@ -170,6 +174,9 @@ pub struct PipelineContext<'a, 's> {
     /// The generation settings the request will carry: the profile's, then the preset's
     /// (RULES 5.9).
     pub generation: super::ResolvedGeneration,
+    /// The instruct template of a text-completion build (RULES 5.12): the options', else the
+    /// model profile's.
+    pub instruct: Option<crate::instruct::InstructTemplate>,
 }
 
 /// The variables a build starts from (RULES 4.3): the preset's, then the session's own over them
@@ -187,7 +194,14 @@ impl<'a, 's> PipelineContext<'a, 's> {
     pub(crate) fn new(request: &BuildRequest<'a, 's>, profile: ModelProfile) -> Self {
         let tokenizer = profile.tokenizer_choice();
         let generation = super::ResolvedGeneration::resolve(&profile, request.preset);
+        let instruct = request.options.instruct.clone().or_else(|| {
+            profile
+                .instruct
+                .as_deref()
+                .and_then(crate::instruct::built_in)
+        });
         PipelineContext {
+            instruct,
             generation,
             history_counts: request
                 .cache
@@ -245,7 +259,7 @@ impl<'a, 's> PipelineContext<'a, 's> {
         if let Some(n) = message.tokens() {
             return n;
         }
-        let overhead = self.profile.overhead();
+        let overhead = self.overhead_of(message.role);
         let kind = self.tokenizer.kind;
         // Stored history goes through the session's counts by position (no hashing of the
         // text on a warm rebuild); everything else through the content-hash map.
@@ -272,6 +286,29 @@ impl<'a, 's> PipelineContext<'a, 's> {
         }
         message.set_tokens(n);
         n
+    }
+
+    /// The tokens a message of `role` costs beyond its content: the provider format's, or in
+    /// text completion (RULES 5.12) the instruct template's prefix and suffix for that role (a
+    /// name costs its `: ` too). `reply` is what the request adds once: the format's priming, or
+    /// the template's start and reply prefix.
+    pub fn overhead_of(&self, role: crate::model::Role) -> crate::tokens::MessageOverhead {
+        let Some(t) = &self.instruct else {
+            return self.profile.overhead();
+        };
+        let count = |text: &str| self.cache.count(self.tokenizer.kind, text);
+        let role = match (role, t.system_mode) {
+            (crate::model::Role::System, crate::instruct::SystemMode::AsUser) => {
+                crate::model::Role::User
+            }
+            (role, _) => role,
+        };
+        let affixes = t.affixes(role);
+        crate::tokens::MessageOverhead {
+            per_message: count(&affixes.prefix) + count(&affixes.suffix),
+            per_name: 1,
+            reply: count(&t.bos) + count(&t.reply_prefix),
+        }
     }
 
     /// Hands this session's history counts back to the cache for the next build.

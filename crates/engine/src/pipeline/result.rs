@@ -261,6 +261,10 @@ pub struct BuildResult<'s> {
     /// carries its label.
     #[serde(skip)]
     pub tokenizer: TokenizerChoice,
+    /// In text completion (RULES 5.12), the prompt string the messages make, with its spans and
+    /// stop sequences; `tokens.total` counts this string.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<crate::instruct::RenderedPrompt>,
 }
 
 impl BuildResult<'_> {
@@ -291,6 +295,7 @@ impl BuildResult<'_> {
             generation: self.generation,
             model_profile: self.model_profile,
             tokenizer: self.tokenizer,
+            prompt: self.prompt,
         }
     }
 }
@@ -301,7 +306,7 @@ impl<'s> PipelineContext<'_, 's> {
         let messages = std::mem::take(&mut self.messages);
         // Totals per source kind, summed in a table and named once: no string per message.
         let mut by_kind = [None::<u32>; SourceKind::ALL.len()];
-        let mut total = self.profile.overhead().reply;
+        let mut total = self.overhead_of(crate::model::Role::User).reply;
         let session = self.session;
         // One pass that reuses the list's memory: a message and its built form are the same
         // size, and a stored message stays a reference to the session.
@@ -330,6 +335,21 @@ impl<'s> PipelineContext<'_, 's> {
             .filter_map(|(kind, sum)| Some((kind.as_str().to_string(), sum?)))
             .collect();
         self.keep_history_counts();
+        let prompt = self.instruct.as_ref().map(|t| {
+            let turns: Vec<crate::instruct::Turn<'_>> = built
+                .iter()
+                .map(|m| crate::instruct::Turn {
+                    role: m.role,
+                    name: m.name(),
+                    content: m.content(),
+                })
+                .collect();
+            crate::instruct::render(t, &turns)
+        });
+        if let Some(p) = &prompt {
+            // The string itself is what the model reads: its count is the total.
+            total = self.cache.count(self.tokenizer.kind, &p.prompt);
+        }
         let budget = self.budget();
         if self.over_budget.is_none() && total > budget {
             // The limiter did not run (or could not cut enough): still say so.
@@ -374,6 +394,7 @@ impl<'s> PipelineContext<'_, 's> {
             generation: self.generation,
             model_profile: self.profile,
             tokenizer: self.tokenizer,
+            prompt,
         }
     }
 }
