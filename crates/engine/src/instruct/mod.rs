@@ -7,6 +7,8 @@
 //! The built-in templates are the JSON files of `presets/instruct/`, one per model family, each
 //! checked against that family's own chat template in the tests.
 
+pub mod jinja;
+
 use serde::{Deserialize, Serialize};
 
 use crate::model::Role;

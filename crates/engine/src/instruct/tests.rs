@@ -63,7 +63,7 @@ const GOLDEN: &[(&str, &str)] = &[
     ("qwen", "<|im_start|>system\nYou are Mara, a lighthouse keeper.<|im_end|>\n<|im_start|>user\nRosa: Is the lamp lit?<|im_end|>\n<|im_start|>assistant\nIt has not gone out in forty years.<|im_end|>\n<|im_start|>system\n[A storm is coming.]<|im_end|>\n<|im_start|>user\nThen we wait.<|im_end|>\n<|im_start|>assistant\n"),
     ("llama-3", "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nYou are Mara, a lighthouse keeper.<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nRosa: Is the lamp lit?<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\nIt has not gone out in forty years.<|eot_id|><|start_header_id|>system<|end_header_id|>\n\n[A storm is coming.]<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nThen we wait.<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n"),
     ("llama-2", "<s>[INST] <<SYS>>\nYou are Mara, a lighthouse keeper.\n<</SYS>>\n\nRosa: Is the lamp lit? [/INST] It has not gone out in forty years. </s><s>[INST] <<SYS>>\n[A storm is coming.]\n<</SYS>>\n\nThen we wait. [/INST]"),
-    ("mistral", "<s>[INST] You are Mara, a lighthouse keeper.\n\nRosa: Is the lamp lit? [/INST]It has not gone out in forty years.</s>[INST] [A storm is coming.]\n\nThen we wait. [/INST]"),
+    ("mistral", "<s> [INST] You are Mara, a lighthouse keeper.\n\nRosa: Is the lamp lit? [/INST] It has not gone out in forty years.</s> [INST] [A storm is coming.]\n\nThen we wait. [/INST]"),
     ("mistral-tekken", "<s>[INST]Rosa: Is the lamp lit?[/INST]It has not gone out in forty years.</s>[INST]You are Mara, a lighthouse keeper.\n\n[A storm is coming.]\n\nThen we wait.[/INST]"),
     ("gemma", "<bos><start_of_turn>user\nYou are Mara, a lighthouse keeper.\n\nRosa: Is the lamp lit?<end_of_turn>\n<start_of_turn>model\nIt has not gone out in forty years.<end_of_turn>\n<start_of_turn>user\n[A storm is coming.]\n\nThen we wait.<end_of_turn>\n<start_of_turn>model\n"),
     ("phi-3", "<|system|>\nYou are Mara, a lighthouse keeper.<|end|>\n<|user|>\nRosa: Is the lamp lit?<|end|>\n<|assistant|>\nIt has not gone out in forty years.<|end|>\n<|system|>\n[A storm is coming.]<|end|>\n<|user|>\nThen we wait.<|end|>\n<|assistant|>\n"),
@@ -148,7 +148,7 @@ fn instruct_names_are_written_or_left_out_and_system_messages_without_a_user_tur
 mod in_a_build {
     use super::*;
     use crate::model::{parse_preset, parse_session};
-    use crate::processors::testing::build_full;
+    use crate::processors::full_build::build_full;
     use crate::tokens::TokenizerKind;
 
     const PRESET: &str = r#"{"formatVersion": 1, "id": "p", "name": "P",
@@ -259,5 +259,103 @@ mod in_a_build {
             prompt.prompt
         );
         assert_eq!(prompt.template, "gemma");
+    }
+}
+
+/// RULES 5.12: each built-in template against its model family's published chat template
+/// (tests/data/chat_templates, SOURCES.md there), on a system prompt, a named user turn, a reply
+/// and the newest user turn: the same string.
+mod against_jinja {
+    use super::*;
+    use crate::instruct::jinja::{check, render_chat_template, SpecialTokens};
+
+    fn chat_template(file: &str) -> String {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/chat_templates/");
+        std::fs::read_to_string(format!("{path}{file}")).expect("test data")
+    }
+
+    fn turns() -> Vec<Turn<'static>> {
+        let mut turns = conversation();
+        turns.remove(3);
+        turns
+    }
+
+    fn tokens(bos: &str, eos: &str) -> SpecialTokens {
+        SpecialTokens {
+            bos: bos.into(),
+            eos: eos.into(),
+        }
+    }
+
+    #[test]
+    fn instruct_built_ins_give_the_string_of_their_familys_chat_template() {
+        for (id, file, bos, eos) in [
+            ("chatml", "chatml.jinja", "", ""),
+            ("qwen", "qwen2.5.jinja", "", "<|im_end|>"),
+            ("llama-2", "llama-2.jinja", "<s>", "</s>"),
+            ("mistral", "mistral-v1.jinja", "<s>", "</s>"),
+            ("mistral-tekken", "mistral-v3-tekken.jinja", "<s>", "</s>"),
+            ("gemma", "gemma-3.jinja", "<bos>", "<eos>"),
+            ("phi-3", "phi-3.jinja", "<s>", "<|endoftext|>"),
+            (
+                "deepseek",
+                "deepseek-v3.jinja",
+                "<｜begin▁of▁sentence｜>",
+                "<｜end▁of▁sentence｜>",
+            ),
+        ] {
+            let t = built_in(id).expect("built-in");
+            let c = check(&t, file, &chat_template(file), &turns(), &tokens(bos, eos))
+                .unwrap_or_else(|e| panic!("{id}: {e}"));
+            assert!(
+                c.identical(),
+                "{id} against {file}:\n ours   {:?}\n theirs {:?}",
+                c.ours,
+                c.theirs
+            );
+        }
+    }
+
+    // Llama 3.1's template writes a knowledge cut-off and a date into the system turn; the
+    // llama-3 template is Llama 3's, which does not, and the check says where they part.
+    #[test]
+    fn instruct_check_names_the_first_byte_that_differs() {
+        let t = built_in("llama-3").expect("llama-3");
+        let c = check(
+            &t,
+            "llama-3.1.jinja",
+            &chat_template("llama-3.1.jinja"),
+            &turns(),
+            &tokens("<|begin_of_text|>", "<|eot_id|>"),
+        )
+        .expect("renders");
+        let at = c.first_difference.expect("they differ") as usize;
+        assert!(
+            c.theirs[at..].starts_with("Cutting Knowledge Date: December 2023"),
+            "{}",
+            &c.theirs[at..]
+        );
+        assert_eq!(c.ours[..at], c.theirs[..at]);
+    }
+
+    // A chat template that does not parse, loops or raises is an error naming it and the place.
+    #[test]
+    fn instruct_check_of_a_bad_chat_template_is_a_clear_error() {
+        let t = tokens("", "");
+        let e = render_chat_template("mine", "{% for m in messages %}", &turns(), &t).unwrap_err();
+        assert!(
+            e.to_string().starts_with("chat template \"mine\": line 1"),
+            "{e}"
+        );
+        let looping =
+            "{% for a in range(10000) %}{% for b in range(10000) %}{% endfor %}{% endfor %}";
+        let e = render_chat_template("mine", looping, &turns(), &t).unwrap_err();
+        assert!(e.to_string().contains("ran out of steps"), "{e}");
+        let gemma2 = chat_template("gemma-2.jinja");
+        let e = render_chat_template("gemma-2.jinja", &gemma2, &turns(), &t).unwrap_err();
+        assert!(e.to_string().contains("System role not supported"), "{e}");
+        let huge = "x".repeat(jinja::MAX_JINJA_BYTES + 1);
+        let e = render_chat_template("mine", &huge, &turns(), &t).unwrap_err();
+        assert!(e.to_string().contains("at most"), "{e}");
     }
 }

@@ -20,6 +20,36 @@ mod transcription_processor;
 
 #[cfg(test)]
 pub(crate) mod testing;
+#[cfg(test)]
+/// A whole build for the processors' unit tests (which, as every unit test, may build).
+pub(crate) mod full_build {
+    use crate::cache::BuildCache;
+    use crate::model::{AgentPreset, Session};
+    use crate::pipeline::{BuildOptions, BuildRequest, BuildResult};
+    use crate::processors::testing::options;
+
+    /// One whole build of `preset` over `session` for gpt-4o at the tests' time, with `options`
+    /// (from [`options`]) as `adjust` leaves them.
+    pub fn build_full<'s>(
+        preset: &AgentPreset,
+        session: &'s Session,
+        adjust: impl FnOnce(&mut BuildOptions),
+    ) -> BuildResult<'s> {
+        let mut options = options();
+        adjust(&mut options);
+        let cache = BuildCache::new();
+        crate::build(&BuildRequest {
+            preset,
+            session,
+            model: "gpt-4o",
+            options: &options,
+            cache: &cache,
+            profiles: &[],
+            assets: &crate::assets::InlineAssets,
+        })
+        .expect("builds")
+    }
+}
 
 pub use asset_resolver::AssetResolver;
 pub use authors_note::{AuthorsNote, NOTE_ANCHOR};

@@ -26,28 +26,6 @@ pub fn options() -> BuildOptions {
     BuildOptions::at(DateTime::parse_from_rfc3339("2026-11-22T10:30:00+00:00").expect("time"))
 }
 
-/// One whole build of `preset` over `session` for gpt-4o at the tests' time, with `options`
-/// (from [`options`]) as `adjust` leaves them.
-pub fn build_full<'s>(
-    preset: &AgentPreset,
-    session: &'s Session,
-    adjust: impl FnOnce(&mut BuildOptions),
-) -> BuildResult<'s> {
-    let mut options = options();
-    adjust(&mut options);
-    let cache = BuildCache::new();
-    crate::build(&BuildRequest {
-        preset,
-        session,
-        model: "gpt-4o",
-        options: &options,
-        cache: &cache,
-        profiles: &[],
-        assets: &crate::assets::InlineAssets,
-    })
-    .expect("builds")
-}
-
 /// A build context for `processor` with `settings` given as a preset would give them, handed to
 /// `f` with the processor's resolved config.
 pub fn with_context<R>(

@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 
 use crate::model::{parse_preset, parse_session, Role};
 use crate::pipeline::DroppedItem;
-use crate::processors::testing::build_full;
+use crate::processors::full_build::build_full;
 
 /// A SillyTavern-like preset: the main prompt, then the chat history; with `entries` in its
 /// lorebook, in `compatibility`.

@@ -2,7 +2,7 @@
 
 use crate::model::{parse_preset, parse_session};
 use crate::pipeline::LogLevel;
-use crate::processors::testing::build_full;
+use crate::processors::full_build::build_full;
 
 /// The assembler's log lines of one build of `preset` over `session`, in order.
 fn assembler_logs(preset: &str, session: &str) -> Vec<(LogLevel, String)> {
@@ -181,7 +181,7 @@ fn session_variables_are_read_before_the_preset_and_a_build_never_changes_them()
 mod sillytavern {
 
     use crate::model::{parse_preset, parse_session};
-    use crate::processors::testing::build_full;
+    use crate::processors::full_build::build_full;
 
     /// Each message of one build as `role|name|content` (the name empty when there is none).
     fn built(preset: &str, session: &str, context_window: Option<u32>) -> Vec<String> {
