@@ -20,6 +20,24 @@ mod transcription_processor;
 
 #[cfg(test)]
 pub(crate) mod testing;
+
+pub use asset_resolver::AssetResolver;
+pub use authors_note::{AuthorsNote, NOTE_ANCHOR};
+pub use character_note::CharacterNote;
+pub use convert_system_to_user::ConvertSystemToUser;
+pub use ensure_alternation::EnsureAlternation;
+pub use ephemeral_injection::EphemeralInjection;
+pub use history_operations::HistoryOperations;
+pub use injection_assembler::{expand_for_session, InjectionAssembler};
+pub use instruction_pinning::InstructionPinning;
+pub use lorebook::Lorebook;
+pub use merge_consecutive_roles::MergeConsecutiveRoles;
+pub use merge_system_to_head::MergeSystemToHead;
+pub use regex_processor::{default_rules, RegexProcessor};
+pub use session_loader::{input_to_append, SessionLoader};
+pub use token_limiter::TokenLimiter;
+pub use transcription_processor::TranscriptionProcessor;
+
 #[cfg(test)]
 /// A whole build for the processors' unit tests (which, as every unit test, may build).
 pub(crate) mod full_build {
@@ -50,20 +68,3 @@ pub(crate) mod full_build {
         .expect("builds")
     }
 }
-
-pub use asset_resolver::AssetResolver;
-pub use authors_note::{AuthorsNote, NOTE_ANCHOR};
-pub use character_note::CharacterNote;
-pub use convert_system_to_user::ConvertSystemToUser;
-pub use ensure_alternation::EnsureAlternation;
-pub use ephemeral_injection::EphemeralInjection;
-pub use history_operations::HistoryOperations;
-pub use injection_assembler::{expand_for_session, InjectionAssembler};
-pub use instruction_pinning::InstructionPinning;
-pub use lorebook::Lorebook;
-pub use merge_consecutive_roles::MergeConsecutiveRoles;
-pub use merge_system_to_head::MergeSystemToHead;
-pub use regex_processor::{default_rules, RegexProcessor};
-pub use session_loader::{input_to_append, SessionLoader};
-pub use token_limiter::TokenLimiter;
-pub use transcription_processor::TranscriptionProcessor;
