@@ -285,7 +285,8 @@ pub fn render(template: &InstructTemplate, turns: &[Turn<'_>]) -> RenderedPrompt
         .collect();
     // System messages written inside a user turn, by the index of that turn.
     let mut folded: Vec<Vec<usize>> = vec![Vec::new(); turns.len()];
-    let mut left: Vec<usize> = Vec::new();
+    // System messages that fold but found no user turn: written as user turns of their own.
+    let mut left = vec![false; turns.len()];
     match template.system_mode {
         SystemMode::IntoNextUser => {
             let mut pending = Vec::new();
@@ -296,12 +297,14 @@ pub fn render(template: &InstructTemplate, turns: &[Turn<'_>]) -> RenderedPrompt
                     _ => {}
                 }
             }
-            left = pending;
+            for i in pending {
+                left[i] = true;
+            }
         }
         SystemMode::IntoLastUser => {
             match turns.iter().rposition(|t| t.role == Role::User) {
                 Some(last) => folded[last] = systems.clone(),
-                None => left = systems.clone(),
+                None => systems.iter().for_each(|&i| left[i] = true),
             };
         }
         SystemMode::AtStart if !systems.is_empty() => {
@@ -321,7 +324,7 @@ pub fn render(template: &InstructTemplate, turns: &[Turn<'_>]) -> RenderedPrompt
         SystemMode::IntoNextUser | SystemMode::IntoLastUser | SystemMode::AtStart
     );
     for (i, turn) in turns.iter().enumerate() {
-        if turn.role == Role::System && folds && !left.contains(&i) {
+        if turn.role == Role::System && folds && !left[i] {
             continue;
         }
         // A system message with nowhere to go is a user turn of its own.

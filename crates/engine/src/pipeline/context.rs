@@ -177,6 +177,9 @@ pub struct PipelineContext<'a, 's> {
     /// The instruct template of a text-completion build (RULES 5.12): the options', else the
     /// model profile's.
     pub instruct: Option<crate::instruct::InstructTemplate>,
+    /// What a message of each role costs beyond its content, by [`Role::ALL`]'s order: counted
+    /// once per build (the template's affixes go through the tokenizer only here).
+    overheads: [crate::tokens::MessageOverhead; 4],
 }
 
 /// The variables a build starts from (RULES 4.3): the preset's, then the session's own over them
@@ -200,8 +203,14 @@ impl<'a, 's> PipelineContext<'a, 's> {
                 .as_deref()
                 .and_then(crate::instruct::built_in)
         });
+        let overheads = crate::model::Role::ALL.map(|role| {
+            overhead_for(&profile, instruct.as_ref(), role, &|text| {
+                request.cache.count(tokenizer.kind, text)
+            })
+        });
         PipelineContext {
             instruct,
+            overheads,
             generation,
             history_counts: request
                 .cache
@@ -288,27 +297,9 @@ impl<'a, 's> PipelineContext<'a, 's> {
         n
     }
 
-    /// The tokens a message of `role` costs beyond its content: the provider format's, or in
-    /// text completion (RULES 5.12) the instruct template's prefix and suffix for that role (a
-    /// name costs its `: ` too). `reply` is what the request adds once: the format's priming, or
-    /// the template's start and reply prefix.
+    /// The tokens a message of `role` costs beyond its content (see [`overhead_for`]).
     pub fn overhead_of(&self, role: crate::model::Role) -> crate::tokens::MessageOverhead {
-        let Some(t) = &self.instruct else {
-            return self.profile.overhead();
-        };
-        let count = |text: &str| self.cache.count(self.tokenizer.kind, text);
-        let role = match (role, t.system_mode) {
-            (crate::model::Role::System, crate::instruct::SystemMode::AsUser) => {
-                crate::model::Role::User
-            }
-            (role, _) => role,
-        };
-        let affixes = t.affixes(role);
-        crate::tokens::MessageOverhead {
-            per_message: count(&affixes.prefix) + count(&affixes.suffix),
-            per_name: 1,
-            reply: count(&t.bos) + count(&t.reply_prefix),
-        }
+        self.overheads[role.index()]
     }
 
     /// Hands this session's history counts back to the cache for the next build.
@@ -319,5 +310,32 @@ impl<'a, 's> PipelineContext<'a, 's> {
             .record_hits(std::mem::take(&mut self.history_hits));
         self.cache
             .keep_history_counts(self.tokenizer.kind, &self.session.id, counts);
+    }
+}
+
+/// The tokens a message of `role` costs beyond its content: the provider format's, or in text
+/// completion (RULES 5.12) the instruct template's prefix and suffix for that role (a name costs
+/// its `: ` too). `reply` is what the request adds once: the format's priming, or the template's
+/// start and reply prefix.
+fn overhead_for(
+    profile: &ModelProfile,
+    instruct: Option<&crate::instruct::InstructTemplate>,
+    role: crate::model::Role,
+    count: &dyn Fn(&str) -> u32,
+) -> crate::tokens::MessageOverhead {
+    let Some(t) = instruct else {
+        return profile.overhead();
+    };
+    let role = match (role, t.system_mode) {
+        (crate::model::Role::System, crate::instruct::SystemMode::AsUser) => {
+            crate::model::Role::User
+        }
+        (role, _) => role,
+    };
+    let affixes = t.affixes(role);
+    crate::tokens::MessageOverhead {
+        per_message: count(&affixes.prefix) + count(&affixes.suffix),
+        per_name: 1,
+        reply: count(&t.bos) + count(&t.reply_prefix),
     }
 }
