@@ -124,6 +124,12 @@ export type Activation = { kind: "constant" } |
  */
 { kind: "sticky"; messagesAgo: number };
 
+/**  What comes before and after a message's content. */
+export type Affixes = {
+	prefix?: string,
+	suffix?: string,
+};
+
 /**
  *  Everything that defines one agent. The canonical form is templates + recipes; a preset that
  *  arrives with only `presetMessages` is converted on load (RULES 2.1, [`super::simple`]).
@@ -151,6 +157,11 @@ export type AgentPreset = {
 	 *  (RULES 5.11); absent is native.
 	 */
 	compatibility?: Compatibility,
+	/**
+	 *  The preset's own instruct template (RULES 5.12), imported with it from SillyTavern or
+	 *  chosen for it: its builds are text completion, whatever the model profile says.
+	 */
+	instruct?: InstructTemplate | null,
 };
 
 export type AnchorPosition = "before" | "after";
@@ -504,6 +515,36 @@ export type InjectionStrategy = {
 	order?: number | null,
 };
 
+/**  A model family's instruct format. */
+export type InstructTemplate = {
+	formatVersion?: number,
+	id: string,
+	name: string,
+	/**
+	 *  Written once at the very start (the beginning-of-text token, when the server does not
+	 *  add it).
+	 */
+	bos?: string,
+	system?: Affixes,
+	user?: Affixes,
+	assistant?: Affixes,
+	systemMode?: SystemMode,
+	/**
+	 *  Between system messages written together (`atStart`, or several folded into one user
+	 *  turn).
+	 */
+	systemSeparator?: string,
+	/**  Written at the end, where the model's reply starts. */
+	replyPrefix?: string,
+	/**  Where the model's reply ends. */
+	stop?: string[],
+	names?: NamesMode,
+	/**  Trim white space around each message's content, as the Llama and Gemma templates do. */
+	trim?: boolean,
+	/**  The family's special tokens, which the preview marks in the string. */
+	specialTokens?: string[],
+};
+
 /**  A preset or session in a list: its id, name and last change (milliseconds since 1970). */
 export type ListItem = {
 	id: string,
@@ -623,6 +664,13 @@ export type ModelMatch = {
 	/**  The winning recipe's id; none when no filter matches. */
 	recipe: string | null,
 };
+
+/**  Whether a message's speaker name is written into the string. */
+export type NamesMode = 
+/**  `Name: ` before the content of every message that has a name. */
+"always" | 
+/**  Names are left out. */
+"never";
 
 export type NotMapped = {
 	item: string,
@@ -988,6 +1036,25 @@ export type Swipe = {
 	content: string,
 	reply?: ReplyInfo | null,
 };
+
+/**  Where system messages go in formats that have no system turn of their own. */
+export type SystemMode = 
+/**  A turn of their own, with the system affixes (ChatML, Llama 3, Phi-3). */
+"own" | 
+/**  A user turn, with the user affixes. */
+"asUser" | 
+/**
+ *  Inside the next user turn, before its content, each wrapped in the system affixes
+ *  (Llama 2's `<<SYS>>` block, Gemma's and Mistral's system text before the user's).
+ */
+"intoNextUser" | 
+/**  Inside the last user turn, before its content (Mistral Nemo's templates). */
+"intoLastUser" | 
+/**
+ *  All together at the very start, after `bos`, joined by `systemSeparator`, in one pair of
+ *  system affixes (DeepSeek).
+ */
+"atStart";
 
 /**  What a template is: an ordinary message, or a slot (RULES 1). */
 export type TemplateType = "message" | "chat_history" | "user_profile" | "placeholder";

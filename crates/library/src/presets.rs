@@ -73,5 +73,6 @@ pub fn starter(id: String, name: String) -> AgentPreset {
         variables: None,
         generation: None,
         compatibility: Default::default(),
+        instruct: None,
     }
 }

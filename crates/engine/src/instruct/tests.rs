@@ -259,6 +259,29 @@ mod in_a_build {
             prompt.prompt
         );
         assert_eq!(prompt.template, "gemma");
+
+        // The preset's own template wins over the profile's; the build options' over both.
+        let mut own = preset.clone();
+        own.instruct = built_in("alpaca");
+        let build = |options: &crate::pipeline::BuildOptions| {
+            crate::build(&crate::pipeline::BuildRequest {
+                preset: &own,
+                session: &s,
+                model: "local-gemma",
+                options,
+                cache: &cache,
+                profiles: std::slice::from_ref(&profile),
+                assets: &crate::assets::InlineAssets,
+            })
+            .expect("builds")
+            .prompt
+            .expect("a prompt string")
+            .template
+        };
+        assert_eq!(build(&options), "alpaca");
+        let mut chosen = options.clone();
+        chosen.instruct = built_in("vicuna");
+        assert_eq!(build(&chosen), "vicuna");
     }
 }
 

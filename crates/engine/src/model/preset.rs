@@ -42,6 +42,10 @@ pub struct AgentPreset {
     /// (RULES 5.11); absent is native.
     #[serde(default, skip_serializing_if = "Compatibility::is_native")]
     pub compatibility: Compatibility,
+    /// The preset's own instruct template (RULES 5.12), imported with it from SillyTavern or
+    /// chosen for it: its builds are text completion, whatever the model profile says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instruct: Option<crate::instruct::InstructTemplate>,
 }
 
 /// Whose rules a preset's builds follow where SillyTavern and the native rules differ

@@ -175,7 +175,7 @@ pub struct PipelineContext<'a, 's> {
     /// (RULES 5.9).
     pub generation: super::ResolvedGeneration,
     /// The instruct template of a text-completion build (RULES 5.12): the options', else the
-    /// model profile's.
+    /// preset's, else the model profile's.
     pub instruct: Option<crate::instruct::InstructTemplate>,
     /// What a message of each role costs beyond its content, by [`Role::ALL`]'s order: counted
     /// once per build (the template's affixes go through the tokenizer only here).
@@ -197,12 +197,18 @@ impl<'a, 's> PipelineContext<'a, 's> {
     pub(crate) fn new(request: &BuildRequest<'a, 's>, profile: ModelProfile) -> Self {
         let tokenizer = profile.tokenizer_choice();
         let generation = super::ResolvedGeneration::resolve(&profile, request.preset);
-        let instruct = request.options.instruct.clone().or_else(|| {
-            profile
-                .instruct
-                .as_deref()
-                .and_then(crate::instruct::built_in)
-        });
+        // The options' template, else the preset's own, else the one the model profile names.
+        let instruct = request
+            .options
+            .instruct
+            .clone()
+            .or_else(|| request.preset.instruct.clone())
+            .or_else(|| {
+                profile
+                    .instruct
+                    .as_deref()
+                    .and_then(crate::instruct::built_in)
+            });
         let overheads = crate::model::Role::ALL.map(|role| {
             overhead_for(&profile, instruct.as_ref(), role, &|text| {
                 request.cache.count(tokenizer.kind, text)

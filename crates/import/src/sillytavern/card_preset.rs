@@ -103,6 +103,7 @@ pub fn card_preset(card: &CharacterCard) -> AgentPreset {
         variables: None,
         generation: None,
         compatibility: Compatibility::Sillytavern,
+        instruct: None,
     }
 }
 

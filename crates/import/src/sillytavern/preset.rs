@@ -209,6 +209,7 @@ pub(crate) fn preset_from_value(
         variables: None,
         generation,
         compatibility: Compatibility::Sillytavern,
+        instruct: None,
     };
     validate_preset(&preset)?;
     Ok(Reported {
