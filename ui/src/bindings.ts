@@ -128,6 +128,13 @@ export type Activation = { kind: "constant" } |
 export type Affixes = {
 	prefix?: string,
 	suffix?: string,
+	/**  The prefix of the first turn of this role in the string, when it differs. */
+	firstPrefix?: string | null,
+	/**
+	 *  The prefix of the last turn of this role in the string, when it differs (over
+	 *  `firstPrefix` when one turn is both).
+	 */
+	lastPrefix?: string | null,
 };
 
 /**

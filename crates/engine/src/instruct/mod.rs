@@ -30,6 +30,31 @@ pub struct Affixes {
     pub prefix: String,
     #[serde(default)]
     pub suffix: String,
+    /// The prefix of the first turn of this role in the string, when it differs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_prefix: Option<String>,
+    /// The prefix of the last turn of this role in the string, when it differs (over
+    /// `firstPrefix` when one turn is both).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_prefix: Option<String>,
+}
+
+impl Affixes {
+    /// The prefix of a turn that is (or is not) the first and the last of its role.
+    fn prefix_of(&self, first: bool, last: bool) -> &str {
+        match (&self.first_prefix, &self.last_prefix) {
+            (_, Some(p)) if last => p,
+            (Some(p), _) if first => p,
+            _ => &self.prefix,
+        }
+    }
+
+    fn texts(&self) -> impl Iterator<Item = &String> {
+        [&self.prefix, &self.suffix]
+            .into_iter()
+            .chain(&self.first_prefix)
+            .chain(&self.last_prefix)
+    }
 }
 
 /// Where system messages go in formats that have no system turn of their own.
@@ -154,21 +179,14 @@ impl InstructTemplate {
     }
 
     fn texts(&self) -> impl Iterator<Item = &str> {
-        [
-            &self.bos,
-            &self.system.prefix,
-            &self.system.suffix,
-            &self.user.prefix,
-            &self.user.suffix,
-            &self.assistant.prefix,
-            &self.assistant.suffix,
-            &self.system_separator,
-            &self.reply_prefix,
-        ]
-        .into_iter()
-        .chain(&self.stop)
-        .chain(&self.special_tokens)
-        .map(String::as_str)
+        [&self.bos, &self.system_separator, &self.reply_prefix]
+            .into_iter()
+            .chain(self.system.texts())
+            .chain(self.user.texts())
+            .chain(self.assistant.texts())
+            .chain(&self.stop)
+            .chain(&self.special_tokens)
+            .map(String::as_str)
     }
 
     /// The affixes of a turn of `role` (a tool message is written as a user turn).
@@ -323,27 +341,37 @@ pub fn render(template: &InstructTemplate, turns: &[Turn<'_>]) -> RenderedPrompt
         template.system_mode,
         SystemMode::IntoNextUser | SystemMode::IntoLastUser | SystemMode::AtStart
     );
-    for (i, turn) in turns.iter().enumerate() {
-        if turn.role == Role::System && folds && !left[i] {
-            continue;
-        }
-        // A system message with nowhere to go is a user turn of its own.
-        let role = match (turn.role, template.system_mode) {
-            (Role::System, SystemMode::Own) => Role::System,
-            (Role::System, _) => Role::User,
-            (role, _) => role,
-        };
+    // The turns as written, each with the role whose affixes it takes.
+    let written: Vec<(usize, Role)> = turns
+        .iter()
+        .enumerate()
+        .filter(|&(i, turn)| !(turn.role == Role::System && folds && !left[i]))
+        .map(|(i, turn)| {
+            // A system message with nowhere to go is a user turn of its own.
+            let role = match (turn.role, template.system_mode) {
+                (Role::System, SystemMode::Own) => Role::System,
+                (Role::System, _) | (Role::Tool, _) => Role::User,
+                (role, _) => role,
+            };
+            (i, role)
+        })
+        .collect();
+    let first_of = |role: Role| written.iter().position(|w| w.1 == role);
+    let last_of = |role: Role| written.iter().rposition(|w| w.1 == role);
+    let bounds = [Role::System, Role::User, Role::Assistant].map(|r| (first_of(r), last_of(r)));
+    for (k, &(i, role)) in written.iter().enumerate() {
         let affixes = template.affixes(role);
-        w.template(&affixes.prefix);
-        for (k, &s) in folded[i].iter().enumerate() {
-            if k > 0 {
+        let (first, last) = bounds[role.index()];
+        w.template(affixes.prefix_of(first == Some(k), last == Some(k)));
+        for (n, &s) in folded[i].iter().enumerate() {
+            if n > 0 {
                 w.template(&template.system_separator);
             }
             w.template(&template.system.prefix);
             w.message(s, &body(template, &turns[s]));
             w.template(&template.system.suffix);
         }
-        w.message(i, &body(template, turn));
+        w.message(i, &body(template, &turns[i]));
         w.template(&affixes.suffix);
     }
     w.template(&template.reply_prefix);

@@ -145,6 +145,40 @@ fn instruct_names_are_written_or_left_out_and_system_messages_without_a_user_tur
         .starts_with("<bos><start_of_turn>user\n  Hi.  <end_of_turn>"));
 }
 
+// RULES 5.12: a role's first and last turns may have prefixes of their own; the last wins
+// when one turn is both.
+#[test]
+fn instruct_first_and_last_prefixes_mark_a_roles_first_and_last_turns() {
+    let mut t = built_in("alpaca").expect("alpaca");
+    t.user.first_prefix = Some("[first user] ".into());
+    t.user.last_prefix = Some("[last user] ".into());
+    t.assistant.first_prefix = Some("[first reply] ".into());
+    t.system.last_prefix = Some("[last system] ".into());
+    t.system_mode = SystemMode::Own;
+    t.names = NamesMode::Never;
+    let prompt = render(&t, &conversation()).prompt;
+    let at = |needle: &str| {
+        prompt
+            .find(needle)
+            .unwrap_or_else(|| panic!("{needle:?} in {prompt:?}"))
+    };
+    assert!(at("[first user] Is the lamp lit?") < at("[last user] Then we wait."));
+    assert!(prompt.contains("[first reply] It has not gone out"));
+    // Two system turns: the first has the plain prefix, the second the last one.
+    assert!(prompt.contains("[last system] [A storm is coming.]"));
+    assert!(!prompt.contains("[last system] You are Mara"));
+    // One user turn is the first and the last: the last prefix.
+    let one = [Turn {
+        role: Role::User,
+        name: None,
+        content: "Hello.",
+    }];
+    assert!(render(&t, &one).prompt.contains("[last user] Hello."));
+    // The variants count toward the template's size cap.
+    t.user.first_prefix = Some("x".repeat(MAX_TEMPLATE_BYTES + 1));
+    assert!(t.validate().is_err());
+}
+
 mod in_a_build {
     use super::*;
     use crate::model::{parse_preset, parse_session};
