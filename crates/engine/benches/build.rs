@@ -150,6 +150,7 @@ fn preset() -> AgentPreset {
         variables: None,
         generation: None,
         compatibility: Default::default(),
+        instruct: None,
     }
 }
 
