@@ -838,6 +838,8 @@ export type RenderedPrompt = {
 	/**  Every byte of `prompt` in exactly one span, in order. */
 	spans: Span[],
 	stop: string[],
+	/**  The template's special tokens, for the preview to mark in the string. */
+	specialTokens: string[],
 };
 
 /**  What came back with a reply from a provider. */

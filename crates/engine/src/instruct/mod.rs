@@ -239,6 +239,8 @@ pub struct RenderedPrompt {
     /// Every byte of `prompt` in exactly one span, in order.
     pub spans: Vec<Span>,
     pub stop: Vec<String>,
+    /// The template's special tokens, for the preview to mark in the string.
+    pub special_tokens: Vec<String>,
 }
 
 /// Writes the string and its spans.
@@ -380,6 +382,7 @@ pub fn render(template: &InstructTemplate, turns: &[Turn<'_>]) -> RenderedPrompt
         prompt: w.prompt,
         spans: w.spans,
         stop: template.stop.clone(),
+        special_tokens: template.special_tokens.clone(),
     }
 }
 
