@@ -37,7 +37,8 @@ export const commands = {
 	preview: (request: PreviewRequest) => typedError<Preview, AppError>(__TAURI_INVOKE("preview", { request })),
 	/**
 	 *  The request body the model's provider would receive for `request` (RULES 5.7), as pretty
-	 *  JSON. Asked for only when the user opens it: a long session's body is large.
+	 *  JSON; for a text-completion build (RULES 5.12), the OpenAI Completions body with its prompt
+	 *  string. Asked for only when the user opens it: a long session's body is large.
 	 */
 	providerRequest: (request: PreviewRequest) => typedError<string, AppError>(__TAURI_INVOKE("provider_request", { request })),
 	/**  Opens the native open dialog; the chosen file, or none when the user cancelled. */
@@ -365,7 +366,7 @@ export type ConfigField = {
 /**  A connection as the page edits it (the JSON a connection is kept as). */
 export type ConnectionDoc = {
 	name: string,
-	/**  `openai`, `anthropic`, `gemini` or `openai-compatible`. */
+	/**  `openai`, `anthropic`, `gemini`, `openai-compatible`, `llamacpp` or `koboldcpp`. */
 	dialect: string,
 	baseUrl: string,
 	defaultModel?: string | null,

@@ -10,13 +10,12 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use promptloom_engine::cache::BuildCache;
 use promptloom_engine::model::{parse_session, Session};
-use promptloom_engine::profiles::ProviderFormat;
 use promptloom_engine::BuildResult;
 use promptloom_library::calibration::{self, Sample};
 use promptloom_library::connections;
 use promptloom_library::keychain::OsKeychain;
 use promptloom_library::{send, LibraryError};
-use promptloom_send::{CancellationToken, Connection, SendOptions, StreamEvent};
+use promptloom_send::{Call, CancellationToken, Connection, SendOptions, StreamEvent};
 
 use crate::assets::FileAssets;
 use crate::error::CliError;
@@ -39,10 +38,12 @@ pub struct SendArgs {
     pub save: bool,
 }
 
-/// The request for a build through the connection `name`, and the connection's format.
+/// The request for a build through the connection `name`, and its body's format.
 pub struct Prepared {
     pub connection: Connection,
-    pub format: ProviderFormat,
+    /// The body format's name (`openai-chat`, `llamacpp`...).
+    pub format: &'static str,
+    pub call: Call,
     pub body: String,
 }
 
@@ -85,7 +86,8 @@ pub fn request(
         );
     }
     Ok(Prepared {
-        format: connection.dialect.provider_format(),
+        format: request.format,
+        call: request.call,
         connection,
         body: request.body,
     })
@@ -150,7 +152,7 @@ pub fn run(args: &SendArgs) -> Result<String, CliError> {
             key,
             Some(&build_args.model),
             prepared.body.into_bytes(),
-            true,
+            prepared.call,
             &SendOptions::default(),
             &CancellationToken::new(),
             |event| {

@@ -280,3 +280,82 @@ fn openai_prompt_tokens(body: &[u8]) -> usize {
     }
     n
 }
+
+// RULES 5.12: a text-completion build goes to llama.cpp's /completion as the prompt string the
+// preview shows, and its streamed pieces are the reply; a chat build through that connection is
+// refused before anything is sent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_text_completion_is_sent_to_llamacpp_as_the_string_shown() {
+    let s = Scratch::new("llamacpp");
+    let double = Double::start(|_, _| {
+        let mut reply = sse_head();
+        for event in [
+            r#"{"content":"Past the ","stop":false}"#,
+            r#"{"content":"lighthouse.","stop":false}"#,
+            r#"{"content":"","stop":true,"stop_type":"word","tokens_evaluated":42,"tokens_predicted":3}"#,
+        ] {
+            reply.extend(format!("data: {event}\n\n").into_bytes());
+        }
+        vec![Step::Trickle(reply)]
+    })
+    .await;
+    let out = run(args(&[
+        "connection",
+        "add",
+        "local",
+        "--dialect",
+        "llamacpp",
+        "--base-url",
+        &double.base(""),
+        "--db",
+        &s.path("p.db"),
+    ]))
+    .await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = ["--instruct", "chatml"];
+    let preview = run(turn(&s, "preview", &text)).await;
+    assert!(
+        preview.status.success(),
+        "{}",
+        String::from_utf8_lossy(&preview.stderr)
+    );
+    let shown: Value = serde_json::from_slice(&preview.stdout).expect("the body is JSON");
+    let prompt = shown["prompt"].as_str().expect("a prompt string");
+    assert!(
+        prompt.contains("<|im_start|>user\nAnd now?<|im_end|>\n"),
+        "{prompt}"
+    );
+    assert!(
+        prompt.ends_with("<|im_end|>\n<|im_start|>assistant\n"),
+        "{prompt}"
+    );
+    assert_eq!(shown["stream"], true);
+    assert_eq!(shown["stop"], serde_json::json!(["<|im_end|>"]));
+
+    let sent = run(turn(&s, "send", &text)).await;
+    let err = String::from_utf8_lossy(&sent.stderr);
+    assert!(sent.status.success(), "{err}");
+    assert_eq!(
+        String::from_utf8_lossy(&sent.stdout),
+        "Past the lighthouse.\n"
+    );
+    assert!(err.contains("finished: word"), "{err}");
+    let recorded = double.recorded();
+    assert_eq!(recorded.len(), 1);
+    assert_eq!(recorded[0].path, "/completion");
+    assert_eq!(
+        recorded[0].body, preview.stdout,
+        "what is shown is what is sent"
+    );
+
+    // Without an instruct template the build is a chat, which llama.cpp's own API does not take.
+    let chat = run(turn(&s, "send", &[])).await;
+    assert!(!chat.status.success());
+    let said = String::from_utf8_lossy(&chat.stderr);
+    assert!(said.contains("instruct template"), "{said}");
+    assert_eq!(double.recorded().len(), 1, "nothing more was sent");
+}

@@ -49,6 +49,42 @@ impl ProviderFormat {
     }
 }
 
+/// The request format of a text-completion server (RULES 5.12).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "kebab-case")]
+pub enum CompletionFormat {
+    OpenaiCompletions,
+    Llamacpp,
+    Koboldcpp,
+}
+
+impl CompletionFormat {
+    pub const ALL: [CompletionFormat; 3] = [
+        CompletionFormat::OpenaiCompletions,
+        CompletionFormat::Llamacpp,
+        CompletionFormat::Koboldcpp,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CompletionFormat::OpenaiCompletions => "openai-completions",
+            CompletionFormat::Llamacpp => "llamacpp",
+            CompletionFormat::Koboldcpp => "koboldcpp",
+        }
+    }
+
+    /// Whether the format's body has a place for generation setting `field`.
+    pub fn takes(self, field: GenerationField) -> bool {
+        use GenerationField::*;
+        match self {
+            CompletionFormat::OpenaiCompletions => field != TopK,
+            CompletionFormat::Llamacpp => true,
+            CompletionFormat::Koboldcpp => !matches!(field, FrequencyPenalty | PresencePenalty),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]

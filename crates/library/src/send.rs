@@ -5,9 +5,9 @@
 use promptloom_engine::assets::AssetSource;
 use promptloom_engine::model::{ChatMessage, ReplyInfo, Role, Session, Swipe};
 use promptloom_engine::processors::input_to_append;
-use promptloom_engine::providers::{request_body_with, BodyOptions};
+use promptloom_engine::providers::{completion_body, request_body_with, BodyOptions};
 use promptloom_engine::{BuildResult, Said};
-use promptloom_send::{display_headers, request_url, Connection, Reply};
+use promptloom_send::{display_headers, request_url, Call, Connection, Reply, SendError};
 
 use crate::LibraryError;
 
@@ -21,6 +21,11 @@ pub struct Request {
     /// What the connection's dialect does not take of the build's generation settings, when it
     /// is not the format the build warned about already (the model profile's).
     pub warnings: Vec<Said>,
+    /// What the request asks of the endpoint: streamed or not, and whether it is a text
+    /// completion (the build has a prompt string, RULES 5.12).
+    pub call: Call,
+    /// The name of the body's format (`openai-chat`, `llamacpp`...).
+    pub format: &'static str,
 }
 
 /// The request `connection` would send for `result`: the body in the connection's dialect, with
@@ -37,31 +42,57 @@ pub fn request(
     has_key: bool,
 ) -> Result<Request, LibraryError> {
     connection.validate()?;
-    let format = connection.dialect.provider_format();
-    let mut body = request_body_with(
-        format,
-        result,
-        session,
-        assets,
-        &BodyOptions { model, stream },
-    )?;
+    let call = Call {
+        stream,
+        completion: result.prompt.is_some(),
+    };
+    // The URL first: it refuses a text completion through a dialect without one, and a chat
+    // through a dialect of text completion only.
+    let url = request_url(connection, Some(model), call)?;
+    let options = BodyOptions { model, stream };
+    let (mut body, warnings, format) = match (
+        call.completion,
+        connection.dialect.completion_format(),
+        connection.dialect.provider_format(),
+    ) {
+        (true, Some(format), _) => (
+            completion_body(format, result, &options)?,
+            result.generation.completion_warnings(format),
+            format.as_str(),
+        ),
+        (false, _, Some(format)) => {
+            let warnings = if format == result.provider_format() {
+                Vec::new()
+            } else {
+                result
+                    .generation
+                    .warnings(format, result.tokens.reserved_reply)
+            };
+            (
+                request_body_with(format, result, session, assets, &options)?,
+                warnings,
+                format.as_str(),
+            )
+        }
+        // request_url has refused these already.
+        _ => {
+            return Err(LibraryError::Send(SendError::InvalidConnection {
+                name: connection.name.clone(),
+                message: format!("{} cannot make this request", connection.dialect),
+            }))
+        }
+    };
     connection.apply_extra_body(&mut body);
     let mut text =
         serde_json::to_string_pretty(&body).map_err(|e| LibraryError::Body(e.to_string()))?;
     text.push('\n');
-    let url = request_url(connection, Some(model), stream)?;
-    let warnings = if format == result.provider_format() {
-        Vec::new()
-    } else {
-        result
-            .generation
-            .warnings(format, result.tokens.reserved_reply)
-    };
     Ok(Request {
         url: url.to_string(),
         headers: display_headers(connection, has_key),
         body: text,
         warnings,
+        call,
+        format,
     })
 }
 

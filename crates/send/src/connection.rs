@@ -174,6 +174,12 @@ pub fn well_known() -> Vec<WellKnown> {
         ),
         entry("LM Studio", OpenaiCompatible, "http://127.0.0.1:1234/v1"),
         entry("vLLM", OpenaiCompatible, "http://127.0.0.1:8000/v1"),
+        entry(
+            "llama.cpp server, text completion",
+            Llamacpp,
+            "http://127.0.0.1:8080",
+        ),
+        entry("KoboldCpp", Koboldcpp, "http://127.0.0.1:5001"),
     ]
 }
 
@@ -184,7 +190,7 @@ mod tests {
     #[test]
     fn well_known_connections_are_valid() {
         let all = well_known();
-        assert_eq!(all.len(), 10);
+        assert_eq!(all.len(), 12);
         for w in all {
             assert_eq!(w.connection().validate().ok(), Some(()), "{}", w.name);
         }

@@ -6,7 +6,15 @@
 //! - OpenAI Chat Completions: `choices[0].delta.content` (a whole reply:
 //!   `choices[0].message.content`), `choices[0].finish_reason`, `usage.prompt_tokens` and
 //!   `usage.completion_tokens` (in a stream, the last chunk when the body asked for
-//!   `stream_options.include_usage`), and `data: [DONE]` at the end.
+//!   `stream_options.include_usage`), and `data: [DONE]` at the end. OpenAI Completions (text
+//!   completion) is the same with `choices[0].text` for the text.
+//! - llama.cpp's `/completion`: `content` (in a stream, each event's piece), `stop: true` on the
+//!   last with `stop_type` (`eos`, `limit`, `word`; older servers say `stopped_eos`,
+//!   `stopped_limit`, `stopped_word`), `tokens_evaluated` and `tokens_predicted`. Its stream has
+//!   no end marker.
+//! - KoboldCpp: a whole reply is `results[0].text` (with `finish_reason`, and `prompt_tokens`
+//!   and `completion_tokens` where the server reports them); a stream's `message` events carry
+//!   `token` and, on the last, `finish_reason`.
 //! - Anthropic Messages: `message_start` (`message.usage.input_tokens`), `content_block_delta`
 //!   with a `text_delta`, `message_delta` (`delta.stop_reason`, `usage.output_tokens`),
 //!   `message_stop` at the end, and `error` events; a whole reply has `content[]` text blocks,
@@ -92,6 +100,8 @@ impl Decoder {
             Dialect::Openai | Dialect::OpenaiCompatible => openai_chunk(&value, &mut out),
             Dialect::Anthropic => anthropic_event(event.event.as_deref(), &value, &mut out),
             Dialect::Gemini => gemini_chunk(&value, &mut out),
+            Dialect::Llamacpp => llamacpp_chunk(&value, &mut out),
+            Dialect::Koboldcpp => kobold_event(&value, &mut out),
         }
         Ok(out)
     }
@@ -125,10 +135,32 @@ pub fn decode_full(dialect: Dialect, body: &[u8]) -> Result<Vec<StreamEvent>, Se
             );
             choice.map(|c| {
                 str_at(c, "/message/content")
+                    .or_else(|| str_at(c, "/text"))
                     .unwrap_or_default()
                     .to_string()
             })
         }
+        Dialect::Llamacpp => {
+            let mut events = Vec::new();
+            llamacpp_chunk(&value, &mut events);
+            value.get("content").and_then(Value::as_str).map(|_| {
+                let mut text = String::new();
+                for e in events {
+                    match e {
+                        StreamEvent::Delta(t) => text.push_str(&t),
+                        other => out.push(other),
+                    }
+                }
+                text
+            })
+        }
+        Dialect::Koboldcpp => value.pointer("/results/0").map(|r| {
+            if let Some(reason) = str_at(r, "/finish_reason") {
+                out.push(StreamEvent::Finish(reason.to_string()));
+            }
+            push_usage(&mut out, r, "/prompt_tokens", "/completion_tokens");
+            str_at(r, "/text").unwrap_or_default().to_string()
+        }),
         Dialect::Anthropic => {
             if let Some(reason) = str_at(&value, "/stop_reason") {
                 out.push(StreamEvent::Finish(reason.to_string()));
@@ -238,7 +270,10 @@ fn openai_chunk(value: &Value, out: &mut Vec<StreamEvent>) {
         return;
     }
     if let Some(choice) = value.pointer("/choices/0") {
-        push_text(out, str_at(choice, "/delta/content"));
+        push_text(
+            out,
+            str_at(choice, "/delta/content").or_else(|| str_at(choice, "/text")),
+        );
         if let Some(reason) = str_at(choice, "/finish_reason") {
             out.push(StreamEvent::Finish(reason.to_string()));
         }
@@ -317,6 +352,43 @@ fn gemini_chunk(value: &Value, out: &mut Vec<StreamEvent>) {
         "/usageMetadata/promptTokenCount",
         "/usageMetadata/candidatesTokenCount",
     );
+}
+
+fn llamacpp_chunk(value: &Value, out: &mut Vec<StreamEvent>) {
+    if let Some(message) = error_message(value) {
+        out.push(StreamEvent::Error(message));
+        return;
+    }
+    push_text(out, str_at(value, "/content"));
+    if value.get("stop").and_then(Value::as_bool) == Some(true) {
+        let flag = |name: &str| value.get(name).and_then(Value::as_bool) == Some(true);
+        let reason = str_at(value, "/stop_type")
+            .filter(|t| !t.is_empty() && *t != "none")
+            .or(if flag("stopped_eos") {
+                Some("eos")
+            } else if flag("stopped_limit") {
+                Some("limit")
+            } else if flag("stopped_word") {
+                Some("word")
+            } else {
+                None
+            });
+        if let Some(reason) = reason {
+            out.push(StreamEvent::Finish(reason.to_string()));
+        }
+        push_usage(out, value, "/tokens_evaluated", "/tokens_predicted");
+    }
+}
+
+fn kobold_event(value: &Value, out: &mut Vec<StreamEvent>) {
+    if let Some(message) = error_message(value) {
+        out.push(StreamEvent::Error(message));
+        return;
+    }
+    push_text(out, str_at(value, "/token"));
+    if let Some(reason) = str_at(value, "/finish_reason").filter(|r| !r.is_empty()) {
+        out.push(StreamEvent::Finish(reason.to_string()));
+    }
 }
 
 #[cfg(test)]

@@ -235,3 +235,105 @@ fn error_texts() {
     assert_eq!(provider_error_text(b"bad\nthing\x07"), "bad\\nthing\\x07");
     assert_eq!(provider_error_text(b""), "(the reply had no body)");
 }
+
+// RULES 5.12: the text-completion replies, streamed and whole.
+#[test]
+fn text_completion_replies() {
+    let usage = |p, c| StreamEvent::Usage {
+        prompt_tokens: Some(p),
+        completion_tokens: Some(c),
+    };
+    // OpenAI Completions: `choices[0].text`.
+    let got = decode(
+        Dialect::OpenaiCompatible,
+        &[
+            ev(
+                None,
+                r#"{"choices":[{"text":"The la","finish_reason":null}]}"#,
+            ),
+            ev(
+                None,
+                r#"{"choices":[{"text":"mp.","finish_reason":"stop"}]}"#,
+            ),
+            ev(
+                None,
+                r#"{"choices":[],"usage":{"prompt_tokens":9,"completion_tokens":3}}"#,
+            ),
+            ev(None, "[DONE]"),
+        ],
+    );
+    assert_eq!(
+        got,
+        vec![
+            Delta("The la".into()),
+            Delta("mp.".into()),
+            Finish("stop".into()),
+            usage(9, 3),
+            Done
+        ]
+    );
+    let whole = br#"{"choices":[{"text":"Lit.","finish_reason":"length"}]}"#;
+    assert_eq!(
+        decode_full(Dialect::Openai, whole).ok(),
+        Some(vec![Delta("Lit.".into()), Finish("length".into())])
+    );
+    // llama.cpp: pieces of `content`, the last with `stop` and the counts.
+    let got = decode(
+        Dialect::Llamacpp,
+        &[
+            ev(None, r#"{"content":"It ","stop":false}"#),
+            ev(None, r#"{"content":"is.","stop":false}"#),
+            ev(
+                None,
+                r#"{"content":"","stop":true,"stop_type":"word","stopping_word":"<|im_end|>","tokens_evaluated":40,"tokens_predicted":2}"#,
+            ),
+        ],
+    );
+    assert_eq!(
+        got,
+        vec![
+            Delta("It ".into()),
+            Delta("is.".into()),
+            Finish("word".into()),
+            usage(40, 2)
+        ]
+    );
+    // An older server's flags.
+    let old = br#"{"content":"Yes.","stop":true,"stopped_eos":true,"tokens_evaluated":7,"tokens_predicted":1}"#;
+    assert_eq!(
+        decode_full(Dialect::Llamacpp, old).ok(),
+        Some(vec![
+            Delta("Yes.".into()),
+            Finish("eos".into()),
+            usage(7, 1)
+        ])
+    );
+    // KoboldCpp: `token` events, a whole reply in `results`.
+    let got = decode(
+        Dialect::Koboldcpp,
+        &[
+            ev(Some("message"), r#"{"token":"Aye","finish_reason":null}"#),
+            ev(Some("message"), r#"{"token":".","finish_reason":"stop"}"#),
+        ],
+    );
+    assert_eq!(
+        got,
+        vec![
+            Delta("Aye".into()),
+            Delta(".".into()),
+            Finish("stop".into())
+        ]
+    );
+    let whole = br#"{"results":[{"text":"Aye.","finish_reason":"length","prompt_tokens":12,"completion_tokens":2}]}"#;
+    assert_eq!(
+        decode_full(Dialect::Koboldcpp, whole).ok(),
+        Some(vec![
+            Delta("Aye.".into()),
+            Finish("length".into()),
+            usage(12, 2)
+        ])
+    );
+    // Not a reply of the dialect: a clear error.
+    assert!(decode_full(Dialect::Koboldcpp, br#"{"content":"x"}"#).is_err());
+    assert!(decode_full(Dialect::Llamacpp, br#"{"results":[]}"#).is_err());
+}

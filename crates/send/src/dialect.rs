@@ -4,12 +4,13 @@ use std::fmt;
 use std::str::FromStr;
 
 use promptloom_engine::profiles::ProviderFormat;
+use promptloom_engine::providers::CompletionFormat;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::error::SendError;
 
 /// Which API a provider speaks. The names are the ones used in settings files and on the command
-/// line: `openai`, `anthropic`, `gemini` and `openai-compatible`.
+/// line: `openai`, `anthropic`, `gemini`, `openai-compatible`, `llamacpp` and `koboldcpp`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Dialect {
     /// OpenAI's Chat Completions API (`POST {base}/chat/completions`).
@@ -21,15 +22,23 @@ pub enum Dialect {
     /// Any server that speaks Chat Completions (OpenRouter, Ollama, llama.cpp, vLLM, ...). The
     /// wire is the same as `openai`; the base URL has to be given and a key is optional.
     OpenaiCompatible,
+    /// llama.cpp's own server API, text completion only (`POST {base}/completion`); a key is
+    /// optional (the server's `--api-key`).
+    Llamacpp,
+    /// KoboldCpp's KoboldAI API, text completion only (`POST {base}/api/v1/generate`, streamed
+    /// through `{base}/api/extra/generate/stream`); a key is optional (its `--password`).
+    Koboldcpp,
 }
 
 impl Dialect {
     /// Every dialect, in the order they are listed to people.
-    pub const ALL: [Dialect; 4] = [
+    pub const ALL: [Dialect; 6] = [
         Dialect::Openai,
         Dialect::Anthropic,
         Dialect::Gemini,
         Dialect::OpenaiCompatible,
+        Dialect::Llamacpp,
+        Dialect::Koboldcpp,
     ];
 
     /// The dialect's name as written in settings.
@@ -39,23 +48,42 @@ impl Dialect {
             Dialect::Anthropic => "anthropic",
             Dialect::Gemini => "gemini",
             Dialect::OpenaiCompatible => "openai-compatible",
+            Dialect::Llamacpp => "llamacpp",
+            Dialect::Koboldcpp => "koboldcpp",
         }
     }
 
-    /// The engine's request body format for this dialect: the body the engine builds for it is
-    /// the one this crate sends.
-    pub fn provider_format(self) -> ProviderFormat {
+    /// The engine's chat request body format for this dialect: the body the engine builds for
+    /// it is the one this crate sends. `None` for the dialects that take text completion only.
+    pub fn provider_format(self) -> Option<ProviderFormat> {
         match self {
-            Dialect::Openai | Dialect::OpenaiCompatible => ProviderFormat::OpenaiChat,
-            Dialect::Anthropic => ProviderFormat::AnthropicMessages,
-            Dialect::Gemini => ProviderFormat::Gemini,
+            Dialect::Openai | Dialect::OpenaiCompatible => Some(ProviderFormat::OpenaiChat),
+            Dialect::Anthropic => Some(ProviderFormat::AnthropicMessages),
+            Dialect::Gemini => Some(ProviderFormat::Gemini),
+            Dialect::Llamacpp | Dialect::Koboldcpp => None,
         }
     }
 
-    /// Whether a request in this dialect needs an API key. Only `openai-compatible` servers may
-    /// run without one (local servers usually do).
+    /// The engine's text-completion body format for this dialect (RULES 5.12): `None` for the
+    /// dialects without text completion (Anthropic, Gemini).
+    pub fn completion_format(self) -> Option<CompletionFormat> {
+        match self {
+            Dialect::Openai | Dialect::OpenaiCompatible => {
+                Some(CompletionFormat::OpenaiCompletions)
+            }
+            Dialect::Llamacpp => Some(CompletionFormat::Llamacpp),
+            Dialect::Koboldcpp => Some(CompletionFormat::Koboldcpp),
+            Dialect::Anthropic | Dialect::Gemini => None,
+        }
+    }
+
+    /// Whether a request in this dialect needs an API key. The local servers' dialects
+    /// (`openai-compatible`, `llamacpp`, `koboldcpp`) may run without one.
     pub fn needs_key(self) -> bool {
-        !matches!(self, Dialect::OpenaiCompatible)
+        !matches!(
+            self,
+            Dialect::OpenaiCompatible | Dialect::Llamacpp | Dialect::Koboldcpp
+        )
     }
 
     /// The valid names, comma separated, for error messages.
@@ -132,13 +160,29 @@ mod tests {
     fn formats() {
         assert_eq!(
             Dialect::OpenaiCompatible.provider_format(),
-            ProviderFormat::OpenaiChat
+            Some(ProviderFormat::OpenaiChat)
         );
         assert_eq!(
             Dialect::Anthropic.provider_format(),
-            ProviderFormat::AnthropicMessages
+            Some(ProviderFormat::AnthropicMessages)
         );
-        assert_eq!(Dialect::Gemini.provider_format(), ProviderFormat::Gemini);
+        assert_eq!(
+            Dialect::Gemini.provider_format(),
+            Some(ProviderFormat::Gemini)
+        );
+        // Text completion: the OpenAI dialects through /completions, the local servers' own
+        // APIs, and nothing for Anthropic and Gemini.
+        assert_eq!(
+            Dialect::Openai.completion_format(),
+            Some(CompletionFormat::OpenaiCompletions)
+        );
+        assert_eq!(
+            Dialect::Koboldcpp.completion_format(),
+            Some(CompletionFormat::Koboldcpp)
+        );
+        assert_eq!(Dialect::Llamacpp.provider_format(), None);
+        assert_eq!(Dialect::Gemini.completion_format(), None);
+        assert!(!Dialect::Llamacpp.needs_key());
     }
 
     #[test]

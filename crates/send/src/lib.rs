@@ -26,7 +26,7 @@ pub use decode::{decode_full, provider_error_text, Decoder, StreamEvent, Usage};
 pub use dialect::Dialect;
 pub use error::{SendError, TimeoutPhase};
 pub use key::{ApiKey, REDACTED};
-pub use request::{display_headers, request_url, ANTHROPIC_VERSION};
+pub use request::{display_headers, request_url, Call, ANTHROPIC_VERSION};
 pub use send::{send, Reply, SendOptions};
 pub use sse::{SseEvent, SseParser, MAX_EVENT_BYTES, MAX_STREAM_BYTES};
 pub use text::escape_control;

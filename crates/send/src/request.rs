@@ -4,12 +4,14 @@
 //!
 //! | dialect | URL |
 //! |---|---|
-//! | `openai`, `openai-compatible` | `{base}/chat/completions` |
+//! | `openai`, `openai-compatible` | `{base}/chat/completions`; text completion: `{base}/completions` |
+//! | `llamacpp` (text completion only) | `{base}/completion` |
+//! | `koboldcpp` (text completion only) | `{base}/api/v1/generate`; streaming: `{base}/api/extra/generate/stream` |
 //! | `anthropic` | `{base}/messages` when the base path ends in `/v1`, else `{base}/v1/messages` |
 //! | `gemini` | `{base}/v1beta/models/{model}:streamGenerateContent?alt=sse` when streaming, `...:generateContent` otherwise; when the base path already ends in a version (`/v1`, `/v1beta`, `/v1alpha`), `{base}/models/...` |
 //!
 //! Headers: `content-type: application/json`, then the key (`authorization: Bearer KEY` for the
-//! OpenAI dialects, `x-api-key: KEY` with `anthropic-version: 2023-06-01` for Anthropic,
+//! OpenAI dialects and the local servers', `x-api-key: KEY` with `anthropic-version: 2023-06-01` for Anthropic,
 //! `x-goog-api-key: KEY` for Gemini), then the connection's extra headers, which replace a
 //! built-in header of the same name.
 
@@ -24,19 +26,63 @@ use crate::key::{ApiKey, REDACTED};
 /// The Anthropic API version this crate's decoding follows.
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 
+/// What one request asks of its endpoint: a streamed reply or not, and a chat or a text
+/// completion (a prompt string, RULES 5.12).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Call {
+    pub stream: bool,
+    pub completion: bool,
+}
+
+impl Call {
+    /// A chat request.
+    pub fn chat(stream: bool) -> Self {
+        Call {
+            stream,
+            completion: false,
+        }
+    }
+}
+
 /// The URL a request goes to. `model` is needed by Gemini only (it is part of the path); the
-/// other dialects carry it in the body.
+/// other dialects carry it in the body. A text completion through a dialect without one, or a
+/// chat through a dialect of text completion only, is an error that says so.
 pub fn request_url(
     connection: &Connection,
     model: Option<&str>,
-    stream: bool,
+    call: Call,
 ) -> Result<Url, SendError> {
     let mut url = connection.parsed_base_url()?;
     let base = url.path().trim_end_matches('/').to_string();
+    let stream = call.stream;
+    match (connection.dialect, call.completion) {
+        (Dialect::Anthropic | Dialect::Gemini, true) => {
+            return Err(connection.invalid(format!(
+                "the {} API has no text completion; send this preset through an OpenAI-style, \
+                 llama.cpp or KoboldCpp connection, or turn text completion off",
+                connection.dialect
+            )));
+        }
+        (Dialect::Llamacpp | Dialect::Koboldcpp, false) => {
+            return Err(connection.invalid(format!(
+                "{} takes text completion only; give the preset an instruct template",
+                connection.dialect
+            )));
+        }
+        _ => {}
+    }
     match connection.dialect {
+        Dialect::Openai | Dialect::OpenaiCompatible if call.completion => {
+            url.set_path(&format!("{base}/completions"));
+        }
         Dialect::Openai | Dialect::OpenaiCompatible => {
             url.set_path(&format!("{base}/chat/completions"));
         }
+        Dialect::Llamacpp => url.set_path(&format!("{base}/completion")),
+        Dialect::Koboldcpp if stream => {
+            url.set_path(&format!("{base}/api/extra/generate/stream"));
+        }
+        Dialect::Koboldcpp => url.set_path(&format!("{base}/api/v1/generate")),
         Dialect::Anthropic => {
             if base.ends_with("/v1") {
                 url.set_path(&format!("{base}/messages"));
@@ -96,7 +142,10 @@ fn encode_segment(s: &str) -> String {
 fn builtin(dialect: Dialect, key: Option<&str>) -> Vec<(&'static str, String)> {
     let mut headers = vec![("content-type", "application/json".to_string())];
     match (dialect, key) {
-        (Dialect::Openai | Dialect::OpenaiCompatible, Some(k)) => {
+        (
+            Dialect::Openai | Dialect::OpenaiCompatible | Dialect::Llamacpp | Dialect::Koboldcpp,
+            Some(k),
+        ) => {
             headers.push(("authorization", format!("Bearer {k}")));
         }
         (Dialect::Anthropic, k) => {
@@ -192,7 +241,7 @@ mod tests {
     }
 
     fn url(c: &Connection, model: Option<&str>, stream: bool) -> String {
-        request_url(c, model, stream)
+        request_url(c, model, Call::chat(stream))
             .map(|u| u.to_string())
             .unwrap_or_else(|e| e.to_string())
     }
@@ -233,6 +282,43 @@ mod tests {
         assert_eq!(
             url(&q, None, true),
             "https://az.example/x/chat/completions?api-version=1"
+        );
+    }
+
+    // RULES 5.12: a text completion goes to the dialect's completion endpoint.
+    #[test]
+    fn text_completion_urls_per_dialect() {
+        let text = |c: &Connection, stream: bool| {
+            request_url(
+                c,
+                None,
+                Call {
+                    stream,
+                    completion: true,
+                },
+            )
+            .map(|u| u.to_string())
+            .unwrap_or_else(|e| e.to_string())
+        };
+        let o = conn(Dialect::OpenaiCompatible, "http://127.0.0.1:8080/v1/");
+        assert_eq!(text(&o, true), "http://127.0.0.1:8080/v1/completions");
+        let l = conn(Dialect::Llamacpp, "http://127.0.0.1:8080");
+        assert_eq!(text(&l, true), "http://127.0.0.1:8080/completion");
+        let k = conn(Dialect::Koboldcpp, "http://127.0.0.1:5001/");
+        assert_eq!(text(&k, false), "http://127.0.0.1:5001/api/v1/generate");
+        assert_eq!(
+            text(&k, true),
+            "http://127.0.0.1:5001/api/extra/generate/stream"
+        );
+        // Anthropic has no text completion; llama.cpp's own API has no chat.
+        let a = conn(Dialect::Anthropic, "https://api.anthropic.com");
+        assert!(text(&a, true).contains("no text completion"));
+        assert!(url(&l, None, true).contains("instruct template"));
+        // The local servers take a key as a bearer token.
+        let h = request_headers(&l, Some(&ApiKey::new("pw"))).unwrap_or_default();
+        assert_eq!(
+            h.get("authorization").map(|v| v.as_bytes()),
+            Some(&b"Bearer pw"[..])
         );
     }
 

@@ -11,7 +11,7 @@ use crate::decode::{decode_full, provider_error_text, Decoder, StreamEvent, Usag
 use crate::error::{SendError, TimeoutPhase};
 use crate::http::{client, read_error_body, retry_wait, shown, transport_error};
 use crate::key::ApiKey;
-use crate::request::{request_headers, request_url};
+use crate::request::{request_headers, request_url, Call};
 use crate::sse::{SseParser, MAX_STREAM_BYTES};
 
 /// Timeouts and retries of one send.
@@ -75,9 +75,10 @@ pub struct Reply {
 ///   [`SendError::MissingKey`] before anything is sent. An empty key counts as none.
 /// - `model`: used by Gemini only (it goes in the URL), falling back to the connection's
 ///   `default_model`; the other dialects read it from the body.
-/// - `stream`: picks Gemini's streaming method; for the other dialects the body's own `stream`
-///   field decides. Either way the reply is read by its content type: `text/event-stream` as a
-///   stream, anything else as one JSON reply.
+/// - `call`: its `stream` picks Gemini's and KoboldCpp's streaming URLs; for the other dialects
+///   the body's own `stream` field decides. Either way the reply is read by its content type:
+///   `text/event-stream` as a stream, anything else as one JSON reply. Its `completion` says the
+///   body is a text completion (RULES 5.12), which goes to the dialect's completion endpoint.
 /// - `cancel`: cancelling ends the send at once; what had arrived is returned with
 ///   `incomplete` set (an empty reply when nothing had).
 /// - `on_event`: called with every [`StreamEvent`] as it is decoded (a reply that was not
@@ -93,7 +94,7 @@ pub async fn send<F>(
     key: Option<ApiKey>,
     model: Option<&str>,
     body: Vec<u8>,
-    stream: bool,
+    call: Call,
     options: &SendOptions,
     cancel: &CancellationToken,
     mut on_event: F,
@@ -111,7 +112,7 @@ where
             key_env: connection.key_env.clone(),
         });
     }
-    let url = request_url(connection, model, stream)?;
+    let url = request_url(connection, model, call)?;
     let headers = request_headers(connection, key.as_ref())?;
     let client = client(&url, options)?;
     let shown_url = shown(&url);

@@ -3,7 +3,8 @@
 mod double;
 
 use double::{
-    anthropic_stream, gemini_stream, json, openai_stream, quick, run, sse_head, Double, Step,
+    anthropic_stream, gemini_stream, json, kobold_stream, llamacpp_stream, openai_stream, quick,
+    run, sse_head, Double, Step,
 };
 use promptloom_send::{Connection, Dialect, StreamEvent, Usage};
 
@@ -14,7 +15,7 @@ const BODY: &[u8] = b"{ \"model\" :\"m-1\",\"stream\":true,  \"messages\":[{\"ro
 fn connection(dialect: Dialect, double: &Double) -> Connection {
     let path = match dialect {
         Dialect::Openai | Dialect::OpenaiCompatible => "/v1",
-        Dialect::Anthropic | Dialect::Gemini => "",
+        Dialect::Anthropic | Dialect::Gemini | Dialect::Llamacpp | Dialect::Koboldcpp => "",
     };
     Connection::new("double", dialect, double.base(path))
 }
@@ -24,6 +25,8 @@ fn stream_for(dialect: Dialect, parts: &[&str], eol: &str) -> Vec<u8> {
         Dialect::Openai | Dialect::OpenaiCompatible => openai_stream(parts, eol),
         Dialect::Anthropic => anthropic_stream(parts, eol),
         Dialect::Gemini => gemini_stream(parts, eol),
+        Dialect::Llamacpp => llamacpp_stream(parts, eol),
+        Dialect::Koboldcpp => kobold_stream(parts, eol),
     }
 }
 
@@ -68,6 +71,12 @@ async fn the_body_goes_byte_for_byte_with_each_dialects_auth() {
                 "/v1beta/models/gem-1:streamGenerateContent?alt=sse",
                 ("x-goog-api-key", "sk-test-key"),
             ),
+            // Text completion (RULES 5.12): the local servers take the key as a bearer token.
+            Dialect::Llamacpp => ("/completion", ("authorization", "Bearer sk-test-key")),
+            Dialect::Koboldcpp => (
+                "/api/extra/generate/stream",
+                ("authorization", "Bearer sk-test-key"),
+            ),
         };
         assert_eq!(request.path, path, "{dialect}");
         assert_eq!(request.header(auth.0), Some(auth.1), "{dialect}");
@@ -103,9 +112,15 @@ async fn openai_compatible_goes_without_a_key() {
 
 #[tokio::test]
 async fn streams_trickled_one_byte_at_a_time_come_back_whole() {
-    // The nine cases run side by side: each trickles a few kilobytes.
+    // The cases run side by side: each trickles a few kilobytes.
     let mut cases = tokio::task::JoinSet::new();
-    for dialect in [Dialect::Openai, Dialect::Anthropic, Dialect::Gemini] {
+    for dialect in [
+        Dialect::Openai,
+        Dialect::Anthropic,
+        Dialect::Gemini,
+        Dialect::Llamacpp,
+        Dialect::Koboldcpp,
+    ] {
         for eol in ["\n", "\r\n", "\r"] {
             cases.spawn(trickled(dialect, eol));
         }
@@ -137,16 +152,19 @@ async fn trickled(dialect: Dialect, eol: &'static str) {
         .collect();
     assert_eq!(deltas, parts, "{dialect} {eol:?}");
     let (finish, usage) = match dialect {
-        Dialect::Anthropic => ("end_turn", (21, 6)),
-        Dialect::Gemini => ("STOP", (7, 6)),
-        _ => ("stop", (11, 6)),
+        Dialect::Anthropic => ("end_turn", Some((21, 6))),
+        Dialect::Gemini => ("STOP", Some((7, 6))),
+        Dialect::Llamacpp => ("eos", Some((13, 6))),
+        // KoboldCpp's stream does not count.
+        Dialect::Koboldcpp => ("stop", None),
+        _ => ("stop", Some((11, 6))),
     };
-    assert_eq!(reply.finish_reason.as_deref(), Some(finish));
+    assert_eq!(reply.finish_reason.as_deref(), Some(finish), "{dialect}");
     assert_eq!(
         reply.usage,
         Usage {
-            prompt_tokens: Some(usage.0),
-            completion_tokens: Some(usage.1)
+            prompt_tokens: usage.map(|u| u.0),
+            completion_tokens: usage.map(|u| u.1)
         },
         "{dialect}"
     );
@@ -261,7 +279,7 @@ async fn cancelling_mid_stream_keeps_what_arrived() {
         Some(promptloom_send::ApiKey::new("k")),
         None,
         BODY.to_vec(),
-        true,
+        promptloom_send::Call::chat(true),
         &quick(),
         &cancel,
         move |e| {

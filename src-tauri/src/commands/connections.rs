@@ -18,7 +18,7 @@ use promptloom_engine::codes;
 #[serde(rename_all = "camelCase")]
 pub struct ConnectionDoc {
     pub name: String,
-    /// `openai`, `anthropic`, `gemini` or `openai-compatible`.
+    /// `openai`, `anthropic`, `gemini`, `openai-compatible`, `llamacpp` or `koboldcpp`.
     pub dialect: String,
     pub base_url: String,
     #[serde(default)]

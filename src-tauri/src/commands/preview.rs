@@ -68,18 +68,28 @@ pub async fn preview(app: AppHandle, request: PreviewRequest) -> Result<Preview,
 }
 
 /// The request body the model's provider would receive for `request` (RULES 5.7), as pretty
-/// JSON. Asked for only when the user opens it: a long session's body is large.
+/// JSON; for a text-completion build (RULES 5.12), the OpenAI Completions body with its prompt
+/// string. Asked for only when the user opens it: a long session's body is large.
 #[tauri::command]
 #[specta::specta]
 pub async fn provider_request(app: AppHandle, request: PreviewRequest) -> Result<String, AppError> {
+    use promptloom_engine::providers::{completion_body, BodyOptions, CompletionFormat};
     blocking(app, move |s| {
         with_build(s, &request, |result, session| {
-            let body = promptloom_engine::providers::request_body(
-                result.provider_format(),
-                &result,
-                session,
-                &InlineAssets,
-            )?;
+            let body = if result.prompt.is_some() {
+                let options = BodyOptions {
+                    model: &result.model,
+                    stream: false,
+                };
+                completion_body(CompletionFormat::OpenaiCompletions, &result, &options)?
+            } else {
+                promptloom_engine::providers::request_body(
+                    result.provider_format(),
+                    &result,
+                    session,
+                    &InlineAssets,
+                )?
+            };
             serde_json::to_string_pretty(&body).map_err(|e| {
                 AppError::new(codes::INTERNAL, format!("cannot write the request: {e}"))
             })

@@ -144,7 +144,7 @@ pub async fn send_message(
         key,
         Some(&model),
         shown.body.into_bytes(),
-        true,
+        shown.call,
         &SendOptions::default(),
         &cancel,
         |event| {

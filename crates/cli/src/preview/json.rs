@@ -6,7 +6,7 @@ use promptloom_engine::pipeline::{
 use promptloom_engine::BuildResult;
 use serde::Serialize;
 
-/// Exactly the seven keys of RULES 8.2. Messages and token figures keep the engine's own shape
+/// Exactly the seven keys of RULES 8.2, and `prompt` and `stop` for a text-completion build. Messages and token figures keep the engine's own shape
 /// (messages may carry `name` and `truncated`; `tokens` adds the tokenizer, window, reserve and
 /// the totals by source).
 #[derive(Serialize)]
@@ -18,6 +18,12 @@ struct PreviewJson<'a> {
     dropped: Vec<Dropped<'a>>,
     warnings: Vec<Log<'a>>,
     logs: Vec<Log<'a>>,
+    /// A text-completion build's prompt string (RULES 5.12); absent for a chat build.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prompt: Option<&'a str>,
+    /// Its stop sequences.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stop: Option<&'a [String]>,
 }
 
 /// A log entry as RULES 8.2 shows it: without the code the app says it in its language by
@@ -77,6 +83,8 @@ pub fn render(result: &BuildResult<'_>) -> String {
         dropped: result.dropped.iter().map(Dropped::from).collect(),
         warnings: logs(&result.warnings),
         logs: logs(&result.logs),
+        prompt: result.prompt.as_ref().map(|p| p.prompt.as_str()),
+        stop: result.prompt.as_ref().map(|p| p.stop.as_slice()),
     };
     // Serialising plain data with string keys does not fail; should it ever, say so in JSON.
     let mut text = serde_json::to_string_pretty(&view)

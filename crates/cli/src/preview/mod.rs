@@ -4,14 +4,17 @@
 mod json;
 mod text;
 
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, FixedOffset};
 use clap::{Args, ValueEnum};
 use promptloom_engine::cache::BuildCache;
+use promptloom_engine::instruct::InstructTemplate;
 use promptloom_engine::model::{AgentPreset, Session};
 use promptloom_engine::pipeline::{Ephemeral, EphemeralKind, LogEntry, LogLevel};
 use promptloom_engine::profiles::ProviderFormat;
+use promptloom_engine::providers::{completion_body, BodyOptions, CompletionFormat};
 use promptloom_engine::{build, BuildOptions, BuildRequest, BuildResult, Said};
 
 use crate::assets::FileAssets;
@@ -51,6 +54,11 @@ pub struct BuildArgs {
     /// Overrides the tokens reserved for the reply.
     #[arg(long, value_name = "N")]
     pub reserve: Option<u32>,
+    /// Text completion with this instruct template (RULES 5.12): a built-in's id (chatml, qwen,
+    /// llama-3, llama-2, mistral, mistral-tekken, gemma, phi-3, deepseek, alpaca, vicuna) or a
+    /// template file (native JSON, or a SillyTavern instruct template or master export).
+    #[arg(long, value_name = "NAME|FILE")]
+    pub instruct: Option<String>,
     /// The build's timestamp for the time macros (RFC 3339); default: now. For reproducible
     /// output in tests.
     #[arg(long, value_name = "RFC3339", hide = true, value_parser = parse_timestamp)]
@@ -78,12 +86,20 @@ pub enum Format {
     Json,
     /// A listing for people.
     Text,
+    /// The prompt string of a text-completion build, exactly (needs an instruct template).
+    Prompt,
     /// The OpenAI Chat Completions request body.
     Openai,
     /// The Anthropic Messages request body.
     Anthropic,
     /// The Gemini generateContent request body.
     Gemini,
+    /// The OpenAI Completions request body (text completion).
+    OpenaiCompletions,
+    /// llama.cpp's /completion request body (text completion).
+    Llamacpp,
+    /// KoboldCpp's /api/v1/generate request body (text completion).
+    Koboldcpp,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -142,6 +158,11 @@ pub fn inputs(args: &BuildArgs) -> Result<Inputs, CliError> {
             .unwrap_or_else(|| chrono::Local::now().fixed_offset()),
     );
     options.input = args.input.clone();
+    options.instruct = args
+        .instruct
+        .as_deref()
+        .map(instruct_template)
+        .transpose()?;
     options.context_window = args.context_window;
     options.reserve = args.reserve;
     options.ephemeral = match (args.ephemeral_kind, &args.ephemeral) {
@@ -218,14 +239,14 @@ pub fn run(preview: &PreviewArgs) -> Result<String, CliError> {
     if let Some(name) = &preview.connection {
         let request =
             crate::send::request(preview.db.as_deref(), name, args, &result, session, &assets)?;
-        if let Some(format) = provider_format(preview.format) {
-            if format != request.format {
+        if let Some(format) = body_format(preview.format) {
+            if format.name() != request.format {
                 return Err(CliError::BadInput {
                     file: format!("connection {name}"),
                     problem: format!(
-                        "it speaks {}; --format {} is not what it would send",
-                        request.format.as_str(),
-                        format.as_str()
+                        "it would send {}; --format {} is not what it would send",
+                        request.format,
+                        format.name()
                     ),
                 });
             }
@@ -233,12 +254,27 @@ pub fn run(preview: &PreviewArgs) -> Result<String, CliError> {
         warn(&result);
         return Ok(request.body);
     }
-    if let Some(format) = provider_format(preview.format) {
-        let body = promptloom_engine::providers::request_body(format, &result, session, &assets)
-            .map_err(|e| {
-                let file = args.session.as_deref().unwrap_or(&args.preset);
-                CliError::engine(file, &e)
-            })?;
+    let about = || args.session.as_deref().unwrap_or(&args.preset);
+    if let Some(format) = body_format(preview.format) {
+        let body = match format {
+            BodyFormat::Chat(format) => {
+                promptloom_engine::providers::request_body(format, &result, session, &assets)
+            }
+            BodyFormat::Completion(format) => {
+                for said in result.generation.completion_warnings(format) {
+                    eprintln!("promptloom: warning: [{}] {said}", format.as_str());
+                }
+                completion_body(
+                    format,
+                    &result,
+                    &BodyOptions {
+                        model: &result.model,
+                        stream: false,
+                    },
+                )
+            }
+        }
+        .map_err(|e| CliError::engine(about(), &e))?;
         // The body is all that goes to standard output; what the build warned about (an
         // attachment left out, a rule that hit its cap) goes to standard error.
         warn(&result);
@@ -246,6 +282,22 @@ pub fn run(preview: &PreviewArgs) -> Result<String, CliError> {
             serde_json::to_string_pretty(&body).map_err(|e| CliError::Output(e.to_string()))?;
         text.push('\n');
         return Ok(text);
+    }
+    if preview.format == Format::Prompt {
+        let prompt = result.prompt.as_ref().ok_or_else(|| CliError::BadInput {
+            file: args.preset.display().to_string(),
+            problem: "--format prompt needs text completion: give --instruct NAME|FILE, or a \
+                      preset or model profile with an instruct template"
+                .into(),
+        })?;
+        warn(&result);
+        // Exactly the string, for a pipe or a file; on a terminal, with its control
+        // characters shown as escapes like everything else printed there.
+        return Ok(if std::io::stdout().is_terminal() {
+            crate::terminal::escape(&prompt.prompt).into_owned()
+        } else {
+            prompt.prompt.clone()
+        });
     }
     let listing = Preview {
         preset,
@@ -259,13 +311,60 @@ pub fn run(preview: &PreviewArgs) -> Result<String, CliError> {
     })
 }
 
-fn provider_format(format: Format) -> Option<ProviderFormat> {
-    match format {
-        Format::Openai => Some(ProviderFormat::OpenaiChat),
-        Format::Anthropic => Some(ProviderFormat::AnthropicMessages),
-        Format::Gemini => Some(ProviderFormat::Gemini),
-        Format::Json | Format::Text => None,
+/// A request body format `--format` can name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum BodyFormat {
+    Chat(ProviderFormat),
+    Completion(CompletionFormat),
+}
+
+impl BodyFormat {
+    fn name(self) -> &'static str {
+        match self {
+            BodyFormat::Chat(f) => f.as_str(),
+            BodyFormat::Completion(f) => f.as_str(),
+        }
     }
+}
+
+fn body_format(format: Format) -> Option<BodyFormat> {
+    match format {
+        Format::Openai => Some(BodyFormat::Chat(ProviderFormat::OpenaiChat)),
+        Format::Anthropic => Some(BodyFormat::Chat(ProviderFormat::AnthropicMessages)),
+        Format::Gemini => Some(BodyFormat::Chat(ProviderFormat::Gemini)),
+        Format::OpenaiCompletions => {
+            Some(BodyFormat::Completion(CompletionFormat::OpenaiCompletions))
+        }
+        Format::Llamacpp => Some(BodyFormat::Completion(CompletionFormat::Llamacpp)),
+        Format::Koboldcpp => Some(BodyFormat::Completion(CompletionFormat::Koboldcpp)),
+        Format::Json | Format::Text | Format::Prompt => None,
+    }
+}
+
+/// `--instruct NAME|FILE`: a built-in template by its id, else a template file.
+fn instruct_template(name: &str) -> Result<InstructTemplate, CliError> {
+    if let Some(template) = promptloom_engine::instruct::built_in(name) {
+        return Ok(template);
+    }
+    let path = Path::new(name);
+    if !path.exists() {
+        let ids: Vec<&str> = promptloom_engine::instruct::built_in_ids().collect();
+        return Err(CliError::BadInput {
+            file: "--instruct".into(),
+            problem: format!(
+                "\"{name}\" is neither a built-in template ({}) nor a file",
+                ids.join(", ")
+            ),
+        });
+    }
+    let bytes = load::read_bounded(path)?;
+    let text =
+        std::str::from_utf8(&bytes).map_err(|_| CliError::bad_input(path, "not UTF-8 text"))?;
+    let file = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| name.to_string());
+    InstructTemplate::parse(&file, text).map_err(|e| CliError::engine(path, &e))
 }
 
 /// `COLUMNS` when the shell exports it, else 100: wide enough to read, narrow enough to scan.

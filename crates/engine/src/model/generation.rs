@@ -25,6 +25,7 @@ pub const RESERVED_EXTRA_KEYS: &[&str] = &[
     "system_instruction",
     "generationConfig",
     "generation_config",
+    "prompt",
 ];
 
 /// Sampler and length settings. Absent fields are not sent.

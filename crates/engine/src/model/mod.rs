@@ -2,6 +2,7 @@
 
 mod anchors;
 mod generation;
+pub mod instruct;
 mod lorebook;
 mod preset;
 mod session;

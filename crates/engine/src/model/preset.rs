@@ -45,7 +45,7 @@ pub struct AgentPreset {
     /// The preset's own instruct template (RULES 5.12), imported with it from SillyTavern or
     /// chosen for it: its builds are text completion, whatever the model profile says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub instruct: Option<crate::instruct::InstructTemplate>,
+    pub instruct: Option<super::instruct::InstructTemplate>,
 }
 
 /// Whose rules a preset's builds follow where SillyTavern and the native rules differ

@@ -101,4 +101,18 @@ impl ResolvedGeneration {
         }
         said
     }
+
+    /// What these settings lose in a text-completion body of `format` (RULES 5.12): each set
+    /// field the body has no place for.
+    pub fn completion_warnings(&self, format: crate::profiles::CompletionFormat) -> Vec<Said> {
+        GenerationField::ALL
+            .into_iter()
+            .filter(|&field| self.settings.is_set(field) && !format.takes(field))
+            .map(|field| {
+                texts::GENERATION_NOT_TAKEN
+                    .with("setting", field.as_str())
+                    .with("format", format.as_str())
+            })
+            .collect()
+    }
 }

@@ -7,8 +7,11 @@
 //! `generateContent` (`systemInstruction`, `contents` with `inline_data` parts).
 
 mod anthropic;
+mod completion;
 mod gemini;
 mod openai;
+
+pub use completion::{completion_body, CompletionFormat};
 
 use serde_json::Value;
 

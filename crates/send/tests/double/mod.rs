@@ -256,6 +256,34 @@ pub fn gemini_stream(parts: &[&str], eol: &str) -> Vec<u8> {
     out.into_bytes()
 }
 
+/// llama.cpp's `/completion` stream: a `content` piece per event, then one with `stop`.
+pub fn llamacpp_stream(parts: &[&str], eol: &str) -> Vec<u8> {
+    let mut out = String::new();
+    for p in parts {
+        let chunk = serde_json::json!({"content": p, "stop": false});
+        out.push_str(&format!("data: {chunk}{eol}{eol}"));
+    }
+    let last = serde_json::json!({"content": "", "stop": true, "stop_type": "eos",
+        "tokens_evaluated": 13, "tokens_predicted": parts.len()});
+    out.push_str(&format!("data: {last}{eol}{eol}"));
+    out.into_bytes()
+}
+
+/// KoboldCpp's stream: `message` events with a `token`, the last with its `finish_reason`.
+pub fn kobold_stream(parts: &[&str], eol: &str) -> Vec<u8> {
+    let mut out = String::new();
+    for (i, p) in parts.iter().enumerate() {
+        let reason = if i + 1 == parts.len() {
+            serde_json::json!("stop")
+        } else {
+            serde_json::Value::Null
+        };
+        let chunk = serde_json::json!({"token": p, "finish_reason": reason});
+        out.push_str(&format!("event: message{eol}data: {chunk}{eol}{eol}"));
+    }
+    out.into_bytes()
+}
+
 /// Short timeouts, so a test that waits for one does not take long.
 pub fn quick() -> promptloom_send::SendOptions {
     promptloom_send::SendOptions {
@@ -285,7 +313,11 @@ pub async fn run(
         key.map(promptloom_send::ApiKey::new),
         model,
         body.to_vec(),
-        stream,
+        // The dialects of text completion only get a text completion.
+        promptloom_send::Call {
+            stream,
+            completion: connection.dialect.provider_format().is_none(),
+        },
         options,
         &cancel,
         |e| events.push(e.clone()),

@@ -2,7 +2,7 @@ import { useState } from "react";
 import type { ConnectionDoc } from "../../bindings";
 import { useT } from "../../app/useT";
 
-export const DIALECTS = ["openai", "anthropic", "gemini", "openai-compatible"] as const;
+export const DIALECTS = ["openai", "anthropic", "gemini", "openai-compatible", "llamacpp", "koboldcpp"] as const;
 
 /** The connection as the form edits it: the optional parts as text. */
 interface Draft {
