@@ -486,6 +486,11 @@ fn builds(c: &mut Criterion) {
         full_options(),
         false,
     );
+    // Text completion (RULES 5.12): the same builds written into one ChatML string; beside
+    // `warm_edit/1000` it shows what rendering the string adds.
+    let mut text = options(Some(WIDE_WINDOW));
+    text.instruct = promptloom_engine::instruct::built_in("chatml");
+    series_of(c, "_text_completion", &[1_000], preset, text, false);
 }
 
 criterion_group!(benches, builds);

@@ -347,8 +347,12 @@ impl<'s> PipelineContext<'_, 's> {
             crate::instruct::render(t, &turns)
         });
         if let Some(p) = &prompt {
-            // The string itself is what the model reads: its count is the total.
-            total = self.cache.count(self.tokenizer.kind, &p.prompt);
+            // The string itself is what the model reads: its count is the total, counted by
+            // its independent pieces (each line, mostly) so a warm rebuild counts what changed.
+            let kind = self.tokenizer.kind;
+            total = crate::tokens::independent_pieces(&p.prompt)
+                .map(|piece| self.cache.count(kind, piece))
+                .sum();
         }
         let budget = self.budget();
         if self.over_budget.is_none() && total > budget {
