@@ -25,6 +25,19 @@ export function textCompletionTests(test, current) {
     await until(() => el.getValue(), (v) => v === text, `the text typed into ${id}`);
   }
 
+  /** Opens the check's panel, clicking its summary again should a click land while the pane
+   * was still moving. */
+  async function openCheckPanel() {
+    const open = () => browser().execute(() => document.querySelector('[data-testid="jinja-check"]')?.open);
+    for (let tries = 0; tries < 5 && !(await open()); tries++) {
+      const summary = await $('[data-testid="jinja-check"] > summary');
+      await summary.scrollIntoView({ block: "center" });
+      await summary.click();
+      await browser().pause(200);
+    }
+    assert.ok(await open(), "the check's panel is open");
+  }
+
   async function runCheck() {
     const run = await byTest("jinja-run");
     await run.scrollIntoView({ block: "center" });
@@ -93,9 +106,22 @@ export function textCompletionTests(test, current) {
     await (await byTest("preview-view-prompt")).scrollIntoView({ block: "start" });
     await shot(browser(), "48-text-completion-prompt-string");
 
+    // Copy puts the exact string on the clipboard: pasted into a text field, it is the prompt.
+    await openCheckPanel();
+    const copy = await byTest("prompt-copy");
+    await copy.scrollIntoView({ block: "center" });
+    await copy.click();
+    await until(() => copy.getText(), (t) => t === "Copied", "the copy done");
+    const field = await byTest("jinja-template");
+    await field.scrollIntoView({ block: "center" });
+    await field.waitForClickable({ timeout: 4000 });
+    await field.click();
+    await browser().keys(["Control", "v"]);
+    await browser().keys(["Control"]);
+    const pasted = await until(() => field.getValue(), (v) => v.length > 0, "the pasted prompt");
+    assert.equal(pasted, prompt);
+
     // ChatML's own chat template gives the same string.
-    await $('[data-testid="jinja-check"] > summary').then((s) => s.scrollIntoView({ block: "start" }));
-    await $('[data-testid="jinja-check"] > summary').then((s) => s.click());
     await typeAll("jinja-template", CHATML);
     await runCheck();
     const identical = await until(

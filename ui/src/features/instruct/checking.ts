@@ -94,7 +94,8 @@ export async function runCheck() {
   }
 }
 
-/** After a rebuild: a check that was made is made again, so that what it shows is this build's. */
+/** After a rebuild: a check whose finding is shown is made again, so that the finding is this
+ * build's. */
 export function recheckAfterBuild() {
-  if (state.result !== null || state.error !== null) void runCheck();
+  if (state.open && (state.result !== null || state.error !== null)) void runCheck();
 }
