@@ -55,6 +55,8 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             commands::send::stop_sending,
             commands::send::choose_swipe,
             commands::send::calibration,
+            commands::instruct::instruct_templates,
+            commands::instruct::check_chat_template,
         ])
         .events(collect_events![commands::transfer::FileDropped])
 }

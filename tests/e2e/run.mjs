@@ -9,6 +9,7 @@ import { advancedTests } from "./advanced.mjs";
 import { hostileTests } from "./hostile.mjs";
 import { sendTests } from "./send.mjs";
 import { generationTests } from "./generation.mjs";
+import { textCompletionTests } from "./textCompletion.mjs";
 
 const tests = [];
 const test = (name, fn) => tests.push({ name, fn });
@@ -341,6 +342,7 @@ advancedTests(test, () => app);
 hostileTests(test, () => app, (next) => (app = next), db);
 sendTests(test, () => app);
 generationTests(test, () => app);
+textCompletionTests(test, () => app);
 
 test("a damaged database is reported in the window and left as it was", async () => {
   await app.close();

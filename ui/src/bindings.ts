@@ -98,6 +98,18 @@ export const commands = {
 	/**  Shows swipe `swipe` of message `at` in place of the reply it shows now. */
 	chooseSwipe: (session: string, at: number, swipe: number) => typedError<Session, AppError>(__TAURI_INVOKE("choose_swipe", { session, at, swipe })),
 	calibration: (model: string) => typedError<CalibrationView, AppError>(__TAURI_INVOKE("calibration", { model })),
+	/**
+	 *  The built-in instruct templates, whole, in the engine's order: choosing one stores it as the
+	 *  preset's own.
+	 */
+	instructTemplates: () => typedError<InstructTemplate[], AppError>(__TAURI_INVOKE("instruct_templates")),
+	/**
+	 *  Builds `request` and renders its messages through `chat_template` (with the `bos` and `eos`
+	 *  tokens it reads) and through the build's instruct template: both strings and the first byte
+	 *  where they differ. A template that does not parse, loops or raises is an error in the
+	 *  engine's words.
+	 */
+	checkChatTemplate: (request: PreviewRequest, chatTemplate: string, bos: string, eos: string) => typedError<JinjaCheck, AppError>(__TAURI_INVOKE("check_chat_template", { request, chatTemplate, bos, eos })),
 };
 
 /** Events */
@@ -551,6 +563,16 @@ export type InstructTemplate = {
 	trim?: boolean,
 	/**  The family's special tokens, which the preview marks in the string. */
 	specialTokens?: string[],
+};
+
+/**  What the check found. */
+export type JinjaCheck = {
+	/**  The instruct template's string. */
+	ours: string,
+	/**  The chat template's string. */
+	theirs: string,
+	/**  The byte where they first differ; none when they are identical. */
+	firstDifference: number | null,
 };
 
 /**  A preset or session in a list: its id, name and last change (milliseconds since 1970). */

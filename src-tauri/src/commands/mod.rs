@@ -4,6 +4,7 @@
 //! They are grouped by domain, one module each; what several share lives here.
 
 pub mod connections;
+pub mod instruct;
 pub mod pipeline;
 pub mod presets;
 pub mod preview;

@@ -14,7 +14,10 @@ import type {
   ExportFormat,
   ImportOutcome,
   ImportPreview,
+  InstructTemplate,
+  JinjaCheck,
   LorebookChoice,
+  RenderedPrompt,
   Said,
   SendEvent,
   SendRequest,
@@ -108,6 +111,22 @@ export function fakeBackend() {
    * (`Preview::elided`), as the backend does for history sent exactly as stored.
    */
   const options = { elideHistory: false };
+  /**
+   * What `check_chat_template` answers: by default "identical" for a template that mentions
+   * `im_start`, an error for one that does not parse (an unclosed `{%`), else a difference at
+   * the first byte. A test can replace it.
+   */
+  const instruct = {
+    check(args: { chatTemplate: string; bos: string; eos: string }): JinjaCheck {
+      if (/\{%(?![\s\S]*%\})/.test(args.chatTemplate)) {
+        throw { code: "invalid_document", message: 'chat template "pasted": line 1: unexpected end of input' };
+      }
+      const ours = "<|im_start|>user\nHello<|im_end|>\n<|im_start|>assistant\n";
+      if (args.chatTemplate.includes("im_start")) return { ours, theirs: ours, firstDifference: null };
+      const theirs = `${args.bos}[INST] Hello [/INST]`;
+      return { ours, theirs, firstDifference: 0 };
+    },
+  };
   /** The connections kept, by name, and the names whose key is in the (fake) keychain. */
   const connections = new Map<string, ConnectionDoc>();
   const keys = new Set<string>();
@@ -278,6 +297,10 @@ export function fakeBackend() {
         const preview = fakePreview(request, history);
         return options.elideHistory ? elide(preview, history.length) : preview;
       }
+      case "instruct_templates":
+        return FAKE_INSTRUCT_TEMPLATES;
+      case "check_chat_template":
+        return instruct.check(args as { chatTemplate: string; bos: string; eos: string });
       case "recipe_matches":
         return fakeRecipeMatches(args.preset as AgentPreset, args.models as string[]);
       case "pipeline":
@@ -457,6 +480,7 @@ export function fakeBackend() {
       revisions.set(preset.id, (revisions.get(preset.id) ?? 0) + 1);
     },
     options,
+    instruct,
     /**
      * The answers to `cmd` (those to calls `when` picks) wait until the returned release is
      * called; from then on it answers at once again.
@@ -593,6 +617,7 @@ function fakeBuild({ preset, model }: { preset: AgentPreset; model: string }, hi
       ],
       variables: {},
       lorebook: fakeLorebook(preset, history),
+      prompt: preset.instruct ? fakeRender(preset.instruct, messages) : null,
     },
     anchors: ["chat_history", "user_profile"],
     tokenizer: "o200k_base",
@@ -808,4 +833,62 @@ function fakeGenerationWarnings(preset: AgentPreset, claude: boolean) {
 /** What the engine says, as it comes over the wire. */
 function said(code: string, params: Record<string, string> = {}): Said {
   return { code, params, parts: {} };
+}
+
+/** Two built-in instruct templates, as the engine sends them (every field written). */
+export const FAKE_INSTRUCT_TEMPLATES: InstructTemplate[] = [
+  {
+    formatVersion: 1,
+    id: "chatml",
+    name: "ChatML",
+    bos: "",
+    system: { prefix: "<|im_start|>system\n", suffix: "<|im_end|>\n" },
+    user: { prefix: "<|im_start|>user\n", suffix: "<|im_end|>\n" },
+    assistant: { prefix: "<|im_start|>assistant\n", suffix: "<|im_end|>\n" },
+    systemMode: "own",
+    systemSeparator: "",
+    replyPrefix: "<|im_start|>assistant\n",
+    stop: ["<|im_end|>"],
+    names: "always",
+    trim: false,
+    specialTokens: ["<|im_start|>", "<|im_end|>"],
+  },
+  {
+    formatVersion: 1,
+    id: "alpaca",
+    name: "Alpaca",
+    bos: "",
+    system: { prefix: "", suffix: "\n\n" },
+    user: { prefix: "### Instruction:\n", suffix: "\n\n" },
+    assistant: { prefix: "### Response:\n", suffix: "\n\n" },
+    systemMode: "own",
+    systemSeparator: "",
+    replyPrefix: "### Response:\n",
+    stop: ["\n### Instruction:"],
+    names: "always",
+    trim: false,
+    specialTokens: [],
+  },
+];
+
+/** The messages in `template`'s affixes, each role its own turn: the engine's render in small,
+ * with the spans in UTF-8 bytes as the engine gives them. */
+function fakeRender(template: InstructTemplate, messages: { role: string; content: string }[]): RenderedPrompt {
+  const bytes = (s: string) => new TextEncoder().encode(s).length;
+  let prompt = "";
+  const spans: RenderedPrompt["spans"] = [];
+  const push = (text: string, source: RenderedPrompt["spans"][number]["source"]) => {
+    if (!text) return;
+    const start = bytes(prompt);
+    prompt += text;
+    spans.push({ start, end: bytes(prompt), source });
+  };
+  messages.forEach((m, index) => {
+    const affixes = m.role === "system" ? template.system : m.role === "assistant" ? template.assistant : template.user;
+    push(affixes?.prefix ?? "", { kind: "template" });
+    push(m.content, { kind: "message", index });
+    push(affixes?.suffix ?? "", { kind: "template" });
+  });
+  push(template.replyPrefix ?? "", { kind: "template" });
+  return { template: template.id, prompt, spans, stop: template.stop ?? [], specialTokens: template.specialTokens ?? [] };
 }

@@ -185,7 +185,7 @@ mod in_a_build {
     use crate::processors::full_build::build_full;
     use crate::tokens::TokenizerKind;
 
-    const PRESET: &str = r#"{"formatVersion": 1, "id": "p", "name": "P",
+    pub(super) const PRESET: &str = r#"{"formatVersion": 1, "id": "p", "name": "P",
         "messageTemplates": [
             {"id": "sys", "role": "system", "content": "You are Mara."},
             {"id": "hist", "role": "system", "type": "chat_history"}],
@@ -414,5 +414,49 @@ mod against_jinja {
         let huge = "x".repeat(jinja::MAX_JINJA_BYTES + 1);
         let e = render_chat_template("mine", &huge, &turns(), &t).unwrap_err();
         assert!(e.to_string().contains("at most"), "{e}");
+    }
+
+    // The app's check runs on a whole build: its messages through the template that wrote its
+    // string, whose side of the check is that very string; a chat build has nothing to check.
+    #[test]
+    fn instruct_check_of_a_build_compares_its_own_prompt_string() {
+        use crate::model::{parse_preset, parse_session};
+        use crate::processors::full_build::build_full;
+        let preset = parse_preset(super::in_a_build::PRESET).expect("preset");
+        let s = parse_session(
+            r#"{"formatVersion": 1, "id": "s", "messages": [
+                {"role": "user", "name": "Rosa", "content": "灯亮着吗？🕯️"},
+                {"role": "assistant", "content": "It has not gone out."}]}"#,
+        )
+        .expect("session");
+        let result = build_full(&preset, &s, |o| o.instruct = built_in("chatml"));
+        let c = result
+            .check_chat_template(
+                "chatml.jinja",
+                &chat_template("chatml.jinja"),
+                &tokens("", ""),
+            )
+            .expect("renders");
+        assert!(c.identical(), "{c:?}");
+        assert_eq!(c.ours, result.prompt.as_ref().expect("a prompt").prompt);
+        let other = result
+            .check_chat_template(
+                "gemma-3.jinja",
+                &chat_template("gemma-3.jinja"),
+                &tokens("<bos>", "<eos>"),
+            )
+            .expect("renders");
+        // `<|im_start|>` against `<bos>`: the same first byte.
+        assert_eq!(other.first_difference, Some(1));
+        assert!(other.theirs.starts_with("<bos><start_of_turn>user\n"));
+        let chat = build_full(&preset, &s, |_| {});
+        let e = chat
+            .check_chat_template(
+                "chatml.jinja",
+                &chat_template("chatml.jinja"),
+                &tokens("", ""),
+            )
+            .unwrap_err();
+        assert!(e.to_string().contains("chat completion"), "{e}");
     }
 }

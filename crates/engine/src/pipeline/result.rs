@@ -14,6 +14,7 @@ use crate::profiles::{ModelProfile, ProviderFormat};
 use crate::said::Said;
 use crate::texts;
 use crate::tokens::TokenizerChoice;
+use crate::EngineError;
 
 /// One message of the build result, with its tokens and provenance (RULES 3.7).
 ///
@@ -265,6 +266,10 @@ pub struct BuildResult<'s> {
     /// stop sequences; `tokens.total` counts this string.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt: Option<crate::instruct::RenderedPrompt>,
+    /// The instruct template that wrote `prompt`, for its callers and not on the wire (the
+    /// check against a model's own chat template renders the same messages through it).
+    #[serde(skip)]
+    pub instruct: Option<crate::instruct::InstructTemplate>,
 }
 
 impl BuildResult<'_> {
@@ -296,8 +301,44 @@ impl BuildResult<'_> {
             model_profile: self.model_profile,
             tokenizer: self.tokenizer,
             prompt: self.prompt,
+            instruct: self.instruct,
         }
     }
+
+    /// The messages as an instruct template reads them (RULES 5.12).
+    pub fn turns(&self) -> Vec<crate::instruct::Turn<'_>> {
+        turns_of(&self.messages)
+    }
+
+    /// In text completion, the check of the build's instruct template against a model's own
+    /// Jinja `chat_template` (named `name` in errors) over the build's messages (RULES 5.12).
+    /// A chat-completion build has no template to check: that is an error too.
+    pub fn check_chat_template(
+        &self,
+        name: &str,
+        chat_template: &str,
+        tokens: &crate::instruct::jinja::SpecialTokens,
+    ) -> Result<crate::instruct::jinja::JinjaCheck, EngineError> {
+        let template = self.instruct.as_ref().ok_or_else(|| {
+            EngineError::invalid(
+                format!("chat template \"{name}\""),
+                "nothing to check it against: the build is chat completion, with no instruct \
+                 template",
+            )
+        })?;
+        crate::instruct::jinja::check(template, name, chat_template, &self.turns(), tokens)
+    }
+}
+
+fn turns_of<'m>(messages: &'m [BuiltMessage<'_>]) -> Vec<crate::instruct::Turn<'m>> {
+    messages
+        .iter()
+        .map(|m| crate::instruct::Turn {
+            role: m.role,
+            name: m.name(),
+            content: m.content(),
+        })
+        .collect()
 }
 
 impl<'s> PipelineContext<'_, 's> {
@@ -335,17 +376,10 @@ impl<'s> PipelineContext<'_, 's> {
             .filter_map(|(kind, sum)| Some((kind.as_str().to_string(), sum?)))
             .collect();
         self.keep_history_counts();
-        let prompt = self.instruct.as_ref().map(|t| {
-            let turns: Vec<crate::instruct::Turn<'_>> = built
-                .iter()
-                .map(|m| crate::instruct::Turn {
-                    role: m.role,
-                    name: m.name(),
-                    content: m.content(),
-                })
-                .collect();
-            crate::instruct::render(t, &turns)
-        });
+        let prompt = self
+            .instruct
+            .as_ref()
+            .map(|t| crate::instruct::render(t, &turns_of(&built)));
         if let Some(p) = &prompt {
             // The string itself is what the model reads: its count is the total, counted by
             // its independent pieces (each line, mostly) so a warm rebuild counts what changed.
@@ -399,6 +433,7 @@ impl<'s> PipelineContext<'_, 's> {
             model_profile: self.profile,
             tokenizer: self.tokenizer,
             prompt,
+            instruct: self.instruct,
         }
     }
 }

@@ -24,6 +24,7 @@ import {
   type Parsed,
   type Problem,
 } from "./generation";
+import { TextCompletionSettings } from "../instruct/TextCompletionSettings";
 
 /** What is typed into a field and not yet shown from the preset: kept while the preset's own
  * value is still `base` (an undo or a reset replaces it). `start` is the preset's value before
@@ -108,6 +109,7 @@ export function GenerationPanel() {
         <StopRow preset={preset} resolved={resolved} warnings={warningsOf("stop")} />
         <ExtraRow preset={preset} resolved={resolved} />
       </div>
+      <TextCompletionSettings preset={preset} />
     </div>
   );
 }

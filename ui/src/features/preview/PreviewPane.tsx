@@ -1,7 +1,7 @@
 import { memo, useEffect, useRef, useState } from "react";
 import { MessageList } from "./MessageList";
 import { WhatFires } from "../lorebook/WhatFires";
-import type { BuiltMessage, Preview, ShownRequest } from "../../bindings";
+import type { BuiltMessage, Preview, RenderedPrompt, ShownRequest } from "../../bindings";
 import { previewRequest, setModel, useApp } from "../../app/store";
 import { api, errorMessage } from "../../app/api";
 import { useSay, useT } from "../../app/useT";
@@ -14,6 +14,8 @@ import { CompareControls, ComparePane } from "./ComparePane";
 import { ConnectionsButton } from "../send/ConnectionsDialog";
 import { SendPanel } from "../send/SendPanel";
 import { useSend } from "../send/sending";
+import { PromptString } from "../instruct/PromptString";
+import { templateNameOf, useBuiltInTemplates } from "../instruct/templates";
 
 /** The live preview (RULES 9.4): model and session pickers, then the exact context and its cost. */
 export function PreviewPane() {
@@ -73,6 +75,11 @@ function PreviewBody({ preview, stale }: { preview: Preview; stale: boolean }) {
   const say = useSay();
   const { result } = preview;
   const [open, setOpen] = useState<number | null>(null);
+  // In text completion the prompt string is what is sent, so it is shown first; the message
+  // list it was written from stays one click away.
+  const [view, setView] = useState<"prompt" | "messages">("prompt");
+  const prompt = result.prompt ?? null;
+  const shown = prompt ? view : "messages";
   return (
     <div className={stale ? "preview-body stale" : "preview-body"}>
       <div className="totals">
@@ -89,20 +96,41 @@ function PreviewBody({ preview, stale }: { preview: Preview; stale: boolean }) {
         </span>
       </div>
       <TokenBar summary={result.tokens} />
-      <MessageList
-        count={result.messages.length}
-        open={open}
-        renderRow={(i, style, measure) => (
-          <BuiltRow
-            key={i}
-            message={result.messages[i]!}
-            open={open === i}
-            style={style}
-            measure={measure}
-            onToggle={() => setOpen((o) => (o === i ? null : i))}
-          />
-        )}
-      />
+      {prompt && (
+        <div role="tablist" className="tablist preview-views" aria-label={t("prompt.views")}>
+          {(["prompt", "messages"] as const).map((v) => (
+            <button
+              key={v}
+              type="button"
+              role="tab"
+              aria-selected={shown === v}
+              data-testid={`preview-view-${v}`}
+              className={shown === v ? "tab current" : "tab"}
+              onClick={() => setView(v)}
+            >
+              {t(v === "prompt" ? "prompt.viewPrompt" : "prompt.viewMessages")}
+            </button>
+          ))}
+        </div>
+      )}
+      {prompt && shown === "prompt" ? (
+        <PromptView prompt={prompt} messages={result.messages} tokens={result.tokens.total} />
+      ) : (
+        <MessageList
+          count={result.messages.length}
+          open={open}
+          renderRow={(i, style, measure) => (
+            <BuiltRow
+              key={i}
+              message={result.messages[i]!}
+              open={open === i}
+              style={style}
+              measure={measure}
+              onToggle={() => setOpen((o) => (o === i ? null : i))}
+            />
+          )}
+        />
+      )}
       {result.dropped.length > 0 && (
         <details open className="dropped" data-testid="dropped">
           <summary>
@@ -151,6 +179,20 @@ function PreviewBody({ preview, stale }: { preview: Preview; stale: boolean }) {
       </details>
       <ProviderRequest />
     </div>
+  );
+}
+
+/** The text-completion view: the prompt string with the instruct template's name. */
+function PromptView({ prompt, messages, tokens }: { prompt: RenderedPrompt; messages: BuiltMessage[]; tokens: number }) {
+  const preset = useApp((s) => s.preset);
+  const builtIns = useBuiltInTemplates();
+  return (
+    <PromptString
+      prompt={prompt}
+      messages={messages}
+      templateName={templateNameOf(prompt.template, preset, builtIns)}
+      tokens={tokens}
+    />
   );
 }
 
