@@ -230,6 +230,12 @@ crate::texts! {
     NO_VARIABLE_NAME = "macro.no-variable-name" => "macro {macro} needs a variable name";
     LONG_VARIABLE_NAME = "macro.long-variable-name" => "macro {macro}: a variable name is at most {bytes} bytes";
     NESTED_TOO_DEEP = "macro.nested-too-deep" => "macro values nest more than {depth} levels deep; the rest are left as written";
+    BLOCK_UNCLOSED = "macro.block-unclosed" => "{tag} at line {line}, column {column} is never closed; left as written";
+    BLOCK_STRAY = "macro.block-stray" => "{tag} at line {line}, column {column} closes or continues no open block; left as written";
+    BLOCK_UNKNOWN = "macro.block-unknown" => "{tag} at line {line}, column {column} is not a block this knows (only #if and #unless); left as written";
+    BLOCK_BAD_CONDITION = "macro.block-bad-condition" => "{tag} at line {line}, column {column}: a condition is one macro without braces, like #if description; left as written";
+    BLOCK_IN_ARGUMENTS = "macro.block-in-arguments" => "{tag} at line {line}, column {column} is inside a macro's arguments, where blocks are not read; left as written";
+    BLOCK_TOO_DEEP = "macro.block-too-deep" => "blocks nest more than {depth} deep at line {line}, column {column}; the blocks of this text are left as written";
 }
 
 #[cfg(test)]

@@ -361,6 +361,8 @@ fn macro_env<'x>(
         scenario: field(|c| &c.scenario),
         persona: profile.and_then(|p| p.content.as_deref()).unwrap_or(""),
         mes_examples: field(|c| &c.example_dialogue),
+        wi_before: "",
+        wi_after: "",
         summary: session.summary.as_deref().unwrap_or(""),
         model,
         last_message: &last.any,
