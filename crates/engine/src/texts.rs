@@ -135,6 +135,7 @@ crate::texts! {
     PROFILE_EMPTY = "assembler.profile-empty" => "no user profile content; the user_profile slot is empty";
     ASSEMBLER_SILLYTAVERN = "assembler.sillytavern" => "as SillyTavern's prompt manager: in-chat messages at one depth joined by role; the character's system prompt and post-history instructions in place of main and jailbreak; personality and scenario through their formats; the new chat and example openers; the example dialogue as example_user and example_assistant messages; <USER>, <BOT> and <CHAR> replaced with the names; message templates as anchors (the author's note stands before or after the main prompt)";
     EXAMPLES_OVER_BUDGET = "assembler.examples-over-budget" => "{count} example blocks not sent: over the budget of {budget} tokens";
+    LORE_WRITTEN = "assembler.lore-written" => "{count} lorebook text(s) written by {macro} in a template, not placed at their anchor";
     ASSEMBLED = "assembler.summary" => "{listed} messages: {skeleton} skeleton parts, {depth} depth and {anchor} anchor injections, {history} history";
 
     // authors-note (RULES 5.11.2)
