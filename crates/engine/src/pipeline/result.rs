@@ -336,12 +336,31 @@ impl<'s> PipelineContext<'_, 's> {
             .collect();
         self.keep_history_counts();
         let prompt = self.instruct.as_ref().map(|t| {
+            // Templates written as they are (RULES 5.12): a message of one of them, not joined
+            // with another by a formatter.
+            let unwrapped: Vec<&str> = self
+                .preset
+                .message_templates
+                .iter()
+                .filter(|t| t.unwrapped)
+                .map(|t| t.id.as_str())
+                .collect();
+            let is_unwrapped = |m: &BuiltMessage<'_>| {
+                !unwrapped.is_empty()
+                    && m.kind() == SourceKind::Template
+                    && m.merged().is_empty()
+                    && m.source()
+                        .template_id
+                        .as_deref()
+                        .is_some_and(|id| unwrapped.contains(&id))
+            };
             let turns: Vec<crate::instruct::Turn<'_>> = built
                 .iter()
                 .map(|m| crate::instruct::Turn {
                     role: m.role,
                     name: m.name(),
                     content: m.content(),
+                    unwrapped: is_unwrapped(m),
                 })
                 .collect();
             crate::instruct::render(t, &turns)
