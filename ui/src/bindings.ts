@@ -686,6 +686,13 @@ export type MessageTemplate = {
 	type?: TemplateType,
 	content?: string | null,
 	defaultInjectionStrategy?: InjectionStrategy | null,
+	/**
+	 *  In text completion (RULES 5.12) the message is written into the prompt string as it is:
+	 *  no role prefix or suffix, no name, never folded into another turn. For texts that carry
+	 *  the model's format themselves, like a SillyTavern story string. In chat completion it is
+	 *  an ordinary message of its role.
+	 */
+	unwrapped?: boolean,
 };
 
 /**  Which recipe a model gets, for the model filter editor. */

@@ -15,14 +15,15 @@ use crate::error::CliError;
 #[derive(Debug, Args)]
 pub struct ImportArgs {
     /// A native preset or session, a SillyTavern preset, character card (PNG, JSON, CHARX),
-    /// world info file, regex script file, chat (JSONL) or settings.json (its world info
-    /// settings).
+    /// world info file, regex script file, chat (JSONL), settings.json (its world info
+    /// settings), instruct template, context template, system prompt or Advanced Formatting
+    /// master export.
     pub file: PathBuf,
     /// The database; default: the app's, in the platform's data folder.
     #[arg(long, value_name = "PATH")]
     pub db: Option<PathBuf>,
-    /// For world info, regex scripts and world info settings, which always go into a preset: the
-    /// preset to add them to.
+    /// For world info, regex scripts, world info settings, instruct templates and system prompts,
+    /// which always go into a preset: the preset to add them to.
     #[arg(long, value_name = "PRESET_ID")]
     pub into: Option<String>,
     /// World info into a preset that has a lorebook: add the entries to it instead of replacing
@@ -123,6 +124,8 @@ pub fn import(args: &ImportArgs) -> Result<String, CliError> {
             "lorebook" => format!("lorebook of preset \"{id}\""),
             "regexRules" => format!("regex rules of preset \"{id}\""),
             "worldInfoSettings" => format!("world info settings of preset \"{id}\""),
+            "instructTemplate" => format!("instruct template of preset \"{id}\""),
+            "systemPrompt" => format!("system prompt of preset \"{id}\""),
             _ => format!("preset \"{id}\" ({name})"),
         },
         Place::Session { id } => format!("session \"{id}\""),

@@ -165,5 +165,7 @@ fn kind_in_words(imported: &Imported) -> &'static str {
         Imported::RegexRules { .. } => "regex script file",
         Imported::Session { .. } => "chat",
         Imported::WorldInfoSettings { .. } => "SillyTavern settings file",
+        Imported::InstructTemplate { .. } => "SillyTavern instruct template",
+        Imported::SystemPrompt { .. } => "SillyTavern system prompt",
     }
 }

@@ -395,3 +395,70 @@ fn model_profiles_are_added_listed_replaced_and_removed() {
         String::from_utf8_lossy(&again.stderr).contains("no model profile with id \"local-llama\"")
     );
 }
+
+// RULES 7.2, 8.3: SillyTavern's Advanced Formatting from the command line. A master export (or a
+// context template) becomes a preset; an instruct template and a system prompt go into the
+// preset named with --into, and are refused without one.
+#[test]
+fn sillytavern_advanced_formatting_imports() {
+    let scratch = Scratch::new("advanced-formatting");
+    let db = scratch.db();
+    let chatml = serde_json::json!({
+        "name": "ChatML", "input_sequence": "<|im_start|>user",
+        "output_sequence": "<|im_start|>assistant", "system_sequence": "<|im_start|>system",
+        "stop_sequence": "<|im_end|>", "wrap": true, "names_behavior": "none",
+        "input_suffix": "<|im_end|>\n", "output_suffix": "<|im_end|>\n",
+        "system_suffix": "<|im_end|>\n" });
+    let master = write_json(
+        &scratch,
+        "ChatML set.json",
+        &serde_json::json!({
+            "instruct": chatml,
+            "context": { "name": "ChatML", "names_as_stop_strings": false,
+                "story_string": "<|im_start|>system\n{{#if system}}{{system}}\n{{/if}}{{trim}}<|im_end|>" },
+            "sysprompt": { "name": "Blank", "content": "" } }),
+    );
+    let out = ok(&["import", &master, "--db", &db]);
+    assert!(
+        out.starts_with("Imported preset \"chatml-set\" (ChatML)")
+            && out.contains("(SillyTavern Advanced Formatting export)"),
+        "{out}"
+    );
+    let instruct = write_json(
+        &scratch,
+        "Alpaca.json",
+        &serde_json::json!({
+        "name": "Alpaca", "input_sequence": "### Instruction:", "output_sequence": "### Response:" }),
+    );
+    let refused = run(&["import", &instruct, "--db", &db]);
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("an instruct template") && stderr.contains("--into PRESET_ID"),
+        "{stderr}"
+    );
+    let out = ok(&["import", &instruct, "--db", &db, "--into", "chatml-set"]);
+    assert!(
+        out.starts_with("Imported instruct template of preset \"chatml-set\"")
+            && out.contains("in place of \"ChatML\""),
+        "{out}"
+    );
+    let sysprompt = write_json(
+        &scratch,
+        "Actor.json",
+        &serde_json::json!({ "name": "Actor", "content": "You are {{char}}." }),
+    );
+    let out = ok(&["import", &sysprompt, "--db", &db, "--into", "chatml-set"]);
+    assert!(
+        out.starts_with("Imported system prompt of preset \"chatml-set\"")
+            && out.contains("(its variable systemPrompt) is now \"Actor\""),
+        "{out}"
+    );
+    let store = promptloom_store::Store::open(Path::new(&db)).expect("opens");
+    let preset = store.get_preset("chatml-set").expect("reads");
+    assert_eq!(preset.instruct.expect("a template").name, "Alpaca");
+    assert_eq!(
+        preset.variables.expect("variables")["systemPrompt"],
+        "You are {{char}}."
+    );
+}

@@ -145,3 +145,40 @@ fn text_completion_instruct_file_and_bad_templates() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+// RULES 5.12, 7.2: `--instruct` takes a SillyTavern instruct template too; what it could not map
+// is among the build's warnings, naming the file.
+#[test]
+fn text_completion_instruct_from_a_sillytavern_template() {
+    let dir = std::env::temp_dir().join(format!("promptloom-st-instruct-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("ChatML.json");
+    std::fs::write(
+        &file,
+        serde_json::json!({
+            "name": "ChatML", "input_sequence": "<|im_start|>user",
+            "output_sequence": "<|im_start|>assistant", "system_sequence": "<|im_start|>system",
+            "stop_sequence": "<|im_end|>", "wrap": true, "names_behavior": "always",
+            "input_suffix": "<|im_end|>\n", "output_suffix": "<|im_end|>\n",
+            "system_suffix": "<|im_end|>\n", "activation_regex": "chatml" })
+        .to_string(),
+    )
+    .expect("write");
+    let json = json_of(&preview(&[
+        "--instruct",
+        file.to_str().expect("utf-8"),
+        "--format",
+        "json",
+    ]));
+    let prompt = json["prompt"].as_str().expect("prompt");
+    assert!(
+        prompt.starts_with("<|im_start|>system\n") && prompt.ends_with("<|im_start|>assistant\n"),
+        "{prompt}"
+    );
+    let warnings = json["warnings"].to_string();
+    assert!(
+        warnings.contains("ChatML.json") && warnings.contains("activation_regex"),
+        "{warnings}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

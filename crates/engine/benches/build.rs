@@ -37,6 +37,7 @@ fn template(id: &str, role: Role, content: &str) -> MessageTemplate {
         kind: TemplateType::Message,
         content: Some(content.into()),
         default_injection_strategy: None,
+        unwrapped: false,
     }
 }
 

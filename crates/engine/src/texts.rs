@@ -135,6 +135,7 @@ crate::texts! {
     PROFILE_EMPTY = "assembler.profile-empty" => "no user profile content; the user_profile slot is empty";
     ASSEMBLER_SILLYTAVERN = "assembler.sillytavern" => "as SillyTavern's prompt manager: in-chat messages at one depth joined by role; the character's system prompt and post-history instructions in place of main and jailbreak; personality and scenario through their formats; the new chat and example openers; the example dialogue as example_user and example_assistant messages; <USER>, <BOT> and <CHAR> replaced with the names; message templates as anchors (the author's note stands before or after the main prompt)";
     EXAMPLES_OVER_BUDGET = "assembler.examples-over-budget" => "{count} example blocks not sent: over the budget of {budget} tokens";
+    LORE_WRITTEN = "assembler.lore-written" => "{count} lorebook text(s) written by {macro} in a template, not placed at their anchor";
     ASSEMBLED = "assembler.summary" => "{listed} messages: {skeleton} skeleton parts, {depth} depth and {anchor} anchor injections, {history} history";
 
     // authors-note (RULES 5.11.2)
@@ -230,6 +231,12 @@ crate::texts! {
     NO_VARIABLE_NAME = "macro.no-variable-name" => "macro {macro} needs a variable name";
     LONG_VARIABLE_NAME = "macro.long-variable-name" => "macro {macro}: a variable name is at most {bytes} bytes";
     NESTED_TOO_DEEP = "macro.nested-too-deep" => "macro values nest more than {depth} levels deep; the rest are left as written";
+    BLOCK_UNCLOSED = "macro.block-unclosed" => "{tag} at line {line}, column {column} is never closed; left as written";
+    BLOCK_STRAY = "macro.block-stray" => "{tag} at line {line}, column {column} closes or continues no open block; left as written";
+    BLOCK_UNKNOWN = "macro.block-unknown" => "{tag} at line {line}, column {column} is not a block this knows (only #if and #unless); left as written";
+    BLOCK_BAD_CONDITION = "macro.block-bad-condition" => "{tag} at line {line}, column {column}: a condition is one macro without braces, like #if description; left as written";
+    BLOCK_IN_ARGUMENTS = "macro.block-in-arguments" => "{tag} at line {line}, column {column} is inside a macro's arguments, where blocks are not read; left as written";
+    BLOCK_TOO_DEEP = "macro.block-too-deep" => "blocks nest more than {depth} deep at line {line}, column {column}; the blocks of this text are left as written";
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
 //! Promptloom's importers: SillyTavern's presets, character cards (PNG, JSON, CHARX), world info,
-//! regex scripts and chats, and native documents -> the engine's model (RULES 7). Every importer
+//! regex scripts, chats and Advanced Formatting (instruct and context templates, system prompts
+//! and their master export), and native documents -> the engine's model (RULES 7). Every importer
 //! returns its result with an [`ImportReport`] of what it could not map, item by item; bad input is
 //! an [`ImportError`] that names the file and the problem. Nothing here writes anywhere.
 
@@ -13,6 +14,7 @@ pub mod texts;
 use std::io::Read;
 use std::path::Path;
 
+use promptloom_engine::instruct::InstructTemplate;
 use promptloom_engine::model::{AgentPreset, Lorebook, RegexRule, Session};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -24,6 +26,7 @@ pub use sillytavern::card_export::export_card as export_sillytavern_card;
 pub use sillytavern::card_export::export_world_info as export_sillytavern_world_info;
 pub use sillytavern::card_preset::{card_preset, overlay_character};
 pub use sillytavern::export::export_preset as export_sillytavern_preset;
+pub use sillytavern::sysprompt::{reads_system_prompt, SystemPrompt};
 pub use sillytavern::world_info_settings::{
     looks_like_world_info_settings, world_info_settings_from_value, WorldInfoSettings,
 };
@@ -116,6 +119,14 @@ pub enum Imported {
     WorldInfoSettings {
         settings: WorldInfoSettings,
     },
+    /// A SillyTavern instruct template, for a preset's text completion (its `instruct`).
+    InstructTemplate {
+        template: InstructTemplate,
+    },
+    /// A SillyTavern system prompt, for a preset (its variable `systemPrompt`).
+    SystemPrompt {
+        prompt: SystemPrompt,
+    },
 }
 
 impl Imported {
@@ -127,6 +138,8 @@ impl Imported {
             Imported::RegexRules { .. } => "regexRules",
             Imported::Session { .. } => "session",
             Imported::WorldInfoSettings { .. } => "worldInfoSettings",
+            Imported::InstructTemplate { .. } => "instructTemplate",
+            Imported::SystemPrompt { .. } => "systemPrompt",
         }
     }
 }
@@ -176,7 +189,9 @@ fn check_size(size: u64) -> Result<(), Problem> {
 /// preset or session; `prompts`/`prompt_order` -> SillyTavern preset; a card `spec`, `data.name`
 /// or a V1 card's fields -> character card; `entries` -> world info; `findRegex` -> regex
 /// scripts; lines of JSON (or a chat header) -> chat; SillyTavern's `settings.json` -> its world
-/// info settings.
+/// info settings; `input_sequence` and `output_sequence` -> instruct template; `story_string`
+/// -> context template (a preset); `name` and `content` alone -> system prompt; `instruct`,
+/// `context` or `sysprompt` sections -> master export (a preset).
 pub fn import_bytes(file: &str, bytes: &[u8]) -> Result<Reported<Imported>, ImportError> {
     sniff_and_import(file, bytes).map_err(|p| ImportError::new(file, p))
 }
@@ -221,6 +236,9 @@ fn sniff_and_import(file: &str, bytes: &[u8]) -> Result<Reported<Imported>, Prob
     if sillytavern::preset::looks_like_preset(root) {
         return sillytavern::preset::preset_from_value(file, root).map(|r| map(r, preset));
     }
+    if let Some(formatting) = advanced_formatting(file, root) {
+        return formatting;
+    }
     if sillytavern::card::looks_like_card(root) {
         return sillytavern::card::card_from_value(root).map(character);
     }
@@ -248,6 +266,112 @@ fn sniff_and_import(file: &str, bytes: &[u8]) -> Result<Reported<Imported>, Prob
             keys.join(", ")
         }
     )))
+}
+
+/// SillyTavern's Advanced Formatting files, told apart by the keys SillyTavern itself tests:
+/// `None` when `root` is none of them.
+fn advanced_formatting(
+    file: &str,
+    root: &json::Object,
+) -> Option<Result<Reported<Imported>, Problem>> {
+    use sillytavern::{context, instruct, master, sysprompt};
+    let stem = json::file_stem(file);
+    if instruct::looks_like_instruct(root) {
+        let mut report = ImportReport::new(texts::FORMAT_ST_INSTRUCT);
+        return Some(
+            instruct::instruct_from_value(stem, root, "", &mut report).map(|st| {
+                master::instruct_only_report(&st, "", &mut report);
+                Reported {
+                    value: Imported::InstructTemplate {
+                        template: st.template,
+                    },
+                    report,
+                }
+            }),
+        );
+    }
+    if context::looks_like_context(root) {
+        let mut report = ImportReport::new(texts::FORMAT_ST_CONTEXT);
+        let run = |report: &mut ImportReport| {
+            let st = context::context_from_value(root, "", report)?;
+            context::preset_from_parts(
+                context::Parts {
+                    stem,
+                    context: &st,
+                    at: "",
+                    instruct: None,
+                    system_prompt: None,
+                },
+                report,
+            )
+        };
+        return Some(run(&mut report).map(|p| Reported {
+            value: preset(p),
+            report,
+        }));
+    }
+    if sysprompt::looks_like_sysprompt(root) {
+        let mut report = ImportReport::new(texts::FORMAT_ST_SYSPROMPT);
+        return Some(
+            sysprompt::sysprompt_from_value(stem, root, "", &mut report).map(|prompt| Reported {
+                value: Imported::SystemPrompt { prompt },
+                report,
+            }),
+        );
+    }
+    if master::looks_like_master_export(root) {
+        return Some(master::preset_from_master(file, root).map(|r| map(r, preset)));
+    }
+    None
+}
+
+/// An instruct template from a file (the CLI's `--instruct FILE`): Promptloom's own JSON
+/// (`InstructTemplate::parse`), a SillyTavern instruct template, or the instruct section of a
+/// SillyTavern master export. Errors name the file; the report says what did not come through.
+pub fn instruct_template_file(path: &Path) -> Result<Reported<InstructTemplate>, ImportError> {
+    let file = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string());
+    let run = || {
+        let size = std::fs::metadata(path)
+            .map_err(|e| Problem::Io(e.to_string()))?
+            .len();
+        check_size(size)?;
+        let bytes = read_limited(path).map_err(|e| Problem::Io(e.to_string()))?;
+        instruct_template_bytes(&file, &bytes)
+    };
+    run().map_err(|p| ImportError::new(file.clone(), p))
+}
+
+/// [`instruct_template_file`] over bytes already read; `file` names them.
+pub fn instruct_template_bytes(
+    file: &str,
+    bytes: &[u8],
+) -> Result<Reported<InstructTemplate>, Problem> {
+    check_size(bytes.len() as u64)?;
+    let text = utf8(bytes)?;
+    let value: Value = serde_json::from_str(text).map_err(|e| Problem::NotJson(e.to_string()))?;
+    if let Value::Object(root) = &value {
+        let stem = json::file_stem(file);
+        if sillytavern::instruct::looks_like_instruct(root) {
+            let mut report = ImportReport::new(texts::FORMAT_ST_INSTRUCT);
+            let st = sillytavern::instruct::instruct_from_value(stem, root, "", &mut report)?;
+            sillytavern::master::instruct_only_report(&st, "", &mut report);
+            return Ok(Reported {
+                value: st.template,
+                report,
+            });
+        }
+        if sillytavern::master::looks_like_master_export(root) {
+            return sillytavern::master::instruct_of_master(file, root);
+        }
+    }
+    let template = InstructTemplate::parse(file, text)?;
+    Ok(Reported {
+        value: template,
+        report: ImportReport::new(texts::FORMAT_PROMPTLOOM_INSTRUCT),
+    })
 }
 
 fn utf8(bytes: &[u8]) -> Result<&str, Problem> {

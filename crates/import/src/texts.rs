@@ -19,6 +19,11 @@ promptloom_engine::texts! {
     FORMAT_ST_WI_SETTINGS = "import.format.sillytavern-world-info-settings" => "SillyTavern world info settings";
     FORMAT_ST_REGEX = "import.format.sillytavern-regex" => "SillyTavern regex scripts";
     FORMAT_ST_CHAT = "import.format.sillytavern-chat" => "SillyTavern chat";
+    FORMAT_ST_INSTRUCT = "import.format.sillytavern-instruct" => "SillyTavern instruct template";
+    FORMAT_ST_CONTEXT = "import.format.sillytavern-context" => "SillyTavern context template";
+    FORMAT_ST_SYSPROMPT = "import.format.sillytavern-sysprompt" => "SillyTavern system prompt";
+    FORMAT_ST_MASTER = "import.format.sillytavern-master" => "SillyTavern Advanced Formatting export";
+    FORMAT_PROMPTLOOM_INSTRUCT = "import.format.promptloom-instruct" => "Promptloom instruct template";
     FORMAT_ST_CARD_V2 = "import.format.sillytavern-card-v2" => "SillyTavern character card V2";
     FORMAT_CARD = "import.format.card" => "character card {version}";
     FORMAT_CARD_IN = "import.format.card-in" => "{card} {container}";
@@ -83,6 +88,31 @@ promptloom_engine::texts! {
     APPLIES_TO_NOTHING = "import.applies-to-nothing" => "applies to no user or AI message; imported disabled";
     MARKDOWN_ONLY = "import.markdown-only" => "changes only SillyTavern's display (markdownOnly); imported disabled";
     PATTERN_NOT_SUPPORTED = "import.pattern-not-supported" => "pattern not supported here ({why}); skipped";
+
+    // SillyTavern's Advanced Formatting: instruct and context templates, system prompts
+    REPLY_LINE_BREAK = "import.reply-line-break" => "with wrap, SillyTavern starts the reply on a new line after a message whose suffix ends without one; here the reply's sequence follows such a message directly";
+    REPLY_NAME = "import.reply-name" => "SillyTavern ends the prompt with the character's name after the reply's sequence (Name:); here it ends with the sequence";
+    STOP_WITH_MACROS = "import.stop-with-macros" => "stop string {stop} holds macros, which a stop string cannot; left out";
+    SEQUENCE_WITH_MACROS = "import.sequence-with-macros" => "holds macros (such as {{name}}, the speaker's name), which an instruct template does not expand; kept as written";
+    ACTIVATION_REGEX = "import.activation-regex" => "SillyTavern picks the template by the model's name with it; a preset names its template itself: not mapped";
+    BIND_TO_CONTEXT = "import.bind-to-context" => "SillyTavern picks the context template of the same name with it: not mapped (a master export brings both)";
+    SKIP_EXAMPLES = "import.skip-examples" => "SillyTavern writes the example dialogue without the instruct format with it: not mapped";
+    LAST_SYSTEM_SEQUENCE = "import.last-system-sequence" => "used only for SillyTavern's background (quiet) prompts: not mapped, except as a stop string";
+    NAMES_AS_STOPS = "import.names-as-stops" => "the user's and the character's names as stop strings (a line break and Name:) depend on the chat: not mapped";
+    TRIM_SENTENCES = "import.trim-sentences" => "SillyTavern cuts the reply to whole sentences with it: not mapped";
+    STORY_STRING_POSITION = "import.story-string-position" => "the story string placed in the chat: not mapped; it is sent first";
+    STORY_EXAMPLES = "import.story-examples" => "is the card's example dialogue as written here; SillyTavern writes it in blocks and in the instruct format";
+    STORY_FIELD_NOT_MAPPED = "import.story-field-not-mapped" => "has no value here: written as the variable {variable}, empty unless set";
+    USER_ALIGNMENT = "import.user-alignment" => "sent before the chat history every time; SillyTavern leaves it out when the oldest message it sends is the user's";
+    FORCE_NAME = "import.force-name" => "without instruct mode SillyTavern ends the prompt with the character's name (Name:): not mapped";
+    POST_HISTORY = "import.post-history" => "post-history instructions of a system prompt: not mapped";
+    INSTRUCT_OFF = "import.instruct-off" => "instruct mode was off in SillyTavern: the template is not used";
+    SYSPROMPT_OFF = "import.sysprompt-off" => "the system prompt was off in SillyTavern: the preset's system prompt is empty";
+    DEFAULT_CONTEXT = "import.default-context" => "no context template: SillyTavern's Default context template is used";
+    SAMPLER_SECTION = "import.sampler-section" => "SillyTavern's text-completion sampler settings: not mapped";
+    SECTION_NOT_READ = "import.section-not-read" => "not read: only the instruct template was asked for";
+    NEEDS_CONTEXT = "import.needs-context" => "goes into the story string or the chat, which an instruct template alone does not hold: not mapped (a master export makes a whole preset)";
+    OLD_SYSTEM_PROMPT = "import.old-system-prompt" => "an old template's system prompt: not mapped (import it as a system prompt)";
 
     // Chats
     NO_MES = "import.no-mes" => "no `mes` text; skipped";

@@ -194,6 +194,7 @@ fn sillytavern_export_reports_what_it_cannot_hold() {
         role: Role::System,
         kind: TemplateType::Message,
         content: Some("x".into()),
+        unwrapped: false,
         default_injection_strategy: Some(InjectionStrategy {
             anchor_target: Some("chat_history".into()),
             ..InjectionStrategy::default()

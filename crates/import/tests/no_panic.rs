@@ -39,6 +39,12 @@ fn arb_json() -> impl Strategy<Value = Value> {
                     Just("placement".to_string()),
                     Just("mes".to_string()),
                     Just("is_user".to_string()),
+                    Just("input_sequence".to_string()),
+                    Just("output_sequence".to_string()),
+                    Just("wrap".to_string()),
+                    Just("names_behavior".to_string()),
+                    Just("story_string".to_string()),
+                    Just("chat_start".to_string()),
                     "[a-z]{1,6}",
                 ],
                 inner,
@@ -51,13 +57,17 @@ fn arb_json() -> impl Strategy<Value = Value> {
 
 /// A document of one of the shapes the sniffer knows, with arbitrary content under its keys.
 fn arb_document() -> impl Strategy<Value = Value> {
-    (arb_json(), arb_json(), 0..7usize).prop_map(|(a, b, shape)| match shape {
+    (arb_json(), arb_json(), 0..11usize).prop_map(|(a, b, shape)| match shape {
         0 => json!({ "prompts": a, "prompt_order": b }),
         1 => json!({ "spec": "chara_card_v2", "data": { "name": "x", "character_book": a, "extensions": b } }),
         2 => json!({ "entries": a }),
         3 => json!({ "findRegex": a, "placement": b }),
         4 => json!([{ "findRegex": "/x/g", "minDepth": a }, { "findRegex": b }]),
         5 => json!({ "formatVersion": 1, "id": "p", "name": "P", "messageTemplates": a, "contextRecipes": b }),
+        6 => json!({ "input_sequence": a, "output_sequence": "x", "wrap": b, "name": "T" }),
+        7 => json!({ "story_string": a, "chat_start": b }),
+        8 => json!({ "instruct": a, "context": b }),
+        9 => json!({ "instruct": { "input_sequence": "a", "output_sequence": "b" }, "context": { "story_string": a }, "sysprompt": b }),
         _ => json!({ "user_name": a, "chat_metadata": b }),
     })
 }
@@ -107,6 +117,11 @@ proptest! {
     }
 
     #[test]
+    fn instruct_template_never_panics(bytes in prop::collection::vec(any::<u8>(), 0..2048)) {
+        let _ = import::instruct_template_bytes("fuzz.json", &bytes);
+    }
+
+    #[test]
     fn chat_never_panics(bytes in prop::collection::vec(any::<u8>(), 0..2048)) {
         let _ = import::import_chat("fuzz.jsonl", &bytes);
     }
@@ -120,6 +135,7 @@ proptest! {
         let _ = import::import_world_info("fuzz.json", text.as_bytes());
         let _ = import::import_regex_scripts("fuzz.json", text.as_bytes());
         let _ = import::import_chat("fuzz.jsonl", text.as_bytes());
+        let _ = import::instruct_template_bytes("fuzz.json", text.as_bytes());
     }
 
     #[test]

@@ -10,7 +10,12 @@
 //!   else): a rule identical to one already there is skipped, one whose id is taken by a
 //!   different rule gets a free `<id>-N`, each said in a note;
 //! - SillyTavern's world info settings go into a preset: its lorebook takes them (its entries are
-//!   kept) and the `lorebook` processor its `includeNames`, said in a note.
+//!   kept) and the `lorebook` processor its `includeNames`, said in a note;
+//! - a SillyTavern instruct template goes into a preset as its own (its builds become text
+//!   completion), said in a note that names the template it replaced, if any;
+//! - a SillyTavern system prompt goes into a preset as its variable `systemPrompt`, which the
+//!   story string of an imported context template reads; the note says when no template of the
+//!   preset reads it.
 
 use std::collections::HashSet;
 
@@ -34,6 +39,10 @@ pub mod texts {
         RULE_RENAMED = "import.rule-renamed" => "rule id \"{rule}\" is taken by a different rule; added as \"{renamed}\"";
         WI_SETTINGS_APPLIED = "import.wi-settings-applied" => "the lorebook of preset \"{preset}\" takes SillyTavern's world info settings (scan depth, budget, recursion, matching) in place of its own, and keeps its {entries}";
         WI_SETTINGS_NEW_BOOK = "import.wi-settings-new-book" => "preset \"{preset}\" gets a lorebook with SillyTavern's world info settings (scan depth, budget, recursion, matching) and no entries yet";
+        INSTRUCT_SET = "import.instruct-set" => "preset \"{preset}\" now builds text completion with the instruct template \"{template}\"";
+        INSTRUCT_REPLACED = "import.instruct-replaced" => "preset \"{preset}\" now builds text completion with the instruct template \"{template}\", in place of \"{old}\"";
+        SYSTEM_PROMPT_SET = "import.system-prompt-set" => "the system prompt of preset \"{preset}\" (its variable systemPrompt) is now \"{name}\"";
+        SYSTEM_PROMPT_UNREAD = "import.system-prompt-unread" => "the system prompt \"{name}\" is kept as the variable systemPrompt of preset \"{preset}\", but no template of it reads {{getvar::systemPrompt}}, so it is not sent (a SillyTavern context template's story string reads it)";
     }
 }
 
@@ -114,6 +123,48 @@ pub fn import_into(
                     .with("preset", &preset.id)
                     .part("entries", entries(kept))
             });
+            store.save_preset(&preset)?;
+            Place::Preset {
+                id: preset.id,
+                name: preset.name,
+            }
+        }
+        Imported::InstructTemplate { template } => {
+            let id = target.into.ok_or(LibraryError::NeedsPreset {
+                what: "an instruct template",
+            })?;
+            let mut preset = store.get_preset(id)?;
+            let old = preset.instruct.replace(template.clone());
+            notes.push(match old {
+                Some(old) if old.name != template.name => texts::INSTRUCT_REPLACED
+                    .with("preset", &preset.id)
+                    .with("template", &template.name)
+                    .with("old", &old.name),
+                _ => texts::INSTRUCT_SET
+                    .with("preset", &preset.id)
+                    .with("template", &template.name),
+            });
+            store.save_preset(&preset)?;
+            Place::Preset {
+                id: preset.id,
+                name: preset.name,
+            }
+        }
+        Imported::SystemPrompt { prompt } => {
+            let id = target.into.ok_or(LibraryError::NeedsPreset {
+                what: "a system prompt",
+            })?;
+            let mut preset = store.get_preset(id)?;
+            let read = prompt.apply_to(&mut preset);
+            notes.push(
+                if read {
+                    texts::SYSTEM_PROMPT_SET
+                } else {
+                    texts::SYSTEM_PROMPT_UNREAD
+                }
+                .with("preset", &preset.id)
+                .with("name", &prompt.name),
+            );
             store.save_preset(&preset)?;
             Place::Preset {
                 id: preset.id,

@@ -41,6 +41,7 @@ pub fn starter(id: String, name: String) -> AgentPreset {
                 kind: TemplateType::Message,
                 content: Some("You are {{char}}, a helpful assistant.".into()),
                 default_injection_strategy: None,
+                unwrapped: false,
             },
             MessageTemplate {
                 id: "chat-history".into(),
@@ -49,6 +50,7 @@ pub fn starter(id: String, name: String) -> AgentPreset {
                 kind: TemplateType::ChatHistory,
                 content: None,
                 default_injection_strategy: None,
+                unwrapped: false,
             },
         ],
         context_recipes: vec![ContextRecipe {

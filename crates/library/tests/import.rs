@@ -243,3 +243,97 @@ fn world_info_and_scripts_without_a_preset_are_refused_and_write_nothing() {
     assert_eq!(preset.lorebook.expect("kept").entries.len(), 2);
     assert_eq!(store.list_presets().expect("lists").len(), 1);
 }
+
+fn chatml_instruct(name: &str) -> Value {
+    json!({ "name": name, "input_sequence": "<|im_start|>user", "output_sequence": "<|im_start|>assistant",
+        "system_sequence": "<|im_start|>system", "stop_sequence": "<|im_end|>", "wrap": true,
+        "input_suffix": "<|im_end|>\n", "output_suffix": "<|im_end|>\n", "system_suffix": "<|im_end|>\n",
+        "names_behavior": "none" })
+}
+
+// RULES 7.2, 7.4: a SillyTavern instruct template goes into a preset as its own (its builds
+// become text completion); a second one replaces it, said in a note; without a preset it is
+// refused as world info is.
+#[test]
+fn an_instruct_template_goes_into_a_preset_and_says_what_it_replaced() {
+    let store = store_with_preset();
+    let outcome = import_into(
+        &store,
+        imported("ChatML.json", &chatml_instruct("ChatML")),
+        target(Some("p"), LorebookMode::Replace),
+    )
+    .expect("imports");
+    assert_eq!(
+        outcome.notes,
+        ["preset \"p\" now builds text completion with the instruct template \"ChatML\""]
+    );
+    let preset = store.get_preset("p").expect("reads");
+    assert_eq!(
+        preset.instruct.as_ref().map(|t| t.id.as_str()),
+        Some("chatml")
+    );
+    let outcome = import_into(
+        &store,
+        imported("Other.json", &chatml_instruct("Other")),
+        target(Some("p"), LorebookMode::Replace),
+    )
+    .expect("imports");
+    assert!(
+        outcome.notes[0].ends_with("\"Other\", in place of \"ChatML\""),
+        "{:?}",
+        outcome.notes
+    );
+    let err = import_into(
+        &store,
+        imported("ChatML.json", &chatml_instruct("ChatML")),
+        target(None, LorebookMode::Replace),
+    )
+    .expect_err("needs a preset");
+    assert_eq!(err.code(), "needs_preset");
+}
+
+// RULES 7.2: a system prompt goes into a preset as its variable systemPrompt; the story string
+// of an imported context template reads it, and a preset that reads it nowhere says so.
+#[test]
+fn a_system_prompt_goes_into_a_preset_and_says_whether_it_is_read() {
+    let store = store_with_preset();
+    let prompt = json!({ "name": "Actor", "content": "You are {{char}}." });
+    let outcome = import_into(
+        &store,
+        imported("Actor.json", &prompt),
+        target(Some("p"), LorebookMode::Replace),
+    )
+    .expect("imports");
+    assert!(
+        outcome.notes[0].contains("no template of it reads {{getvar::systemPrompt}}"),
+        "{:?}",
+        outcome.notes
+    );
+    let context = json!({ "name": "Minimal", "story_string": "{{#if system}}{{system}}\n{{/if}}{{description}}" });
+    let made = import_into(
+        &store,
+        imported("Minimal.json", &context),
+        target(None, LorebookMode::Replace),
+    )
+    .expect("imports");
+    let promptloom_library::Place::Preset { id, .. } = made.place else {
+        panic!("a preset");
+    };
+    let outcome = import_into(
+        &store,
+        imported("Actor.json", &prompt),
+        target(Some(&id), LorebookMode::Replace),
+    )
+    .expect("imports");
+    assert_eq!(
+        outcome.notes,
+        [format!(
+            "the system prompt of preset \"{id}\" (its variable systemPrompt) is now \"Actor\""
+        )]
+    );
+    let preset = store.get_preset(&id).expect("reads");
+    assert_eq!(
+        preset.variables.expect("variables")["systemPrompt"],
+        "You are {{char}}."
+    );
+}

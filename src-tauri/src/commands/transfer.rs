@@ -159,6 +159,8 @@ pub async fn inspect_import(app: AppHandle, file: u32) -> Result<ImportPreview, 
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default(),
+            Imported::InstructTemplate { template } => template.name.clone(),
+            Imported::SystemPrompt { prompt } => prompt.name.clone(),
             _ => name_said.as_ref().map(Said::to_string).unwrap_or_default(),
         };
         Ok(ImportPreview {
@@ -172,6 +174,8 @@ pub async fn inspect_import(app: AppHandle, file: u32) -> Result<ImportPreview, 
                 Imported::Lorebook { .. }
                     | Imported::RegexRules { .. }
                     | Imported::WorldInfoSettings { .. }
+                    | Imported::InstructTemplate { .. }
+                    | Imported::SystemPrompt { .. }
             ),
             not_mapped: not_mapped(reported.report),
         })

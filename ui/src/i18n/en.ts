@@ -152,6 +152,8 @@ export const en = {
   "import.kind.lorebook": "lorebook",
   "import.kind.regexRules": "regex rules",
   "import.kind.worldInfoSettings": "world info settings (for a preset's lorebook)",
+  "import.kind.instructTemplate": "instruct template (for a preset's text completion)",
+  "import.kind.systemPrompt": "system prompt (for a preset)",
   "import.kind.session": "session",
   "import.summary": "{format}: {kind} “{name}”",
   "import.into": "Into the preset",

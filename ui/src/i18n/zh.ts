@@ -154,6 +154,8 @@ export const zh: Record<MessageKey, string> = {
   "import.kind.lorebook": "世界书",
   "import.kind.regexRules": "正则规则",
   "import.kind.worldInfoSettings": "世界书全局设置（用于某个预设的世界书）",
+  "import.kind.instructTemplate": "指令模板（用于某个预设的文本补全）",
+  "import.kind.systemPrompt": "系统提示词（用于某个预设）",
   "import.kind.session": "会话",
   "import.summary": "{format}：{kind}“{name}”",
   "import.into": "导入到预设",

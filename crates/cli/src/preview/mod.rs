@@ -158,11 +158,11 @@ pub fn inputs(args: &BuildArgs) -> Result<Inputs, CliError> {
             .unwrap_or_else(|| chrono::Local::now().fixed_offset()),
     );
     options.input = args.input.clone();
-    options.instruct = args
-        .instruct
-        .as_deref()
-        .map(instruct_template)
-        .transpose()?;
+    if let Some(name) = args.instruct.as_deref() {
+        let loaded = instruct_template(name)?;
+        note(Path::new(name), loaded.notes);
+        options.instruct = Some(loaded.value);
+    }
     options.context_window = args.context_window;
     options.reserve = args.reserve;
     options.ephemeral = match (args.ephemeral_kind, &args.ephemeral) {
@@ -341,10 +341,15 @@ fn body_format(format: Format) -> Option<BodyFormat> {
     }
 }
 
-/// `--instruct NAME|FILE`: a built-in template by its id, else a template file.
-fn instruct_template(name: &str) -> Result<InstructTemplate, CliError> {
+/// `--instruct NAME|FILE`: a built-in template by its id, else a template file: Promptloom's own
+/// JSON, or a SillyTavern instruct template or master export (what its importer could not map
+/// comes back as notes).
+fn instruct_template(name: &str) -> Result<load::Loaded<InstructTemplate>, CliError> {
     if let Some(template) = promptloom_engine::instruct::built_in(name) {
-        return Ok(template);
+        return Ok(load::Loaded {
+            value: template,
+            notes: Vec::new(),
+        });
     }
     let path = Path::new(name);
     if !path.exists() {
@@ -357,14 +362,17 @@ fn instruct_template(name: &str) -> Result<InstructTemplate, CliError> {
             ),
         });
     }
-    let bytes = load::read_bounded(path)?;
-    let text =
-        std::str::from_utf8(&bytes).map_err(|_| CliError::bad_input(path, "not UTF-8 text"))?;
-    let file = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| name.to_string());
-    InstructTemplate::parse(&file, text).map_err(|e| CliError::engine(path, &e))
+    let reported = promptloom_import::instruct_template_file(path)
+        .map_err(|e| CliError::bad_input(path, e.problem))?;
+    Ok(load::Loaded {
+        value: reported.value,
+        notes: reported
+            .report
+            .items
+            .iter()
+            .map(|i| format!("{}: {}", i.item, i.message))
+            .collect(),
+    })
 }
 
 /// `COLUMNS` when the shell exports it, else 100: wide enough to read, narrow enough to scan.

@@ -138,6 +138,7 @@ pub fn check(
             role: t.role,
             name: None,
             content: b,
+            unwrapped: t.unwrapped,
         })
         .collect();
     let ours = render(template, &plain).prompt;

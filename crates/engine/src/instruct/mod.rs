@@ -22,6 +22,9 @@ pub struct Turn<'a> {
     pub role: Role,
     pub name: Option<&'a str>,
     pub content: &'a str,
+    /// Written as it is: no affixes, no name, not trimmed, never folded, and no turn of its
+    /// role for `firstPrefix` and `lastPrefix` (a template's `unwrapped`, RULES 5.12).
+    pub unwrapped: bool,
 }
 
 /// Who wrote a span of the string.
@@ -118,7 +121,7 @@ pub fn render(template: &InstructTemplate, turns: &[Turn<'_>]) -> RenderedPrompt
     };
     w.template(&template.bos);
     let systems: Vec<usize> = (0..turns.len())
-        .filter(|&i| turns[i].role == Role::System)
+        .filter(|&i| turns[i].role == Role::System && !turns[i].unwrapped)
         .collect();
     // System messages written inside a user turn, by the index of that turn.
     let mut folded: Vec<Vec<usize>> = vec![Vec::new(); turns.len()];
@@ -127,7 +130,7 @@ pub fn render(template: &InstructTemplate, turns: &[Turn<'_>]) -> RenderedPrompt
     match template.system_mode {
         SystemMode::IntoNextUser => {
             let mut pending = Vec::new();
-            for (i, turn) in turns.iter().enumerate() {
+            for (i, turn) in turns.iter().enumerate().filter(|(_, t)| !t.unwrapped) {
                 match turn.role {
                     Role::System => pending.push(i),
                     Role::User => folded[i].append(&mut pending),
@@ -139,7 +142,10 @@ pub fn render(template: &InstructTemplate, turns: &[Turn<'_>]) -> RenderedPrompt
             }
         }
         SystemMode::IntoLastUser => {
-            match turns.iter().rposition(|t| t.role == Role::User) {
+            match turns
+                .iter()
+                .rposition(|t| t.role == Role::User && !t.unwrapped)
+            {
                 Some(last) => folded[last] = systems.clone(),
                 None => systems.iter().for_each(|&i| left[i] = true),
             };
@@ -160,25 +166,30 @@ pub fn render(template: &InstructTemplate, turns: &[Turn<'_>]) -> RenderedPrompt
         template.system_mode,
         SystemMode::IntoNextUser | SystemMode::IntoLastUser | SystemMode::AtStart
     );
-    // The turns as written, each with the role whose affixes it takes.
-    let written: Vec<(usize, Role)> = turns
+    // The turns as written, each with the role whose affixes it takes (none: as it is).
+    let written: Vec<(usize, Option<Role>)> = turns
         .iter()
         .enumerate()
-        .filter(|&(i, turn)| !(turn.role == Role::System && folds && !left[i]))
+        .filter(|&(i, turn)| turn.unwrapped || !(turn.role == Role::System && folds && !left[i]))
         .map(|(i, turn)| {
             // A system message with nowhere to go is a user turn of its own.
             let role = match (turn.role, template.system_mode) {
-                (Role::System, SystemMode::Own) => Role::System,
-                (Role::System, _) | (Role::Tool, _) => Role::User,
-                (role, _) => role,
+                _ if turn.unwrapped => None,
+                (Role::System, SystemMode::Own) => Some(Role::System),
+                (Role::System, _) | (Role::Tool, _) => Some(Role::User),
+                (role, _) => Some(role),
             };
             (i, role)
         })
         .collect();
-    let first_of = |role: Role| written.iter().position(|w| w.1 == role);
-    let last_of = |role: Role| written.iter().rposition(|w| w.1 == role);
+    let first_of = |role: Role| written.iter().position(|w| w.1 == Some(role));
+    let last_of = |role: Role| written.iter().rposition(|w| w.1 == Some(role));
     let bounds = [Role::System, Role::User, Role::Assistant].map(|r| (first_of(r), last_of(r)));
     for (k, &(i, role)) in written.iter().enumerate() {
+        let Some(role) = role else {
+            w.message(i, turns[i].content);
+            continue;
+        };
         let affixes = template.affixes(role);
         let (first, last) = bounds[role.index()];
         w.template(affixes.prefix_of(first == Some(k), last == Some(k)));

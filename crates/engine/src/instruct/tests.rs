@@ -10,26 +10,31 @@ fn conversation() -> Vec<Turn<'static>> {
             role: Role::System,
             name: None,
             content: "You are Mara, a lighthouse keeper.",
+            unwrapped: false,
         },
         Turn {
             role: Role::User,
             name: Some("Rosa"),
             content: "Is the lamp lit?",
+            unwrapped: false,
         },
         Turn {
             role: Role::Assistant,
             name: None,
             content: "It has not gone out in forty years.",
+            unwrapped: false,
         },
         Turn {
             role: Role::System,
             name: None,
             content: "[A storm is coming.]",
+            unwrapped: false,
         },
         Turn {
             role: Role::User,
             name: None,
             content: "Then we wait.",
+            unwrapped: false,
         },
     ]
 }
@@ -127,11 +132,13 @@ fn instruct_names_are_written_or_left_out_and_system_messages_without_a_user_tur
             role: Role::User,
             name: Some("Rosa"),
             content: "  Hi.  ",
+            unwrapped: false,
         },
         Turn {
             role: Role::System,
             name: Some("Narrator"),
             content: "Dusk.",
+            unwrapped: false,
         },
     ];
     assert_eq!(
@@ -172,11 +179,53 @@ fn instruct_first_and_last_prefixes_mark_a_roles_first_and_last_turns() {
         role: Role::User,
         name: None,
         content: "Hello.",
+        unwrapped: false,
     }];
     assert!(render(&t, &one).prompt.contains("[last user] Hello."));
     // The variants count toward the template's size cap.
     t.user.first_prefix = Some("x".repeat(MAX_TEMPLATE_BYTES + 1));
     assert!(t.validate().is_err());
+}
+
+// RULES 5.12: an unwrapped message is written as it is, in place: no affixes, no name, never
+// folded into a user turn, and no turn of its role for the first and last prefixes.
+#[test]
+fn instruct_unwrapped_messages_are_written_as_they_are() {
+    let mut t = built_in("llama-2").expect("llama-2");
+    t.user.first_prefix = Some("[first] ".into());
+    let turns = [
+        Turn {
+            role: Role::System,
+            name: Some("Story"),
+            content: "[INST] Story. [/INST]",
+            unwrapped: true,
+        },
+        Turn {
+            role: Role::System,
+            name: None,
+            content: "Be brief.",
+            unwrapped: false,
+        },
+        Turn {
+            role: Role::User,
+            name: None,
+            content: "Hi.",
+            unwrapped: false,
+        },
+    ];
+    let folded = render(&t, &turns);
+    assert!(
+        folded
+            .prompt
+            .starts_with("[INST] Story. [/INST][first] <<SYS>>\nBe brief."),
+        "{}",
+        folded.prompt
+    );
+    assert_eq!(folded.spans[0].source, SpanSource::Message { index: 0 });
+    // Alone before the chat, in a format that writes system messages at the start.
+    t.system_mode = SystemMode::AtStart;
+    let at_start = render(&t, &turns[..1]).prompt;
+    assert_eq!(at_start, format!("[INST] Story. [/INST]{}", t.reply_prefix));
 }
 
 mod in_a_build {
@@ -232,6 +281,26 @@ mod in_a_build {
         );
         // A chat build has no prompt string.
         assert!(build_full(&preset, &s, |_| {}).prompt.is_none());
+    }
+
+    // RULES 5.12: a template marked `unwrapped` is written into the string as it is.
+    #[test]
+    fn text_completion_writes_an_unwrapped_template_as_it_is() {
+        let preset = parse_preset(&PRESET.replace(
+            r#""content": "You are Mara.""#,
+            r#""content": "<|im_start|>system\nYou are Mara.<|im_end|>\n", "unwrapped": true"#,
+        ))
+        .expect("preset");
+        let s = session(1);
+        let result = build_full(&preset, &s, |o| o.instruct = built_in("chatml"));
+        assert_eq!(
+            result.prompt.expect("a prompt").prompt,
+            "<|im_start|>system\nYou are Mara.<|im_end|>\n<|im_start|>user\nMessage number 0 \
+             about the lamp.<|im_end|>\n<|im_start|>assistant\n"
+        );
+        // In chat completion it is a system message like any other.
+        let chat = build_full(&preset, &s, |_| {});
+        assert_eq!(chat.messages[0].role, Role::System);
     }
 
     // RULES 5.12, 5.6: the budget counts the template's tokens, so a window that holds the

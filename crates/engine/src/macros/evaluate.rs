@@ -6,6 +6,7 @@ use std::collections::HashSet;
 
 use chrono::{Datelike, Timelike};
 
+use super::blocks::is_block_tag;
 use super::idle::idle_duration;
 use super::random::Dice;
 use super::scan::{char_floor, split_macro};
@@ -129,7 +130,8 @@ impl Expander<'_, '_> {
 
     /// Evaluates one macro whose arguments are already expanded (`body`); `raw` is its source.
     pub(super) fn evaluate(&mut self, body: &str, raw: &str, depth: usize) -> Output {
-        if self.stopped || self.state.exhausted {
+        // Block tags were resolved, or warned about, before the scan.
+        if is_block_tag(body) || self.stopped || self.state.exhausted {
             return Output::Kept;
         }
         if self.evaluations >= MAX_EVALUATIONS {
@@ -177,7 +179,13 @@ impl Expander<'_, '_> {
             self.warn(|| texts::NESTED_TOO_DEEP.with("depth", MAX_VALUE_DEPTH));
             return value;
         }
-        self.scan(&value, depth + 1)
+        self.expand_text(&value, depth + 1)
+    }
+
+    /// `text`'s blocks resolved, then its macros expanded (RULES 4.2).
+    pub(super) fn expand_text(&mut self, text: &str, depth: usize) -> String {
+        let resolved = self.resolve_blocks(text, depth);
+        self.scan(&resolved, depth)
     }
 
     fn value(&mut self, body: &str) -> Result<Value, Problem> {
@@ -199,6 +207,8 @@ impl Expander<'_, '_> {
             ("scenario", None) => expandable(env.scenario),
             ("persona", None) => expandable(env.persona),
             ("mesexamples", None) => expandable(env.mes_examples),
+            ("wibefore" | "lorebefore", None) => expandable(env.wi_before),
+            ("wiafter" | "loreafter", None) => expandable(env.wi_after),
             ("summary", None) => expandable(env.summary),
             ("model", None) => plain(env.model),
             ("lastmessage", None) => plain(env.last_message),
@@ -239,6 +249,10 @@ impl Expander<'_, '_> {
                 | "scenario"
                 | "persona"
                 | "mesexamples"
+                | "wibefore"
+                | "lorebefore"
+                | "wiafter"
+                | "loreafter"
                 | "summary"
                 | "model"
                 | "lastmessage"

@@ -39,7 +39,10 @@
 //! its name: names, dice and variable names are only looked for in the first few bytes, so text
 //! nested in many unknown macros is not read again at every level.
 //!
-//! The module's files: `scan.rs` parses (the left-to-right scan, a macro's name and arguments),
+//! Blocks (`{{#if NAME}}…{{else}}…{{/if}}`, `{{#unless NAME}}…{{/unless}}`) are resolved first,
+//! in `blocks.rs`: a block is taken when the macro it names expands to more than white space.
+//!
+//! The module's files: `blocks.rs` resolves the blocks, `scan.rs` parses (the left-to-right scan, a macro's name and arguments),
 //! `evaluate.rs` evaluates one macro within the caps, `variables.rs` holds `{{setvar}}` and
 //! `{{addvar}}`, `random.rs` the seeded generator, `{{pick}}` and the dice.
 //!
@@ -47,6 +50,7 @@
 //! [`MACRO_VARIABLE_BYTES`]: crate::limits::MACRO_VARIABLE_BYTES
 //! [`MACRO_BUILD_BYTES`]: crate::limits::MACRO_BUILD_BYTES
 
+mod blocks;
 mod evaluate;
 mod idle;
 mod legacy;
@@ -61,6 +65,7 @@ use std::collections::{BTreeMap, HashMap};
 use chrono::{DateTime, FixedOffset};
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
+pub use blocks::{block_problems, BlockProblem, BlockProblemKind, MAX_BLOCK_DEPTH};
 use evaluate::Expander;
 use random::{SplitMix64, RANDOM_STREAM};
 
@@ -78,6 +83,10 @@ pub struct MacroEnv<'a> {
     pub scenario: &'a str,
     pub persona: &'a str,
     pub mes_examples: &'a str,
+    /// `{{wiBefore}}` and `{{wiAfter}}`: the lorebook's texts for the places before and after the
+    /// character, when a template writes them itself (RULES 4.2).
+    pub wi_before: &'a str,
+    pub wi_after: &'a str,
     pub summary: &'a str,
     pub model: &'a str,
     pub last_message: &'a str,
@@ -169,7 +178,7 @@ pub fn expand(text: &str, env: &MacroEnv<'_>, state: &mut MacroState, position: 
         text
     };
     let text = if has_macros(text) {
-        expander.scan(text, 0)
+        expander.expand_text(text, 0)
     } else {
         text.to_string()
     };

@@ -20,6 +20,8 @@ fn env() -> MacroEnv<'static> {
         scenario: "a tower",
         persona: "a traveller",
         mes_examples: "<START>",
+        wi_before: "",
+        wi_after: "",
         summary: "they met",
         model: "gpt-4o",
         last_message: "bye {{user}}",
@@ -548,6 +550,13 @@ fn macro_soup() -> impl Strategy<Value = String> {
         Just("1"),
         Just("é"),
         Just("日本"),
+        Just("#if "),
+        Just("#unless "),
+        Just("/if"),
+        Just("/unless"),
+        Just("else"),
+        Just("else if "),
+        Just("#each"),
     ];
     proptest::collection::vec(piece, 0..48).prop_map(|pieces| pieces.concat())
 }
@@ -566,6 +575,9 @@ fn macro_soup_with_growth() -> impl Strategy<Value = String> {
         Just("{{random::{{description}}::{{getvar::x}}}}"),
         Just("{{pick::{{getvar::y}}::a}}"),
         Just("{{trim}}"),
+        Just("{{#if getvar::x}}"),
+        Just("{{else}}"),
+        Just("{{/if}}"),
         Just("text "),
     ];
     proptest::collection::vec(piece, 0..40).prop_map(|pieces| pieces.concat())
@@ -739,4 +751,147 @@ fn legacy_names_keep_to_the_expansion_cap() {
     assert_eq!(out.text.len(), long.len() + "<USER><USER>".len());
     assert!(out.text.ends_with("<USER><USER>"));
     assert_eq!(out.warnings.len(), 1, "{:?}", out.warnings);
+}
+
+// RULES 4.2, blocks: `{{#if}}`, `{{#unless}}`, `{{else}}` as SillyTavern's story strings write them.
+
+#[test]
+fn rule_4_2_if_takes_its_branch_when_the_macro_is_not_empty() {
+    assert_eq!(
+        text("{{#if personality}}P: {{personality}}\n{{/if}}{{#if summary}}S{{else}}none{{/if}}"),
+        "P: dry\nS"
+    );
+    let env = MacroEnv {
+        personality: "",
+        scenario: " \n ",
+        ..env()
+    };
+    let out = run_in(
+        &env,
+        "{{#if personality}}P{{else}}no P{{/if}}|{{#if scenario}}S{{else}}no S{{/if}}",
+    );
+    // White space only counts as empty, as SillyTavern trims the values it gives its story string.
+    assert_eq!(out.text, "no P|no S");
+    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+}
+
+#[test]
+fn rule_4_2_unless_is_the_opposite_and_else_if_chains() {
+    let env = MacroEnv {
+        personality: "",
+        ..env()
+    };
+    let out = run_in(
+        &env,
+        "{{#unless personality}}quiet{{/unless}}|{{#if personality}}a{{else if scenario}}b{{else}}c{{/if}}|{{#if personality}}a{{else unless scenario}}b{{else}}c{{/if}}",
+    );
+    assert_eq!(out.text, "quiet|b|c");
+    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+}
+
+#[test]
+fn rule_4_2_blocks_nest_and_the_branch_not_taken_is_not_evaluated() {
+    let out = run("{{#if user}}[{{#unless summary}}no{{else}}{{#if model}}{{model}}{{/if}}{{/unless}}]{{/if}}{{#if getvar::x}}{{setvar::y::1}}{{/if}}{{getvar::y}}|{{#if nothing}}{{/if}}");
+    // `getvar::x` is empty, so `setvar` never runs; `nothing` is an unknown macro: false, said.
+    assert_eq!(out.text, "[gpt-4o]|");
+    assert_eq!(out.warnings.len(), 1, "{:?}", out.warnings);
+    assert!(out.warnings[0].to_string().contains("{{nothing}}"));
+}
+
+#[test]
+fn rule_4_2_blocks_run_before_the_other_macros_so_trim_reaches_across_them() {
+    // ChatML's story string: empty blocks leave nothing, `{{trim}}` takes the line break before it.
+    let env = MacroEnv {
+        scenario: "",
+        ..env()
+    };
+    let out = run_in(
+        &env,
+        "<s>\n{{#if personality}}{{personality}}\n{{/if}}{{#if scenario}}{{scenario}}\n{{/if}}{{trim}}</s>",
+    );
+    assert_eq!(out.text, "<s>\ndry</s>");
+}
+
+#[test]
+fn rule_4_2_a_block_inside_a_value_is_resolved_there() {
+    let env = MacroEnv {
+        description: "{{#if scenario}}in {{scenario}}{{/if}}",
+        ..env()
+    };
+    assert_eq!(run_in(&env, "{{description}}").text, "in a tower");
+}
+
+#[test]
+fn rule_4_2_an_unclosed_or_stray_block_stays_as_written_with_its_place() {
+    let out = run("a\n  {{#if user}}x");
+    assert_eq!(out.text, "a\n  {{#if user}}x");
+    let said: Vec<String> = out.warnings.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        said,
+        ["{{#if user}} at line 2, column 3 is never closed; left as written"]
+    );
+    let out = run("{{/if}}{{else}}{{#if user}}a{{else}}b{{else}}c{{/if}}{{/unless}}");
+    assert_eq!(out.text, "{{/if}}{{else}}a{{/unless}}");
+    let said: Vec<String> = out.warnings.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        said,
+        [
+            "{{/if}} at line 1, column 1 closes or continues no open block; left as written",
+            "{{else}} at line 1, column 8 closes or continues no open block; left as written",
+            "{{else}} at line 1, column 38 closes or continues no open block; left as written",
+            "{{/unless}} at line 1, column 54 closes or continues no open block; left as written",
+        ]
+    );
+}
+
+#[test]
+fn rule_4_2_unknown_blocks_and_bad_conditions_are_said_not_evaluated() {
+    let out = run("{{#each items}}x{{/each}}|{{#if}}y{{/if}}|{{setvar::a::{{#if user}}}}");
+    assert_eq!(out.text, "{{#each items}}x{{/each}}|{{#if}}y{{/if}}|");
+    let kinds: Vec<BlockProblemKind> =
+        block_problems("{{#each items}}x{{/each}}|{{#if}}y{{/if}}|{{setvar::a::{{#if user}}}}")
+            .into_iter()
+            .map(|p| p.kind)
+            .collect();
+    assert_eq!(
+        kinds,
+        [
+            BlockProblemKind::Unknown,
+            BlockProblemKind::Unknown,
+            BlockProblemKind::BadCondition,
+            BlockProblemKind::Stray,
+            BlockProblemKind::InArguments,
+        ]
+    );
+    // A comment may hold anything.
+    assert_eq!(text("a{{// {{#if x}} }}b"), "ab");
+}
+
+#[test]
+fn rule_4_2_blocks_nest_at_most_to_their_cap() {
+    let deep = |n: usize| "{{#if user}}".repeat(n) + "x" + &"{{/if}}".repeat(n);
+    assert_eq!(text(&deep(MAX_BLOCK_DEPTH)), "x");
+    let out = run(&deep(MAX_BLOCK_DEPTH + 1));
+    assert_eq!(out.text, deep(MAX_BLOCK_DEPTH + 1));
+    assert_eq!(out.warnings.len(), 1, "{:?}", out.warnings);
+    assert!(out.warnings[0]
+        .to_string()
+        .starts_with("blocks nest more than 32 deep"));
+}
+
+#[test]
+fn rule_4_2_wi_before_and_after_read_the_environment() {
+    let env = MacroEnv {
+        wi_before: "castle {{user}}",
+        wi_after: "moat",
+        ..env()
+    };
+    assert_eq!(
+        run_in(
+            &env,
+            "{{wiBefore}}|{{loreAfter}}|{{#if loreBefore}}y{{/if}}"
+        )
+        .text,
+        "castle Alice|moat|y"
+    );
 }

@@ -125,6 +125,16 @@ pub struct MessageTemplate {
     pub content: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default_injection_strategy: Option<InjectionStrategy>,
+    /// In text completion (RULES 5.12) the message is written into the prompt string as it is:
+    /// no role prefix or suffix, no name, never folded into another turn. For texts that carry
+    /// the model's format themselves, like a SillyTavern story string. In chat completion it is
+    /// an ordinary message of its role.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub unwrapped: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 fn is_default_type(t: &TemplateType) -> bool {

@@ -53,6 +53,7 @@ pub fn canonicalize(mut preset: AgentPreset) -> AgentPreset {
             kind: message.kind.unwrap_or_default(),
             content: message.content,
             default_injection_strategy: None,
+            unwrapped: false,
         });
     }
     preset.context_recipes.push(ContextRecipe {

@@ -305,9 +305,11 @@ impl BuildResult<'_> {
         }
     }
 
-    /// The messages as an instruct template reads them (RULES 5.12).
+    /// The messages as an instruct template reads them (RULES 5.12), each written through the
+    /// template (the check against a model's own chat template compares the two formats on
+    /// every message, so a template written as it is is not told apart here).
     pub fn turns(&self) -> Vec<crate::instruct::Turn<'_>> {
-        turns_of(&self.messages)
+        turns_of(&self.messages, |_| false)
     }
 
     /// In text completion, the check of the build's instruct template against a model's own
@@ -330,13 +332,17 @@ impl BuildResult<'_> {
     }
 }
 
-fn turns_of<'m>(messages: &'m [BuiltMessage<'_>]) -> Vec<crate::instruct::Turn<'m>> {
+fn turns_of<'m>(
+    messages: &'m [BuiltMessage<'_>],
+    unwrapped: impl Fn(&BuiltMessage<'_>) -> bool,
+) -> Vec<crate::instruct::Turn<'m>> {
     messages
         .iter()
         .map(|m| crate::instruct::Turn {
             role: m.role,
             name: m.name(),
             content: m.content(),
+            unwrapped: unwrapped(m),
         })
         .collect()
 }
@@ -376,10 +382,27 @@ impl<'s> PipelineContext<'_, 's> {
             .filter_map(|(kind, sum)| Some((kind.as_str().to_string(), sum?)))
             .collect();
         self.keep_history_counts();
-        let prompt = self
-            .instruct
-            .as_ref()
-            .map(|t| crate::instruct::render(t, &turns_of(&built)));
+        let prompt = self.instruct.as_ref().map(|t| {
+            // Templates written as they are (RULES 5.12): a message of one of them, not joined
+            // with another by a formatter.
+            let unwrapped: Vec<&str> = self
+                .preset
+                .message_templates
+                .iter()
+                .filter(|t| t.unwrapped)
+                .map(|t| t.id.as_str())
+                .collect();
+            let is_unwrapped = |m: &BuiltMessage<'_>| {
+                !unwrapped.is_empty()
+                    && m.kind() == SourceKind::Template
+                    && m.merged().is_empty()
+                    && m.source()
+                        .template_id
+                        .as_deref()
+                        .is_some_and(|id| unwrapped.contains(&id))
+            };
+            crate::instruct::render(t, &turns_of(&built, is_unwrapped))
+        });
         if let Some(p) = &prompt {
             // The string itself is what the model reads: its count is the total, counted by
             // its independent pieces (each line, mostly) so a warm rebuild counts what changed.

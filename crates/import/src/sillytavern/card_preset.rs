@@ -72,6 +72,7 @@ pub fn card_preset(card: &CharacterCard) -> AgentPreset {
             kind: *kind,
             content,
             default_injection_strategy: None,
+            unwrapped: false,
         });
         steps.push(RecipeStep {
             message_id: (*id).to_string(),

@@ -334,6 +334,7 @@ fn template_from_prompt(
         kind,
         content: None,
         default_injection_strategy: None,
+        unwrapped: false,
     };
     let template = match marker(id) {
         Some(Marker::Slot(kind)) => {

@@ -33,8 +33,25 @@ function ImportFile({ pending }: { pending: ImportState }) {
 }
 
 /** What an import can create; the backend names it by one of these. */
-const KINDS: string[] = ["preset", "character", "lorebook", "regexRules", "session", "worldInfoSettings"] satisfies Kind[];
-type Kind = "preset" | "character" | "lorebook" | "regexRules" | "session" | "worldInfoSettings";
+const KINDS: string[] = [
+  "preset",
+  "character",
+  "lorebook",
+  "regexRules",
+  "session",
+  "worldInfoSettings",
+  "instructTemplate",
+  "systemPrompt",
+] satisfies Kind[];
+type Kind =
+  | "preset"
+  | "character"
+  | "lorebook"
+  | "regexRules"
+  | "session"
+  | "worldInfoSettings"
+  | "instructTemplate"
+  | "systemPrompt";
 
 /** What the file holds, the preset it goes into, and the Import button. */
 function Report({ pending }: { pending: ImportState }) {

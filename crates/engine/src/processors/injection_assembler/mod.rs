@@ -47,6 +47,8 @@ const CHAT_HISTORY: &str = "chat_history";
 /// Where an injection candidate without a strategy goes (a lorebook entry in list order), as
 /// SillyTavern places world info by default.
 const WORLD_INFO: &str = "worldInfoBefore";
+/// The place of the lorebook's entries after the character.
+const WORLD_INFO_AFTER: &str = "worldInfoAfter";
 
 impl Processor for InjectionAssembler {
     fn descriptor(&self) -> ProcessorDescriptor {
@@ -175,14 +177,19 @@ impl Processor for InjectionAssembler {
         let st = StSettings::of(config);
 
         let last = LastMessages::of(&history, ctx.session);
-        let env = macro_env(
-            ctx.preset,
-            ctx.session,
-            ctx.model,
-            ctx.options,
-            &last,
-            config.bool("legacyNames"),
-        );
+        let lore = take_lore_texts(ctx.preset, recipe, &mut ctx.blackboard.injections, &mut log);
+        let env = MacroEnv {
+            wi_before: &lore.before,
+            wi_after: &lore.after,
+            ..macro_env(
+                ctx.preset,
+                ctx.session,
+                ctx.model,
+                ctx.options,
+                &last,
+                config.bool("legacyNames"),
+            )
+        };
         let mut macros = Macros::new(env, std::mem::take(&mut ctx.variables));
         if config.bool("macrosInHistory") {
             expand_history(&mut history, &mut macros, &mut log);
@@ -265,6 +272,78 @@ impl Processor for InjectionAssembler {
         ctx.messages = out;
         Ok(())
     }
+}
+
+/// The lorebook's texts that templates write themselves with `{{wiBefore}}` and `{{wiAfter}}`
+/// (RULES 5.11.5).
+#[derive(Default)]
+struct LoreTexts {
+    before: String,
+    after: String,
+}
+
+/// When an enabled step of `recipe` writes `{{wiBefore}}` (or `{{loreBefore}}`), the candidates
+/// aimed before or after the `worldInfoBefore` anchor, and those in list order, which go there,
+/// are taken out of `candidates` and become its text, joined by line breaks; the same for
+/// `{{wiAfter}}` and the `worldInfoAfter` anchor. Candidates placed at a depth stay.
+fn take_lore_texts(
+    preset: &AgentPreset,
+    recipe: &ContextRecipe,
+    candidates: &mut Vec<InjectionCandidate>,
+    log: &mut Vec<LogLine>,
+) -> LoreTexts {
+    let mut texts_of = LoreTexts::default();
+    if candidates.is_empty() {
+        return texts_of;
+    }
+    let writes = |names: &[&str]| {
+        recipe.steps.iter().filter(|s| s.enabled).any(|step| {
+            let content = step
+                .overrides
+                .as_ref()
+                .and_then(|o| o.content.as_deref())
+                .or_else(|| preset.template(&step.message_id)?.content.as_deref())
+                .unwrap_or("");
+            content.contains("{{") && {
+                let lower = content.to_ascii_lowercase();
+                names.iter().any(|n| lower.contains(n))
+            }
+        })
+    };
+    let before = writes(&["{{wibefore}}", "{{lorebefore}}"]);
+    let after = writes(&["{{wiafter}}", "{{loreafter}}"]);
+    if !before && !after {
+        return texts_of;
+    }
+    let mut taken = [0usize; 2];
+    candidates.retain(|c| {
+        let place = match (c.strategy.depth, c.strategy.anchor_target.as_deref()) {
+            (None, None) | (None, Some(WORLD_INFO)) if before => 0,
+            (None, Some(WORLD_INFO_AFTER)) if after => 1,
+            _ => return true,
+        };
+        if !c.content.trim().is_empty() {
+            let text = if place == 0 {
+                &mut texts_of.before
+            } else {
+                &mut texts_of.after
+            };
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            text.push_str(&c.content);
+            taken[place] += 1;
+        }
+        false
+    });
+    for (count, name) in taken.into_iter().zip(["{{wiBefore}}", "{{wiAfter}}"]) {
+        if count > 0 {
+            log.push(LogLine::Info(
+                texts::LORE_WRITTEN.with("count", count).with("macro", name),
+            ));
+        }
+    }
+    texts_of
 }
 
 /// One line the assembler logs. The phases collect them in order; `execute` writes them out
@@ -361,6 +440,8 @@ fn macro_env<'x>(
         scenario: field(|c| &c.scenario),
         persona: profile.and_then(|p| p.content.as_deref()).unwrap_or(""),
         mes_examples: field(|c| &c.example_dialogue),
+        wi_before: "",
+        wi_after: "",
         summary: session.summary.as_deref().unwrap_or(""),
         model,
         last_message: &last.any,

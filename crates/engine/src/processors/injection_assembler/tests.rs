@@ -573,3 +573,53 @@ mod sillytavern {
         );
     }
 }
+
+// RULES 5.11.5: a template that writes `{{wiBefore}}` or `{{wiAfter}}` takes the lorebook's texts
+// for those places; entries at a depth are placed as usual, and without the macros nothing changes.
+#[test]
+fn rule_5_11_5_wi_before_and_after_in_a_template_take_the_lorebook_texts() {
+    let preset = |content: &str| {
+        parse_preset(&format!(
+            r#"{{"formatVersion": 1, "id": "p", "name": "Bob",
+            "messageTemplates": [
+                {{"id": "story", "role": "system", "content": {content:?}}},
+                {{"id": "hist", "role": "system", "type": "chat_history"}}],
+            "contextRecipes": [{{"id": "r", "modelFilter": ["*"], "steps": [
+                {{"messageId": "story", "enabled": true}}, {{"messageId": "hist", "enabled": true}}]}}],
+            "lorebook": {{"entries": [
+                {{"id": "a", "keys": [], "constant": true, "content": "Castle of {{{{char}}}}."}},
+                {{"id": "b", "keys": [], "constant": true, "content": "A moat.",
+                    "strategy": {{"anchorTarget": "worldInfoAfter"}}}},
+                {{"id": "c", "keys": [], "constant": true, "content": "Deep.",
+                    "strategy": {{"depth": 0}}}}]}}}}"#
+        ))
+        .expect("preset")
+    };
+    let session = parse_session(SESSION).expect("session");
+    let story =
+        preset("{{#if wiBefore}}{{wiBefore}}\n{{/if}}Bob.{{#if loreAfter}}\n{{loreAfter}}{{/if}}");
+    let texts: Vec<String> = built_texts(&story, &session, None)
+        .into_iter()
+        .map(|(_, t)| t)
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            "Castle of Bob.\nBob.\nA moat.",
+            "Hello {{nope}}",
+            "Hi.",
+            "Deep."
+        ]
+    );
+    // Without the macros the entries are placed as usual: before the history, or at an anchor
+    // this recipe does not have (dropped).
+    let plain = preset("Bob.");
+    let texts: Vec<String> = built_texts(&plain, &session, None)
+        .into_iter()
+        .map(|(_, t)| t)
+        .collect();
+    assert_eq!(
+        texts,
+        ["Bob.", "Castle of Bob.", "Hello {{nope}}", "Hi.", "Deep."]
+    );
+}
