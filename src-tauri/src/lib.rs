@@ -59,6 +59,11 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             commands::instruct::check_chat_template,
         ])
         .events(collect_events![commands::transfer::FileDropped])
+        // The keys a preset's extra body fields may not set: the engine's own list, not a copy.
+        .constant(
+            "RESERVED_EXTRA_KEYS",
+            promptloom_engine::model::RESERVED_EXTRA_KEYS,
+        )
 }
 
 /// The TypeScript exporter's settings.

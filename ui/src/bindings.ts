@@ -117,6 +117,9 @@ export const events = {
 	fileDropped: makeEvent<FileDropped, FileDropped>("file-dropped"),
 };
 
+/* Constants */
+export const RESERVED_EXTRA_KEYS = ["messages","model","stream","stream_options","system","contents","systemInstruction","system_instruction","generationConfig","generation_config","prompt"] as const;
+
 /* Types */
 export type ActivatedEntry = {
 	entryId: string,

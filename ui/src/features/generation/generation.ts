@@ -7,24 +7,14 @@
 // list counts as not set. The ranges are the engine's (crates/engine/src/model/generation.rs):
 // a preset with a value outside them cannot be saved, so the panel never writes one.
 import type { AgentPreset, GenerationSettings, ResolvedGeneration, SettingOrigin, Value } from "../../bindings";
+import { RESERVED_EXTRA_KEYS } from "../../bindings";
 import { sameValue } from "../pipeline/pipeline";
 
 /** The most stop sequences the engine takes. */
 export const MAX_STOP_SEQUENCES = 16;
 
-/** Keys `extra` may not set: the engine writes them itself (`RESERVED_EXTRA_KEYS`). */
-export const RESERVED_EXTRA_KEYS = [
-  "messages",
-  "model",
-  "stream",
-  "stream_options",
-  "system",
-  "contents",
-  "systemInstruction",
-  "system_instruction",
-  "generationConfig",
-  "generation_config",
-];
+/** Keys `extra` may not set: the engine writes them itself (its list, through the bindings). */
+export { RESERVED_EXTRA_KEYS };
 
 export type NumberKey = "temperature" | "topP" | "topK" | "maxOutputTokens" | "frequencyPenalty" | "presencePenalty" | "seed";
 export type FieldKey = NumberKey | "stop" | "extra";
@@ -228,7 +218,7 @@ export function parseExtra(text: string): Parsed<{ [key: string]: Value }> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return { ok: false, problem: { kind: "notObject" } };
   for (const key of Object.keys(value)) {
     if (key === "") return { ok: false, problem: { kind: "emptyKey" } };
-    if (RESERVED_EXTRA_KEYS.includes(key)) return { ok: false, problem: { kind: "reservedKey", key } };
+    if ((RESERVED_EXTRA_KEYS as readonly string[]).includes(key)) return { ok: false, problem: { kind: "reservedKey", key } };
   }
   const object = value as { [key: string]: Value };
   return { ok: true, value: Object.keys(object).length > 0 ? object : undefined };
