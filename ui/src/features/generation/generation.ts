@@ -7,14 +7,13 @@
 // list counts as not set. The ranges are the engine's (crates/engine/src/model/generation.rs):
 // a preset with a value outside them cannot be saved, so the panel never writes one.
 import type { AgentPreset, GenerationSettings, ResolvedGeneration, SettingOrigin, Value } from "../../bindings";
+// Keys `extra` may not set: the engine writes them itself (its list, through the bindings).
 import { RESERVED_EXTRA_KEYS } from "../../bindings";
 import { sameValue } from "../pipeline/pipeline";
 
 /** The most stop sequences the engine takes. */
 export const MAX_STOP_SEQUENCES = 16;
 
-/** Keys `extra` may not set: the engine writes them itself (its list, through the bindings). */
-export { RESERVED_EXTRA_KEYS };
 
 export type NumberKey = "temperature" | "topP" | "topK" | "maxOutputTokens" | "frequencyPenalty" | "presencePenalty" | "seed";
 export type FieldKey = NumberKey | "stop" | "extra";
