@@ -155,7 +155,7 @@ fn render_report(
     } else {
         out.push_str(&format!("Not mapped ({}):\n", report.items.len()));
         for item in &report.items {
-            out.push_str(&format!("  - {}: {}\n", item.item, item.message));
+            out.push_str(&format!("  - {item}\n"));
         }
     }
     out
@@ -175,7 +175,7 @@ pub fn export(args: &ExportArgs) -> Result<String, CliError> {
     let notes: Vec<String> = exported
         .not_mapped
         .iter()
-        .map(|i| format!("{}: {}", i.item, i.message))
+        .map(ToString::to_string)
         .collect();
     for note in &notes {
         eprintln!(

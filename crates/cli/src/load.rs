@@ -99,7 +99,7 @@ fn read(path: &Path) -> Result<Read, CliError> {
         .report
         .items
         .iter()
-        .map(|i| format!("{}: {}", i.item, i.message))
+        .map(ToString::to_string)
         .collect();
     Ok(Read::Imported(reported.value, notes))
 }

@@ -15,6 +15,13 @@ pub struct ReportItem {
     pub said: Said,
 }
 
+/// `item: message`, as the command line lists it.
+impl std::fmt::Display for ReportItem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.item, self.message)
+    }
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ImportReport {

@@ -370,7 +370,7 @@ fn instruct_template(name: &str) -> Result<load::Loaded<InstructTemplate>, CliEr
             .report
             .items
             .iter()
-            .map(|i| format!("{}: {}", i.item, i.message))
+            .map(ToString::to_string)
             .collect(),
     })
 }
