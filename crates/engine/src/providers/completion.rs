@@ -15,7 +15,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{reply_limit, to_json, BodyOptions};
+use super::{reply_limit, to_json, with_extra, BodyOptions};
 use crate::pipeline::BuildResult;
 pub use crate::profiles::CompletionFormat;
 use crate::EngineError;
@@ -153,12 +153,6 @@ pub fn completion_body(
             sampler_seed: g.seed,
         }),
     }?;
-    if let Value::Object(map) = &mut body {
-        for (key, value) in &g.extra {
-            if !crate::model::RESERVED_EXTRA_KEYS.contains(&key.as_str()) {
-                map.insert(key.clone(), value.clone());
-            }
-        }
-    }
+    with_extra(&mut body, result);
     Ok(body)
 }

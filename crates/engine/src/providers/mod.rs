@@ -267,14 +267,20 @@ pub fn request_body_with(
         ProviderFormat::AnthropicMessages => anthropic::body(result, session, assets, options),
         ProviderFormat::Gemini => gemini::body(result, session, assets),
     }?;
-    if let Value::Object(map) = &mut body {
+    with_extra(&mut body, result);
+    Ok(body)
+}
+
+/// Writes the generation settings' `extra` keys at the top level of `body`, over anything of the
+/// same name, but for [`crate::model::RESERVED_EXTRA_KEYS`] (chat and text completion alike).
+pub(crate) fn with_extra(body: &mut Value, result: &BuildResult<'_>) {
+    if let Value::Object(map) = body {
         for (key, value) in &result.generation.settings.extra {
             if !crate::model::RESERVED_EXTRA_KEYS.contains(&key.as_str()) {
                 map.insert(key.clone(), value.clone());
             }
         }
     }
-    Ok(body)
 }
 
 /// The reply limit a body carries: the generation setting when there is one, else the model
