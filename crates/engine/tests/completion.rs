@@ -140,3 +140,32 @@ fn text_completion_body_of_a_chat_build_is_an_error() {
     .expect_err("no prompt string");
     assert!(err.to_string().contains("instruct template"), "{err}");
 }
+
+// The body the build's own model gets: the OpenAI Completions body for a text-completion build,
+// the profile's chat body otherwise.
+#[test]
+fn text_completion_own_body_is_the_completions_body() {
+    let session = session_of(&["Is the lamp lit?"]);
+    let result = built(&session);
+    let own = promptloom_engine::providers::own_body(
+        &result,
+        &session,
+        &promptloom_engine::assets::InlineAssets,
+    )
+    .expect("body");
+    assert_eq!(
+        own["prompt"],
+        result.prompt.as_ref().expect("prompt").prompt
+    );
+    assert_eq!(own["model"], "gpt-4o");
+    let mut p = text_preset();
+    p.instruct = None;
+    let chat = try_run(&p, &session, "gpt-4o", &options()).expect("builds");
+    let own = promptloom_engine::providers::own_body(
+        &chat,
+        &session,
+        &promptloom_engine::assets::InlineAssets,
+    )
+    .expect("body");
+    assert!(own["messages"].is_array() && own.get("prompt").is_none());
+}

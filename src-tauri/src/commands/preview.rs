@@ -73,23 +73,9 @@ pub async fn preview(app: AppHandle, request: PreviewRequest) -> Result<Preview,
 #[tauri::command]
 #[specta::specta]
 pub async fn provider_request(app: AppHandle, request: PreviewRequest) -> Result<String, AppError> {
-    use promptloom_engine::providers::{completion_body, BodyOptions, CompletionFormat};
     blocking(app, move |s| {
         with_build(s, &request, |result, session| {
-            let body = if result.prompt.is_some() {
-                let options = BodyOptions {
-                    model: &result.model,
-                    stream: false,
-                };
-                completion_body(CompletionFormat::OpenaiCompletions, &result, &options)?
-            } else {
-                promptloom_engine::providers::request_body(
-                    result.provider_format(),
-                    &result,
-                    session,
-                    &InlineAssets,
-                )?
-            };
+            let body = promptloom_engine::providers::own_body(&result, session, &InlineAssets)?;
             serde_json::to_string_pretty(&body).map_err(|e| {
                 AppError::new(codes::INTERNAL, format!("cannot write the request: {e}"))
             })

@@ -249,6 +249,24 @@ pub fn request_body(
     request_body_with(format, result, session, assets, &options)
 }
 
+/// The body the build's own model would get: its profile's provider format, or for a
+/// text-completion build (RULES 5.12) the OpenAI Completions body with its prompt string (the
+/// format most local servers take). Not streamed.
+pub fn own_body(
+    result: &BuildResult<'_>,
+    session: &Session,
+    assets: &dyn AssetSource,
+) -> Result<Value, EngineError> {
+    if result.prompt.is_some() {
+        let options = BodyOptions {
+            model: &result.model,
+            stream: false,
+        };
+        return completion_body(CompletionFormat::OpenaiCompletions, result, &options);
+    }
+    request_body(result.provider_format(), result, session, assets)
+}
+
 /// The whole request body for `format`: the messages, the model and stream flag of `options`,
 /// and the build's generation settings (`result.generation`) in the format's own names. A
 /// setting the format has no place for is left out; the build warned about it when `format` is
