@@ -269,6 +269,8 @@ export type BuiltMessage = {
 	content: string,
 	/**  Content tokens plus the format's per-message overhead. */
 	tokens: number,
+	/**  Whether `tokens` is exact, or an estimate. */
+	exact: boolean,
 	source: Source,
 	truncated?: boolean,
 	attachments?: AttachmentRef[],
@@ -1071,6 +1073,8 @@ export type StoredRun = {
 	historyIndex: number,
 	/**  Each message's tokens, as in `BuiltMessage::tokens`. */
 	tokens: number[],
+	/**  Whether those counts are exact, as `BuiltMessage::exact`. */
+	exact: boolean,
 };
 
 /**  Another reply to the same turn. */
@@ -1105,7 +1109,7 @@ export type TokenSummary = {
 	/**  Every message plus the reply priming of the format. */
 	total: number,
 	budget: number,
-	/**  False when the model's tokenizer is estimated. */
+	/**  Whether `total` is exact: every message counted exactly (RULES 5.8), else an estimate. */
 	exact: boolean,
 	tokenizer: string,
 	contextWindow: number,

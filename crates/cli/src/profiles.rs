@@ -59,10 +59,16 @@ pub fn run(args: &ProfileArgs) -> Result<String, CliError> {
             let text = std::str::from_utf8(&bytes)
                 .map_err(|_| CliError::bad_input(file, "not UTF-8 text"))?;
             let name = file.display().to_string();
-            let profile = profiles::parse(&name, text).map_err(|e| match e {
+            let bad = |e| match e {
                 LibraryError::BadProfile { problem, .. } => CliError::bad_input(file, problem),
                 e => CliError::bad_input(file, e),
-            })?;
+            };
+            let mut profile = profiles::parse(&name, text).map_err(bad)?;
+            let folder = file
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
+            profiles::settle_tokenizer_file(&name, &mut profile, folder).map_err(bad)?;
             let replaced = profiles::add(&store, &profile).map_err(|e| match e {
                 LibraryError::Store(e) => store_error(&db, e),
                 e => CliError::bad_input(&db, e),

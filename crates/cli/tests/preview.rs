@@ -99,7 +99,11 @@ fn claude_models_get_the_claude_recipe() {
 
     let text = stdout(&preview("claude-3-5-sonnet", "text"));
     assert!(text.contains("Recipe     claude  [claude-*"), "{text}");
-    assert!(text.contains("Tokenizer  o200k_base (estimate)"), "{text}");
+    assert!(
+        text.contains("Tokenizer  cl100k_base × 1.11 (estimate)"),
+        "{text}"
+    );
+    assert!(text.contains("(~ marks an estimated count)"), "{text}");
     assert!(text.contains("template authors_note · depth 2"), "{text}");
     assert!(
         text.contains("template world_info · ⚓ before chat_history"),

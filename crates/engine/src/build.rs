@@ -202,7 +202,7 @@ mod tests {
             assert_eq!(result.model_profile.context_window, 5_000);
             assert_eq!(result.model_profile.reserved_reply, 700);
             assert_eq!(result.provider_format(), profile.provider_format);
-            assert_eq!(result.tokenizer, profile.tokenizer_choice());
+            assert_eq!(result.tokenizer, profile.tokenizer_choice(model));
             assert_eq!(result.tokens.tokenizer, result.tokenizer.label());
             assert_eq!(result.tokens.exact, result.tokenizer.exact);
             // The wire form is unchanged: what the result carries for callers is not sent.

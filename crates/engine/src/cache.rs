@@ -13,10 +13,10 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use crate::lorebook_scan::KeyIndex;
 use crate::model::{Lorebook, Role};
-use crate::tokens::{KeyHasher, TokenizerKind};
+use crate::tokens::{KeyHasher, Vocabulary};
 
 /// The cache key: tokenizer, xxh3 of the content, content length.
-type CountKey = (TokenizerKind, u64, usize);
+type CountKey = (Vocabulary, u64, usize);
 
 /// How many sessions keep what their builds worked out at once; the app previews a handful at a
 /// time.
@@ -177,7 +177,7 @@ impl<K: Eq + Hash + Clone, V: Default> PerSession<K, V> {
 pub struct BuildCache {
     counts: RwLock<HashMap<CountKey, u32, BuildHasherDefault<KeyHasher>>>,
     /// Per (tokenizer, session id): the history counts of the last build of that session.
-    histories: PerSession<(TokenizerKind, String), HistoryCounts>,
+    histories: PerSession<(Vocabulary, String), HistoryCounts>,
     /// Per (session id, rules): what those history rules made of its messages in its last build
     /// with them (a preview and a compare of two models may run different rules).
     rewrites: PerSession<(String, u64), HistoryRewrites>,
@@ -193,7 +193,8 @@ impl BuildCache {
     }
 
     /// Tokens in `text`, from the cache when this content was counted before.
-    pub fn count(&self, kind: TokenizerKind, text: &str) -> u32 {
+    pub fn count(&self, kind: impl Into<Vocabulary>, text: &str) -> u32 {
+        let kind = kind.into();
         if text.is_empty() {
             return 0;
         }
@@ -222,17 +223,22 @@ impl BuildCache {
 
     /// Takes the history counts kept for a session (empty when there are none), to give back
     /// with [`Self::keep_history_counts`] when the build is done with them.
-    pub fn take_history_counts(&self, kind: TokenizerKind, session_id: &str) -> HistoryCounts {
-        self.histories.take(&(kind, session_id.to_string()))
+    pub fn take_history_counts(
+        &self,
+        kind: impl Into<Vocabulary>,
+        session_id: &str,
+    ) -> HistoryCounts {
+        self.histories.take(&(kind.into(), session_id.to_string()))
     }
 
     pub fn keep_history_counts(
         &self,
-        kind: TokenizerKind,
+        kind: impl Into<Vocabulary>,
         session_id: &str,
         counts: HistoryCounts,
     ) {
-        self.histories.keep((kind, session_id.to_string()), counts);
+        self.histories
+            .keep((kind.into(), session_id.to_string()), counts);
     }
 
     /// Takes what the history rules identified by `rules` made of a session's messages in its
@@ -298,6 +304,7 @@ impl BuildCache {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tokens::TokenizerKind;
 
     #[test]
     fn cache_recounts_only_changed_content() {

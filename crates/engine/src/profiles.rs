@@ -5,7 +5,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::{GenerationField, GenerationSettings, ProcessorConfig};
 use crate::pattern::best_match;
-use crate::tokens::{tokenizer_for_model, MessageOverhead, TokenizerChoice, TokenizerKind};
+use crate::tokens::{
+    own_tokenizer, tokenizer_for_model, MessageOverhead, TokenizerChoice, TokenizerError,
+    TokenizerKind,
+};
 
 /// The request format of a provider (RULES 5.7).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -116,6 +119,10 @@ pub struct ModelProfile {
     /// Whether `tokenizer` is the model's own (exact) or an estimate.
     #[serde(default)]
     pub tokenizer_exact: bool,
+    /// A tokenizer.json of the user's (a path) that counts exactly for this profile's models,
+    /// before `tokenizer`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokenizer_file: Option<String>,
     pub capabilities: Capabilities,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub processors: Vec<ProcessorConfig>,
@@ -131,17 +138,35 @@ pub struct ModelProfile {
 }
 
 impl ModelProfile {
-    pub fn tokenizer_choice(&self) -> TokenizerChoice {
-        match self.tokenizer {
-            Some(kind) => TokenizerChoice {
-                kind,
+    /// The tokenizer that counts for `model_id` under this profile (RULES 5.8): the profile's
+    /// own tokenizer file, else the vocabulary it names, else the one the id picks. When the
+    /// chosen vocabulary cannot be read, the id's estimate counts instead, and the error says
+    /// why.
+    pub fn resolve_tokenizer(&self, model_id: &str) -> (TokenizerChoice, Option<TokenizerError>) {
+        let by_id = || TokenizerChoice {
+            exact: false,
+            ..tokenizer_for_model(model_id)
+        };
+        let chosen = match (&self.tokenizer_file, self.tokenizer) {
+            (Some(file), _) => match own_tokenizer(std::path::Path::new(file)) {
+                Ok(choice) => choice,
+                Err(e) => {
+                    let (estimate, _) = by_id().or_estimate();
+                    return (estimate, Some(e));
+                }
+            },
+            (None, Some(kind)) => TokenizerChoice {
+                vocabulary: kind.into(),
                 exact: self.tokenizer_exact,
             },
-            None => {
-                let patterns = self.patterns.first().map(String::as_str).unwrap_or("");
-                tokenizer_for_model(patterns)
-            }
-        }
+            (None, None) => tokenizer_for_model(model_id),
+        };
+        chosen.or_estimate()
+    }
+
+    /// [`Self::resolve_tokenizer`] without the reason for a fallback.
+    pub fn tokenizer_choice(&self, model_id: &str) -> TokenizerChoice {
+        self.resolve_tokenizer(model_id).0
     }
 
     /// Per-message overhead of the profile's format. OpenAI documents its own; for the others,
@@ -170,7 +195,7 @@ fn profile(
     format: ProviderFormat,
     window: u32,
     reserve: u32,
-    tokenizer: TokenizerChoice,
+    tokenizer: Option<TokenizerChoice>,
     capabilities: Capabilities,
 ) -> ModelProfile {
     ModelProfile {
@@ -180,8 +205,9 @@ fn profile(
         provider_format: format,
         context_window: window,
         reserved_reply: reserve,
-        tokenizer: Some(tokenizer.kind),
-        tokenizer_exact: tokenizer.exact,
+        tokenizer: tokenizer.and_then(|t| t.vocabulary.kind()),
+        tokenizer_exact: tokenizer.is_some_and(|t| t.exact),
+        tokenizer_file: None,
         capabilities,
         processors: Vec::new(),
         generation: None,
@@ -194,18 +220,10 @@ fn profile(
 /// a default reply allowance, overridable per build.
 pub fn builtin_profiles() -> Vec<ModelProfile> {
     use ProviderFormat::*;
-    let o200k = TokenizerChoice {
-        kind: TokenizerKind::O200kBase,
-        exact: true,
-    };
-    let cl100k = TokenizerChoice {
-        kind: TokenizerKind::Cl100kBase,
-        exact: true,
-    };
-    let estimate = TokenizerChoice {
-        kind: TokenizerKind::O200kBase,
-        exact: false,
-    };
+    let o200k = Some(TokenizerChoice::exact(TokenizerKind::O200kBase));
+    let cl100k = Some(TokenizerChoice::exact(TokenizerKind::Cl100kBase));
+    // The other families' vocabularies are picked by the model id (`tokenizer_for_model`).
+    let by_id = None;
     let caps = |vision, audio, documents, system_role| Capabilities {
         vision,
         audio,
@@ -220,7 +238,7 @@ pub fn builtin_profiles() -> Vec<ModelProfile> {
         AnthropicMessages,
         200_000,
         8_192,
-        estimate,
+        by_id,
         caps(true, false, true, false),
     );
     // One top-level system text and alternating user/assistant turns (RULES 5.9).
@@ -236,7 +254,7 @@ pub fn builtin_profiles() -> Vec<ModelProfile> {
         Gemini,
         1_048_576,
         8_192,
-        estimate,
+        by_id,
         caps(true, true, true, false),
     );
     gemini.capabilities.video = true;
@@ -322,7 +340,7 @@ pub fn builtin_profiles() -> Vec<ModelProfile> {
             OpenaiChat,
             128_000,
             8_192,
-            estimate,
+            by_id,
             caps(false, false, false, true),
         ),
         profile(
@@ -332,7 +350,7 @@ pub fn builtin_profiles() -> Vec<ModelProfile> {
             OpenaiChat,
             131_072,
             8_192,
-            estimate,
+            by_id,
             caps(true, false, false, true),
         ),
         profile(
@@ -342,7 +360,7 @@ pub fn builtin_profiles() -> Vec<ModelProfile> {
             OpenaiChat,
             131_072,
             4_096,
-            estimate,
+            by_id,
             caps(false, false, false, true),
         ),
         profile(
@@ -358,8 +376,18 @@ pub fn builtin_profiles() -> Vec<ModelProfile> {
             OpenaiChat,
             131_072,
             4_096,
-            estimate,
+            by_id,
             caps(false, false, false, true),
+        ),
+        profile(
+            "google-gemma",
+            "Google Gemma (open weights)",
+            &["gemma*", "google/gemma*"],
+            OpenaiChat,
+            131_072,
+            4_096,
+            by_id,
+            caps(true, false, false, true),
         ),
         profile(
             "generic",
@@ -368,7 +396,7 @@ pub fn builtin_profiles() -> Vec<ModelProfile> {
             OpenaiChat,
             32_768,
             4_096,
-            estimate,
+            by_id,
             caps(false, false, false, true),
         ),
     ]
@@ -410,8 +438,8 @@ pub fn profile_for_model(model_id: &str, user_profiles: &[ModelProfile]) -> Mode
     let mut profile = builtin[i].clone();
     // The family profile's tokenizer is right for the family; refine exactness per id.
     let by_id = tokenizer_for_model(model_id);
-    if by_id.exact {
-        profile.tokenizer = Some(by_id.kind);
+    if let (true, Some(kind)) = (by_id.exact, by_id.vocabulary.kind()) {
+        profile.tokenizer = Some(kind);
         profile.tokenizer_exact = true;
     }
     profile

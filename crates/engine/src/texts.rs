@@ -42,6 +42,9 @@ crate::texts! {
     GENERATION_OUT_OF_RANGE = "generation.out-of-range" => "generation setting {setting} = {value} is above the {format} format's maximum of {max}; it is sent as it is and the provider may refuse it";
     GENERATION_OVER_RESERVE = "generation.over-reserve" => "maxOutputTokens {max} is more than the reply reserve of {reserve} tokens; a reply that long may not fit the context window";
 
+    // Token counting (RULES 5.8)
+    TOKENIZER_UNREADABLE = "tokens.unreadable" => "{problem}; counting with the estimate {estimate} instead";
+
     // Model filter patterns (RULES 3.1, last paragraph)
     PATTERN_EMPTY = "pattern.empty" => "a model pattern cannot be empty";
     PATTERN_SPACE = "pattern.space" => "\"{pattern}\" contains a space ({char}); model ids have none";

@@ -37,6 +37,40 @@ pub fn parse(file: &str, text: &str) -> Result<ModelProfile, LibraryError> {
     Ok(profile)
 }
 
+/// Checks the tokenizer file a profile read from `folder` names (RULES 5.8): a relative path is
+/// taken from `folder`, and the file must be inside it (a profile from elsewhere cannot make
+/// the app read any file it likes) and must be a tokenizer.json that reads. The profile then
+/// names it by its full path, which is what the store keeps.
+pub fn settle_tokenizer_file(
+    file: &str,
+    profile: &mut ModelProfile,
+    folder: &std::path::Path,
+) -> Result<(), LibraryError> {
+    let Some(named) = profile.tokenizer_file.clone() else {
+        return Ok(());
+    };
+    let bad = |problem: String| LibraryError::BadProfile {
+        file: file.to_string(),
+        problem,
+    };
+    let folder = folder
+        .canonicalize()
+        .map_err(|e| bad(format!("its folder cannot be read: {e}")))?;
+    let path = folder
+        .join(&named)
+        .canonicalize()
+        .map_err(|e| bad(format!("`tokenizerFile` \"{named}\" cannot be read: {e}")))?;
+    if !path.starts_with(&folder) {
+        return Err(bad(format!(
+            "`tokenizerFile` \"{named}\" is outside the profile's folder; put the tokenizer \
+             beside the profile"
+        )));
+    }
+    promptloom_engine::tokens::own_tokenizer(&path).map_err(|e| bad(e.to_string()))?;
+    profile.tokenizer_file = Some(path.display().to_string());
+    Ok(())
+}
+
 /// Keeps `profile` in the store, over one of the same id; says whether it replaced one.
 pub fn add(store: &Store, profile: &ModelProfile) -> Result<bool, LibraryError> {
     let replaced = store.model_profiles()?.iter().any(|p| p.id == profile.id);

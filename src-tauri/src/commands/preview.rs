@@ -57,8 +57,8 @@ pub async fn preview(app: AppHandle, request: PreviewRequest) -> Result<Preview,
             Ok(Preview {
                 elided,
                 anchors: available_anchors(&request.preset),
-                tokenizer: result.tokenizer.kind.as_str().to_string(),
-                exact: result.tokenizer.exact,
+                tokenizer: result.tokenizer.vocabulary.name().to_string(),
+                exact: result.tokens.exact,
                 build_ms: started.elapsed().as_secs_f64() * 1000.0,
                 result: result.into_owned(),
             })
@@ -95,6 +95,8 @@ pub struct StoredRun {
     pub history_index: u32,
     /// Each message's tokens, as in `BuiltMessage::tokens`.
     pub tokens: Vec<u32>,
+    /// Whether those counts are exact, as `BuiltMessage::exact`.
+    pub exact: bool,
 }
 
 /// Takes the history messages that are exactly as stored, and carry no attachments, out of
@@ -114,7 +116,8 @@ fn take_stored_history(result: &mut BuildResult<'_>) -> Vec<StoredRun> {
         match runs.last_mut() {
             Some(run)
                 if run.at + run.tokens.len() as u32 == at
-                    && run.history_index + run.tokens.len() as u32 == h =>
+                    && run.history_index + run.tokens.len() as u32 == h
+                    && run.exact == m.exact =>
             {
                 run.tokens.push(m.tokens)
             }
@@ -122,6 +125,7 @@ fn take_stored_history(result: &mut BuildResult<'_>) -> Vec<StoredRun> {
                 at,
                 history_index: h,
                 tokens: vec![m.tokens],
+                exact: m.exact,
             }),
         }
         false
@@ -242,11 +246,13 @@ mod tests {
                     at: 1,
                     history_index: 0,
                     tokens: vec![whole[1].tokens, whole[2].tokens],
+                    exact: true,
                 },
                 StoredRun {
                     at: 4,
                     history_index: 3,
                     tokens: vec![whole[4].tokens],
+                    exact: true,
                 },
             ],
             "stored messages in runs, split where the build put something between them"

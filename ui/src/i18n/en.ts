@@ -85,6 +85,8 @@ export const en = {
   "preview.tokens": "{total} / {budget} tokens",
   "preview.estimate": "estimate",
   "preview.exact": "exact",
+  "preview.messageExact": "Counted exactly with the model's own tokenizer",
+  "preview.messageEstimate": "An estimate: the model's own tokenizer, or what wraps the message, or an attachment's cost, is not known here",
   "preview.dropped": "Dropped and truncated",
   "preview.droppedItem": "{action}: {source} ×{count}: {reason}",
   "preview.warnings": "Warnings",

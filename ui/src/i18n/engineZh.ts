@@ -95,6 +95,7 @@ export const engineZh: Record<EngineCode, string> = {
   "export.token-budget": "角色卡的 token_budget 以 token 计而不是百分比，已略去",
   "export.uid": "SillyTavern 按编号记录条目，已写为 uid {uid}",
   "export.unknown-marker": "SillyTavern 没有这样的标记，已导出为一个它会留空的标记",
+  "tokens.unreadable": "{problem}；改用估算 {estimate} 计数",
   "generation.not-taken": "{format} 格式不接受生成设置 {setting}，已从请求中略去",
   "generation.out-of-range": "生成设置 {setting} = {value} 超过了 {format} 格式的最大值 {max}；按原值发送，服务商可能会拒绝",
   "generation.over-reserve": "maxOutputTokens {max} 大于回复预留的 {reserve} 个 token，这么长的回复可能超出上下文窗口",

@@ -87,6 +87,8 @@ export const zh: Record<MessageKey, string> = {
   "preview.tokens": "{total} / {budget} 个 token",
   "preview.estimate": "估算",
   "preview.exact": "精确",
+  "preview.messageExact": "用模型自己的分词器精确计数",
+  "preview.messageEstimate": "估算值：本地没有模型自己的分词器，或不知道消息外层格式的开销，或附件的开销未计入",
   "preview.dropped": "被丢弃与截断的内容",
   "preview.droppedItem": "{action}：{source} ×{count}：{reason}",
   "preview.warnings": "警告",

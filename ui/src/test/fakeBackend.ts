@@ -541,6 +541,7 @@ function fakePreview(request: { preset: AgentPreset; model: string }, history: s
       role: "user",
       content: "Continue.",
       tokens: 5,
+      exact: false,
       source: { kind: "processor", processor: "role-alternation", placement: { mode: "list" } },
     },
   ];
@@ -550,7 +551,7 @@ function fakePreview(request: { preset: AgentPreset; model: string }, history: s
     result: {
       ...base.result,
       profile: "anthropic-claude",
-      messages,
+      messages: messages.map((m) => ({ ...m, exact: false })),
       tokens: { ...base.result.tokens, total, tokenizer: "claude-estimate", exact: false },
     },
     tokenizer: "claude-estimate",
@@ -573,6 +574,7 @@ function fakeBuild({ preset, model }: { preset: AgentPreset; model: string }, hi
         role: t?.role ?? "system",
         content: (t?.content ?? "").replaceAll("{{model}}", model),
         tokens: 5,
+        exact: !claude,
         source: {
           kind: "template",
           templateId: s.messageId,
@@ -636,7 +638,7 @@ function elide(preview: ReturnType<typeof fakePreview>, count: number) {
   return {
     ...preview,
     result: { ...preview.result, messages: messages.filter((_, i) => i !== at) },
-    elided: [{ at, historyIndex: 0, tokens: Array.from({ length: count }, () => 3) }],
+    elided: [{ at, historyIndex: 0, tokens: Array.from({ length: count }, () => 3), exact: true }],
   };
 }
 

@@ -13,8 +13,9 @@ use promptloom_engine::cache::BuildCache;
 use promptloom_engine::instruct::InstructTemplate;
 use promptloom_engine::model::{AgentPreset, Session};
 use promptloom_engine::pipeline::{Ephemeral, EphemeralKind, LogEntry, LogLevel};
-use promptloom_engine::profiles::ProviderFormat;
+use promptloom_engine::profiles::{profile_for_model, ModelProfile, ProviderFormat};
 use promptloom_engine::providers::{completion_body, BodyOptions, CompletionFormat};
+use promptloom_engine::tokens::{own_tokenizer, TokenizerError, TokenizerKind};
 use promptloom_engine::{build, BuildOptions, BuildRequest, BuildResult, Said};
 
 use crate::assets::FileAssets;
@@ -59,6 +60,11 @@ pub struct BuildArgs {
     /// template file (native JSON, or a SillyTavern instruct template or master export).
     #[arg(long, value_name = "NAME|FILE")]
     pub instruct: Option<String>,
+    /// Count with this tokenizer (RULES 5.8), as the model's own: a shipped vocabulary
+    /// (o200k_base, cl100k_base, llama3, qwen, gemma3, deepseek_v3, tekken) or a tokenizer.json
+    /// file. Default: the one the model id picks.
+    #[arg(long, value_name = "NAME|FILE")]
+    pub tokenizer: Option<String>,
     /// The build's timestamp for the time macros (RFC 3339); default: now. For reproducible
     /// output in tests.
     #[arg(long, value_name = "RFC3339", hide = true, value_parser = parse_timestamp)]
@@ -185,6 +191,33 @@ pub fn inputs(args: &BuildArgs) -> Result<Inputs, CliError> {
     })
 }
 
+/// The model's profile, made to count with `tokenizer` (`--tokenizer`): a shipped vocabulary's
+/// name, else a tokenizer.json file, read now so that a bad one is an error naming it.
+fn profile_counting_with(model: &str, tokenizer: &str) -> Result<ModelProfile, CliError> {
+    let mut profile = profile_for_model(model, &[]);
+    profile.patterns = vec![model.to_string()];
+    profile.tokenizer_exact = true;
+    if let Some(kind) = TokenizerKind::ALL
+        .into_iter()
+        .find(|k| k.as_str() == tokenizer)
+    {
+        profile.tokenizer = Some(kind);
+        return Ok(profile);
+    }
+    let file = Path::new(tokenizer);
+    if !file.exists() {
+        let names = TokenizerKind::ALL.map(|k| k.as_str()).join(", ");
+        return Err(CliError::bad_input(
+            file,
+            format!("no such file, and not a tokenizer name ({names})"),
+        ));
+    }
+    own_tokenizer(file)
+        .map_err(|TokenizerError::Invalid { problem, .. }| CliError::bad_input(file, problem))?;
+    profile.tokenizer_file = Some(file.display().to_string());
+    Ok(profile)
+}
+
 /// The build of `inputs`, with what the importers could not map among its warnings.
 pub fn build_of<'a>(
     args: &BuildArgs,
@@ -192,13 +225,17 @@ pub fn build_of<'a>(
     assets: &'a FileAssets,
     cache: &'a BuildCache,
 ) -> Result<BuildResult<'a>, CliError> {
+    let profiles: Vec<ModelProfile> = match args.tokenizer.as_deref() {
+        Some(tokenizer) => vec![profile_counting_with(&args.model, tokenizer)?],
+        None => Vec::new(),
+    };
     let request = BuildRequest {
         preset: &inputs.preset,
         session: &inputs.session,
         model: &args.model,
         options: &inputs.options,
         cache,
-        profiles: &[],
+        profiles: &profiles,
         assets,
     };
     // Every build error (no recipe for the model, a step naming an unknown template) is about

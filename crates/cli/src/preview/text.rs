@@ -48,7 +48,7 @@ pub fn render(p: &Preview<'_>) -> String {
     field(
         &mut out,
         "Tokenizer",
-        &format!("{} ({exactness})", r.tokenizer.kind.as_str()),
+        &format!("{} ({exactness})", r.tokenizer.vocabulary.name()),
     );
     out.push('\n');
 
@@ -57,7 +57,7 @@ pub fn render(p: &Preview<'_>) -> String {
     let token_width = r
         .messages
         .iter()
-        .map(|m| group(m.tokens).len())
+        .map(|m| shown_tokens(m).len())
         .max()
         .unwrap_or(0)
         .max("tokens".len());
@@ -85,7 +85,7 @@ pub fn render(p: &Preview<'_>) -> String {
             out,
             "{i:>index_width$}  {:<role_width$}  {:>token_width$}  {badge}",
             m.role.as_str(),
-            group(m.tokens)
+            shown_tokens(m)
         );
         // The content hangs under the role column behind a bar that keeps blank lines visible;
         // long lines wrap, their continuations marked with a dotted bar.
@@ -103,6 +103,9 @@ pub fn render(p: &Preview<'_>) -> String {
 
     // Totals.
     let t = &r.tokens;
+    if r.messages.iter().any(|m| !m.exact) {
+        out.push_str("(~ marks an estimated count)\n\n");
+    }
     let estimate = if t.exact { "" } else { ", estimated" };
     let mut total = format!(
         "{} of {} tokens{estimate}  ({} messages)",
@@ -267,6 +270,15 @@ fn group(n: u32) -> String {
         out.push(c);
     }
     out
+}
+
+/// A message's tokens as the listing shows them: `~` before an estimate.
+fn shown_tokens(m: &promptloom_engine::pipeline::BuiltMessage<'_>) -> String {
+    if m.exact {
+        group(m.tokens)
+    } else {
+        format!("~{}", group(m.tokens))
+    }
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use crate::cache::{BuildCache, HistoryCounts};
 use crate::model::{AgentPreset, InjectionStrategy, Role, Session};
 use crate::profiles::ModelProfile;
 use crate::said::Said;
-use crate::tokens::TokenizerChoice;
+use crate::tokens::{TokenizerChoice, TokenizerKind};
 
 /// Options of one build.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -180,6 +180,9 @@ pub struct PipelineContext<'a, 's> {
     /// What a message of each role costs beyond its content, by [`Role::ALL`]'s order: counted
     /// once per build (the template's affixes go through the tokenizer only here).
     overheads: [crate::tokens::MessageOverhead; 4],
+    /// Whether a message's text and what it costs beyond its text are both counted exactly
+    /// (RULES 5.8): the model's own tokenizer, and the format's or template's known affixes.
+    pub counts_exact: bool,
 }
 
 /// The variables a build starts from (RULES 4.3): the preset's, then the session's own over them
@@ -195,7 +198,7 @@ fn starting_variables(preset: &AgentPreset, session: &Session) -> BTreeMap<Strin
 impl<'a, 's> PipelineContext<'a, 's> {
     /// A context for `request`, run with `profile` (the request's, with its overrides).
     pub(crate) fn new(request: &BuildRequest<'a, 's>, profile: ModelProfile) -> Self {
-        let tokenizer = profile.tokenizer_choice();
+        let (tokenizer, unreadable) = profile.resolve_tokenizer(request.model);
         let generation = super::ResolvedGeneration::resolve(&profile, request.preset);
         // The options' template, else the preset's own, else the one the model profile names.
         let instruct = request
@@ -209,18 +212,41 @@ impl<'a, 's> PipelineContext<'a, 's> {
                     .as_deref()
                     .and_then(crate::instruct::built_in)
             });
+        // In chat, a family's server writes each message through the family's chat template,
+        // so its affixes are what a message costs; OpenAI publishes its own figures.
+        let family_template = match (&instruct, profile.provider_format) {
+            (None, crate::profiles::ProviderFormat::OpenaiChat) => tokenizer
+                .vocabulary
+                .kind()
+                .and_then(|k| k.chat_template())
+                .and_then(crate::instruct::built_in),
+            _ => None,
+        };
+        let openai_published = matches!(
+            (tokenizer.vocabulary.kind(), profile.provider_format),
+            (
+                Some(TokenizerKind::O200kBase | TokenizerKind::Cl100kBase),
+                crate::profiles::ProviderFormat::OpenaiChat
+            )
+        );
+        let counts_exact = tokenizer.exact
+            && (instruct.is_some() || family_template.is_some() || openai_published);
         let overheads = crate::model::Role::ALL.map(|role| {
-            overhead_for(&profile, instruct.as_ref(), role, &|text| {
-                request.cache.count(tokenizer.kind, text)
-            })
+            overhead_for(
+                &profile,
+                instruct.as_ref().or(family_template.as_ref()),
+                role,
+                &|text| request.cache.count(tokenizer.vocabulary, text),
+            )
         });
         PipelineContext {
             instruct,
             overheads,
+            counts_exact,
             generation,
             history_counts: request
                 .cache
-                .take_history_counts(tokenizer.kind, &request.session.id),
+                .take_history_counts(tokenizer.vocabulary, &request.session.id),
             history_hits: 0,
             preset: request.preset,
             session: request.session,
@@ -235,7 +261,20 @@ impl<'a, 's> PipelineContext<'a, 's> {
             blackboard: Blackboard::default(),
             recipe: None,
             variables: starting_variables(request.preset, request.session),
-            logs: Vec::new(),
+            logs: unreadable
+                .map(|e| {
+                    let said = crate::texts::TOKENIZER_UNREADABLE
+                        .with("problem", e)
+                        .with("estimate", tokenizer.label());
+                    LogEntry {
+                        processor: "tokens".to_string(),
+                        level: LogLevel::Warning,
+                        message: said.to_string(),
+                        said,
+                    }
+                })
+                .into_iter()
+                .collect(),
             dropped: Vec::new(),
             over_budget: None,
             patterns: Default::default(),
@@ -275,7 +314,7 @@ impl<'a, 's> PipelineContext<'a, 's> {
             return n;
         }
         let overhead = self.overhead_of(message.role);
-        let kind = self.tokenizer.kind;
+        let kind = self.tokenizer.vocabulary;
         // Stored history goes through the session's counts by position (no hashing of the
         // text on a warm rebuild); everything else through the content-hash map.
         let content = match (message.kind(), message.history_index()) {
@@ -297,7 +336,7 @@ impl<'a, 's> PipelineContext<'a, 's> {
         };
         let mut n = content + overhead.per_message;
         if let Some(name) = message.name() {
-            n += overhead.per_name + self.cache.count(self.tokenizer.kind, name);
+            n += overhead.per_name + self.cache.count(self.tokenizer.vocabulary, name);
         }
         message.set_tokens(n);
         n
@@ -315,7 +354,7 @@ impl<'a, 's> PipelineContext<'a, 's> {
         self.cache
             .record_hits(std::mem::take(&mut self.history_hits));
         self.cache
-            .keep_history_counts(self.tokenizer.kind, &self.session.id, counts);
+            .keep_history_counts(self.tokenizer.vocabulary, &self.session.id, counts);
     }
 }
 

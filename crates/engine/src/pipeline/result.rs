@@ -26,6 +26,9 @@ pub struct BuiltMessage<'s> {
     pub role: Role,
     /// Content tokens plus the format's per-message overhead.
     pub tokens: u32,
+    /// Whether `tokens` is exact (RULES 5.8): counted with the model's own tokenizer, with known
+    /// affixes, and no attachment (whose tokens are not counted).
+    pub exact: bool,
     body: Body<'s>,
 }
 
@@ -84,6 +87,7 @@ impl<'s> BuiltMessage<'s> {
         BuiltMessage {
             role: self.role,
             tokens: self.tokens,
+            exact: self.exact,
             body,
         }
     }
@@ -95,6 +99,7 @@ impl<'s> BuiltMessage<'s> {
             name: self.name(),
             content: self.content(),
             tokens: self.tokens,
+            exact: self.exact,
             source: self.source(),
             truncated: self.truncated(),
             attachments: self.attachments(),
@@ -139,6 +144,8 @@ struct BuiltMessageJson<'a> {
     content: &'a str,
     /// Content tokens plus the format's per-message overhead.
     tokens: u32,
+    /// Whether `tokens` is exact, or an estimate.
+    exact: bool,
     #[cfg_attr(feature = "specta", specta(type = Source))]
     source: Cow<'a, Source>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -159,7 +166,7 @@ pub struct TokenSummary {
     /// Every message plus the reply priming of the format.
     pub total: u32,
     pub budget: u32,
-    /// False when the model's tokenizer is estimated.
+    /// Whether `total` is exact: every message counted exactly (RULES 5.8), else an estimate.
     pub exact: bool,
     pub tokenizer: String,
     pub context_window: u32,
@@ -357,6 +364,7 @@ impl<'s> PipelineContext<'_, 's> {
         let session = self.session;
         // One pass that reuses the list's memory: a message and its built form are the same
         // size, and a stored message stays a reference to the session.
+        let mut all_exact = self.counts_exact;
         let built: Vec<BuiltMessage<'s>> = messages
             .into_iter()
             .map(|mut m| {
@@ -373,7 +381,14 @@ impl<'s> PipelineContext<'_, 's> {
                         }
                     }
                 }
-                BuiltMessage { role, tokens, body }
+                let exact = self.counts_exact && body.attachments().is_empty();
+                all_exact &= exact;
+                BuiltMessage {
+                    role,
+                    tokens,
+                    exact,
+                    body,
+                }
             })
             .collect();
         let by_source: BTreeMap<String, u32> = SourceKind::ALL
@@ -406,10 +421,14 @@ impl<'s> PipelineContext<'_, 's> {
         if let Some(p) = &prompt {
             // The string itself is what the model reads: its count is the total, counted by
             // its independent pieces (each line, mostly) so a warm rebuild counts what changed.
-            let kind = self.tokenizer.kind;
-            total = crate::tokens::independent_pieces(&p.prompt)
-                .map(|piece| self.cache.count(kind, piece))
-                .sum();
+            let kind = self.tokenizer.vocabulary;
+            total = match kind {
+                // A user's own tokenizer may join across lines: its string is counted whole.
+                crate::tokens::Vocabulary::Own(_) => self.cache.count(kind, &p.prompt),
+                _ => crate::tokens::independent_pieces(&p.prompt)
+                    .map(|piece| self.cache.count(kind, piece))
+                    .sum(),
+            };
         }
         let budget = self.budget();
         if self.over_budget.is_none() && total > budget {
@@ -440,7 +459,7 @@ impl<'s> PipelineContext<'_, 's> {
             tokens: TokenSummary {
                 total,
                 budget,
-                exact: self.tokenizer.exact,
+                exact: all_exact,
                 tokenizer: self.tokenizer.label(),
                 context_window: self.profile.context_window,
                 reserved_reply: self.profile.reserved_reply,

@@ -263,7 +263,7 @@ fn native_activation(
     let mut kept = Vec::new();
     for (i, reason) in activated {
         let entry = &book.entries[i];
-        let tokens = ctx.cache.count(ctx.tokenizer.kind, &entry.content) + overhead;
+        let tokens = ctx.cache.count(ctx.tokenizer.vocabulary, &entry.content) + overhead;
         if stopped || used + tokens > budget {
             let why = if stops {
                 texts::BUDGET_STOP.with("budget", budget).with("used", used)
@@ -311,7 +311,7 @@ fn sillytavern_activation(
         seed,
         budget,
     };
-    let (cache, kind) = (ctx.cache, ctx.tokenizer.kind);
+    let (cache, kind) = (ctx.cache, ctx.tokenizer.vocabulary);
     let mut cost = |e: &LorebookEntry| cache.count(kind, &e.content);
     let outcome = lorebook_st::activate(&input, &mut ctx.patterns, &mut cost);
     for w in outcome.warnings {

@@ -108,14 +108,14 @@ impl Processor for TokenLimiter {
             let i = history_indices[cut_at - 1];
             let m = &messages[i];
             let name_cost = m.name().map_or(0, |n| {
-                overhead.per_name + ctx.cache.count(ctx.tokenizer.kind, n)
+                overhead.per_name + ctx.cache.count(ctx.tokenizer.vocabulary, n)
             });
             let room = remaining.saturating_sub(overhead.per_message + name_cost);
             if room > 0 {
                 let before = ctx.count_message(&mut messages[i]);
                 let tail = ctx
                     .tokenizer
-                    .kind
+                    .vocabulary
                     .keep_last_tokens(messages[i].content(), room as usize);
                 if !tail.trim().is_empty() {
                     let m = &mut messages[i];
@@ -299,7 +299,7 @@ fn cut_sections(
             if !full && room >= 16 {
                 let head = ctx
                     .tokenizer
-                    .kind
+                    .vocabulary
                     .keep_first_tokens(messages[i].content(), room as usize);
                 let m = &mut messages[i];
                 m.set_truncated(head);

@@ -1,12 +1,28 @@
-//! RULES 5.8: token counting. OpenAI families are counted exactly with their real vocabularies
-//! (bpe-openai, initialised once); every other model gets a labelled estimate. The counts a build
-//! makes are kept in the [`crate::cache::BuildCache`], so a live preview recounts only what changed.
+//! RULES 5.8: token counting. OpenAI families are counted with their real vocabularies
+//! (bpe-openai); Llama 3, Qwen, Gemma 3, DeepSeek V3 and Mistral's Tekken with theirs, read from
+//! the tokenizer.json files the engine ships (compressed, each loaded on first use); a user's own
+//! tokenizer.json can count for a model profile. Models with no public tokenizer (Claude, Gemini)
+//! get a labelled estimate. The counts a build makes are kept in the
+//! [`crate::cache::BuildCache`], so a live preview recounts only what changed.
 
 use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
+
+mod compact_bpe;
+mod families;
+mod hf;
+mod openai;
+mod own;
+
+pub use families::tokenizer_for_model;
+pub use hf::{TokenizerError, MAX_TOKENIZER_BYTES};
+pub use own::own_tokenizer;
+
+use hf::HfCounter;
+use openai::BpeOpenAi;
 
 /// A vocabulary this build embeds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -15,28 +31,136 @@ use serde::{Deserialize, Serialize};
 pub enum TokenizerKind {
     O200kBase,
     Cl100kBase,
+    /// Llama 3, 3.1, 3.2 and 3.3.
+    Llama3,
+    /// Qwen 2, 2.5 and 3 (and QwQ).
+    Qwen,
+    Gemma3,
+    /// DeepSeek V3, V3.1 and R1.
+    DeepseekV3,
+    /// Mistral's Tekken: Nemo, Ministral, Pixtral, Small 3 and later.
+    Tekken,
 }
 
 impl TokenizerKind {
+    pub const ALL: [TokenizerKind; 7] = [
+        TokenizerKind::O200kBase,
+        TokenizerKind::Cl100kBase,
+        TokenizerKind::Llama3,
+        TokenizerKind::Qwen,
+        TokenizerKind::Gemma3,
+        TokenizerKind::DeepseekV3,
+        TokenizerKind::Tekken,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             TokenizerKind::O200kBase => "o200k_base",
             TokenizerKind::Cl100kBase => "cl100k_base",
+            TokenizerKind::Llama3 => "llama3",
+            TokenizerKind::Qwen => "qwen",
+            TokenizerKind::Gemma3 => "gemma3",
+            TokenizerKind::DeepseekV3 => "deepseek_v3",
+            TokenizerKind::Tekken => "tekken",
         }
     }
 
-    /// The counter for this vocabulary, built on first use and shared for the life of the
-    /// process.
-    pub fn counter(self) -> &'static dyn TokenCounter {
+    /// The built-in instruct template (RULES 5.12) a chat server writes this family's
+    /// messages in, whose affixes are what a message costs beyond its content; none for the
+    /// OpenAI vocabularies, whose cost OpenAI publishes.
+    pub fn chat_template(self) -> Option<&'static str> {
+        match self {
+            TokenizerKind::O200kBase | TokenizerKind::Cl100kBase => None,
+            TokenizerKind::Llama3 => Some("llama-3"),
+            TokenizerKind::Qwen => Some("qwen"),
+            TokenizerKind::Gemma3 => Some("gemma"),
+            TokenizerKind::DeepseekV3 => Some("deepseek"),
+            TokenizerKind::Tekken => Some("mistral-tekken"),
+        }
+    }
+
+    /// The shipped tokenizer.json, gzip-compressed (scripts/vocabularies writes them).
+    fn shipped(self) -> &'static [u8] {
+        macro_rules! vocab {
+            ($name:literal) => {
+                include_bytes!(concat!(
+                    env!("CARGO_MANIFEST_DIR"),
+                    "/vocab/",
+                    $name,
+                    ".json.gz"
+                ))
+            };
+        }
+        match self {
+            TokenizerKind::O200kBase | TokenizerKind::Cl100kBase => &[],
+            TokenizerKind::Llama3 => vocab!("llama3"),
+            TokenizerKind::Qwen => vocab!("qwen"),
+            TokenizerKind::Gemma3 => vocab!("gemma3"),
+            TokenizerKind::DeepseekV3 => vocab!("deepseek_v3"),
+            TokenizerKind::Tekken => vocab!("tekken"),
+        }
+    }
+
+    /// The counter for this vocabulary, built on first use (a family's vocabulary is read then,
+    /// and only then) and shared for the life of the process.
+    pub fn load(self) -> Result<&'static dyn TokenCounter, TokenizerError> {
         static O200K: OnceLock<BpeOpenAi> = OnceLock::new();
         static CL100K: OnceLock<BpeOpenAi> = OnceLock::new();
-        match self {
-            TokenizerKind::O200kBase => {
-                O200K.get_or_init(|| BpeOpenAi::new("o200k_base", bpe_openai::o200k_base()))
-            }
-            TokenizerKind::Cl100kBase => {
-                CL100K.get_or_init(|| BpeOpenAi::new("cl100k_base", bpe_openai::cl100k_base()))
-            }
+        static FAMILIES: [OnceLock<Result<HfCounter, TokenizerError>>; 5] =
+            [const { OnceLock::new() }; 5];
+        let slot =
+            match self {
+                TokenizerKind::O200kBase => {
+                    return Ok(O200K
+                        .get_or_init(|| BpeOpenAi::new("o200k_base", bpe_openai::o200k_base())))
+                }
+                TokenizerKind::Cl100kBase => {
+                    return Ok(CL100K
+                        .get_or_init(|| BpeOpenAi::new("cl100k_base", bpe_openai::cl100k_base())))
+                }
+                TokenizerKind::Llama3 => 0,
+                TokenizerKind::Qwen => 1,
+                TokenizerKind::Gemma3 => 2,
+                TokenizerKind::DeepseekV3 => 3,
+                TokenizerKind::Tekken => 4,
+            };
+        FAMILIES[slot]
+            .get_or_init(|| {
+                let name = self.as_str();
+                let json = own::gunzip(self.shipped(), name)?;
+                HfCounter::from_json(name, name, &json)
+            })
+            .as_ref()
+            .map(|c| c as &dyn TokenCounter)
+            .map_err(Clone::clone)
+    }
+
+    /// The shipped tokenizer.json of a family, decompressed; none for the OpenAI vocabularies.
+    pub fn shipped_json(self) -> Result<Option<Vec<u8>>, TokenizerError> {
+        let packed = self.shipped();
+        if packed.is_empty() {
+            return Ok(None);
+        }
+        own::gunzip(packed, self.as_str()).map(Some)
+    }
+
+    /// A counter of this family read afresh from the shipped file, not kept: what the first
+    /// count of a family costs, for the benchmarks and the memory measure. The engine itself
+    /// reads each family once, through [`Self::load`].
+    pub fn read_afresh(self) -> Result<Option<Box<dyn TokenCounter>>, TokenizerError> {
+        let Some(json) = self.shipped_json()? else {
+            return Ok(None);
+        };
+        let counter = HfCounter::from_json(self.as_str(), self.as_str(), &json)?;
+        Ok(Some(Box::new(counter)))
+    }
+
+    /// The counter, or o200k_base's where this vocabulary could not be read (a build resolves
+    /// its tokenizer first, which says so and labels the count an estimate).
+    pub fn counter(self) -> &'static dyn TokenCounter {
+        match self.load() {
+            Ok(counter) => counter,
+            Err(_) => TokenizerKind::O200kBase.counter(),
         }
     }
 
@@ -56,6 +180,71 @@ impl TokenizerKind {
     }
 }
 
+/// The vocabulary that counts: one the engine ships, or a user's own tokenizer.json (see
+/// [`own_tokenizer`]). What the count cache is keyed by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Vocabulary {
+    Shipped(TokenizerKind),
+    Own(own::OwnId),
+    /// Claude's estimate: cl100k_base's count times [`CLAUDE_SCALE`], the estimator that came
+    /// closest to Anthropic's own counts (docs/PERFORMANCE.md).
+    ClaudeEstimate,
+}
+
+/// What cl100k_base's count is multiplied by to estimate Claude's (docs/PERFORMANCE.md).
+pub const CLAUDE_SCALE: f64 = 1.11;
+
+impl Vocabulary {
+    pub fn counter(self) -> &'static dyn TokenCounter {
+        match self {
+            Vocabulary::Shipped(kind) => kind.counter(),
+            Vocabulary::Own(id) => id.counter(),
+            Vocabulary::ClaudeEstimate => {
+                static CLAUDE: Scaled = Scaled {
+                    name: "cl100k_base × 1.11",
+                    base: TokenizerKind::Cl100kBase,
+                    factor: CLAUDE_SCALE,
+                };
+                &CLAUDE
+            }
+        }
+    }
+
+    /// The vocabulary's name, as the preview shows it.
+    pub fn name(self) -> &'static str {
+        self.counter().name()
+    }
+
+    /// Number of tokens in `text`.
+    pub fn count(self, text: &str) -> usize {
+        self.counter().count(text)
+    }
+
+    /// See [`TokenCounter::keep_first_tokens`].
+    pub fn keep_first_tokens(self, text: &str, max_tokens: usize) -> String {
+        self.counter().keep_first_tokens(text, max_tokens)
+    }
+
+    /// See [`TokenCounter::keep_last_tokens`].
+    pub fn keep_last_tokens(self, text: &str, max_tokens: usize) -> String {
+        self.counter().keep_last_tokens(text, max_tokens)
+    }
+
+    /// The shipped family, if it is one.
+    pub fn kind(self) -> Option<TokenizerKind> {
+        match self {
+            Vocabulary::Shipped(kind) => Some(kind),
+            Vocabulary::Own(_) | Vocabulary::ClaudeEstimate => None,
+        }
+    }
+}
+
+impl From<TokenizerKind> for Vocabulary {
+    fn from(kind: TokenizerKind) -> Self {
+        Vocabulary::Shipped(kind)
+    }
+}
+
 /// Something that counts tokens for one vocabulary. The engine counts through this trait so a
 /// further tokenizer (a local model's, say) can be added without touching the processors.
 pub trait TokenCounter: Send + Sync {
@@ -71,153 +260,75 @@ pub trait TokenCounter: Send + Sync {
     fn keep_first_tokens(&self, text: &str, max_tokens: usize) -> String;
 }
 
-/// OpenAI's byte-pair vocabularies through the `bpe-openai` crate.
-struct BpeOpenAi {
-    name: &'static str,
-    tokenizer: &'static bpe_openai::Tokenizer,
-    /// Every token of the vocabulary, by its bytes.
-    whole: WholeTokens,
-}
-
-impl BpeOpenAi {
-    fn new(name: &'static str, tokenizer: &'static bpe_openai::Tokenizer) -> Self {
-        let bpe = &tokenizer.bpe;
-        let whole = (0..bpe.num_tokens() as u32)
-            .map(|id| bpe.token_bytes(id))
-            .collect();
-        BpeOpenAi {
-            name,
-            tokenizer,
-            whole,
-        }
-    }
-}
-
-impl TokenCounter for BpeOpenAi {
-    fn name(&self) -> &'static str {
-        self.name
-    }
-
-    /// Same result as bpe-openai's own `count`, faster on prose: a pre-tokenized piece that is
-    /// one whole token of the vocabulary (most words of English) counts 1 without running the
-    /// encoder, which allocates for every piece. tiktoken takes the same shortcut, so the
-    /// counts it is checked against stay the reference.
-    fn count(&self, text: &str) -> usize {
-        let text = self.tokenizer.normalize(text);
-        self.tokenizer
-            .split(text.as_str())
-            .map(|piece| {
-                if self.whole.contains(piece.as_bytes()) {
-                    1
-                } else {
-                    self.tokenizer.bpe.count(piece.as_bytes())
-                }
-            })
-            .sum()
-    }
-
-    fn keep_last_tokens(&self, text: &str, max_tokens: usize) -> String {
-        if max_tokens == 0 {
-            return String::new();
-        }
-        let tokens = self.tokenizer.encode(text);
-        if tokens.len() <= max_tokens {
-            return text.to_string();
-        }
-        // A token may end inside a multi-byte character; step forward until the tail decodes.
-        let mut start = tokens.len() - max_tokens;
-        while start < tokens.len() {
-            if let Some(tail) = self.tokenizer.decode(&tokens[start..]) {
-                return tail;
-            }
-            start += 1;
-        }
-        String::new()
-    }
-
-    fn keep_first_tokens(&self, text: &str, max_tokens: usize) -> String {
-        if max_tokens == 0 {
-            return String::new();
-        }
-        let tokens = self.tokenizer.encode(text);
-        if tokens.len() <= max_tokens {
-            return text.to_string();
-        }
-        let mut end = max_tokens;
-        while end > 0 {
-            if let Some(head) = self.tokenizer.decode(&tokens[..end]) {
-                return head;
-            }
-            end -= 1;
-        }
-        String::new()
-    }
-}
-
 /// Which tokenizer counts for a model, and whether the count is exact.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TokenizerChoice {
-    pub kind: TokenizerKind,
-    /// False when `kind` only approximates the model's own tokenizer.
+    pub vocabulary: Vocabulary,
+    /// False when `vocabulary` only approximates the model's own tokenizer.
     pub exact: bool,
 }
 
 impl TokenizerChoice {
+    pub fn exact(kind: TokenizerKind) -> Self {
+        TokenizerChoice {
+            vocabulary: kind.into(),
+            exact: true,
+        }
+    }
+
+    pub fn estimate(kind: TokenizerKind) -> Self {
+        TokenizerChoice {
+            vocabulary: kind.into(),
+            exact: false,
+        }
+    }
+
     /// A human label: `o200k_base` or `estimate (o200k_base)`.
     pub fn label(&self) -> String {
         if self.exact {
-            self.kind.as_str().to_string()
+            self.vocabulary.name().to_string()
         } else {
-            format!("estimate ({})", self.kind.as_str())
+            format!("estimate ({})", self.vocabulary.name())
+        }
+    }
+
+    /// This choice where its vocabulary can be read, else an o200k_base estimate and why not.
+    pub fn or_estimate(self) -> (TokenizerChoice, Option<TokenizerError>) {
+        match self.vocabulary {
+            Vocabulary::Shipped(kind) => match kind.load() {
+                Ok(_) => (self, None),
+                Err(e) => (TokenizerChoice::estimate(TokenizerKind::O200kBase), Some(e)),
+            },
+            Vocabulary::Own(_) | Vocabulary::ClaudeEstimate => (self, None),
         }
     }
 }
 
-/// Picks the tokenizer for a model id. OpenAI's current families (gpt-4o, gpt-4.1, gpt-5, o1,
-/// o3, o4, chatgpt-4o) use o200k_base; gpt-4, gpt-3.5 and the text-embedding-3 models use
-/// cl100k_base. Everything else is estimated with o200k_base, whose counts sit close to other
-/// modern vocabularies for mixed text.
-pub fn tokenizer_for_model(model_id: &str) -> TokenizerChoice {
-    let id = model_id.to_ascii_lowercase();
-    let id = id.rsplit('/').next().unwrap_or(&id);
-    let o200k = [
-        "gpt-4o",
-        "gpt-4.1",
-        "gpt-4.5",
-        "gpt-5",
-        "chatgpt-4o",
-        "o1",
-        "o3",
-        "o4",
-        "gpt-oss",
-    ];
-    let cl100k = [
-        "gpt-4",
-        "gpt-3.5",
-        "text-embedding-3",
-        "text-embedding-ada-002",
-    ];
-    let is_family = |prefix: &&str| {
-        id.strip_prefix(prefix)
-            .is_some_and(|rest| rest.is_empty() || rest.starts_with(['-', '.', ':']))
-    };
-    if o200k.iter().any(is_family) {
-        TokenizerChoice {
-            kind: TokenizerKind::O200kBase,
-            exact: true,
-        }
-    } else if cl100k.iter().any(is_family) {
-        TokenizerChoice {
-            kind: TokenizerKind::Cl100kBase,
-            exact: true,
-        }
-    } else {
-        TokenizerChoice {
-            kind: TokenizerKind::O200kBase,
-            exact: false,
-        }
+/// Another vocabulary's count times a factor, rounded up: an estimate for a model whose own
+/// tokenizer splits text finer than any we have.
+struct Scaled {
+    name: &'static str,
+    base: TokenizerKind,
+    factor: f64,
+}
+
+impl TokenCounter for Scaled {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn count(&self, text: &str) -> usize {
+        (self.base.count(text) as f64 * self.factor).ceil() as usize
+    }
+
+    fn keep_last_tokens(&self, text: &str, max_tokens: usize) -> String {
+        let base = (max_tokens as f64 / self.factor).floor() as usize;
+        self.base.keep_last_tokens(text, base)
+    }
+
+    fn keep_first_tokens(&self, text: &str, max_tokens: usize) -> String {
+        let base = (max_tokens as f64 / self.factor).floor() as usize;
+        self.base.keep_first_tokens(text, base)
     }
 }
 
@@ -244,7 +355,7 @@ impl MessageOverhead {
     };
 }
 
-type WholeTokens = HashSet<&'static [u8], BuildHasherDefault<KeyHasher>>;
+pub(crate) type WholeTokens = HashSet<&'static [u8], BuildHasherDefault<KeyHasher>>;
 
 /// A one-multiply-per-word hasher (FxHash's scheme). The count key already carries a strong
 /// hash of the content, so folding its words is enough, and far cheaper than SipHash on every
@@ -349,40 +460,6 @@ mod tests {
                 "cl100k on {text:?}"
             );
         }
-    }
-
-    #[test]
-    fn model_ids_map_to_their_tokenizers() {
-        let exact = |kind| TokenizerChoice { kind, exact: true };
-        assert_eq!(
-            tokenizer_for_model("gpt-4o"),
-            exact(TokenizerKind::O200kBase)
-        );
-        assert_eq!(
-            tokenizer_for_model("GPT-4o-mini"),
-            exact(TokenizerKind::O200kBase)
-        );
-        assert_eq!(
-            tokenizer_for_model("openai/gpt-4.1"),
-            exact(TokenizerKind::O200kBase)
-        );
-        assert_eq!(
-            tokenizer_for_model("o3-mini"),
-            exact(TokenizerKind::O200kBase)
-        );
-        assert_eq!(
-            tokenizer_for_model("gpt-4-turbo"),
-            exact(TokenizerKind::Cl100kBase)
-        );
-        assert_eq!(
-            tokenizer_for_model("gpt-3.5-turbo"),
-            exact(TokenizerKind::Cl100kBase)
-        );
-        let claude = tokenizer_for_model("claude-3-5-sonnet");
-        assert!(!claude.exact);
-        assert_eq!(claude.label(), "estimate (o200k_base)");
-        // A prefix alone is no family: "o1x" is not o1.
-        assert!(!tokenizer_for_model("o1x").exact);
     }
 
     #[test]

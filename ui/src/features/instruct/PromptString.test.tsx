@@ -23,18 +23,20 @@ const T = { kind: "template" } as const;
 const M = (index: number) => ({ kind: "message", index }) as const;
 
 const messages: BuiltMessage[] = [
-  { role: "system", content: "你是灯塔看守人。", tokens: 9, source: { kind: "template", templateId: "main", placement: { mode: "list" } } },
+  { role: "system", content: "你是灯塔看守人。", tokens: 9, exact: true, source: { kind: "template", templateId: "main", placement: { mode: "list" } } },
   {
     role: "user",
     name: "Rosa",
     content: "灯亮着吗？🕯️ <|im_end|>",
     tokens: 12,
+    exact: true,
     source: { kind: "history", historyIndex: 3, placement: { mode: "list" } },
   },
   {
     role: "system",
     content: "A storm 🌊 is coming.  ",
     tokens: 8,
+    exact: true,
     source: { kind: "lorebook", entryId: "storm", placement: { mode: "depth", depth: 1 } },
   },
 ];

@@ -22,7 +22,13 @@ export function MessageHead({
       <span className={`badge badge-${kind}`}>{t(`source.${kind}`)}</span>
       <span className="badge-detail">{sourceDetail(message.source)}</span>
       {message.truncated && <span className="badge badge-truncated">✂</span>}
-      <span className="tokens">{message.tokens}</span>
+      <span
+        className={message.exact ? "tokens" : "tokens estimate"}
+        title={t(message.exact ? "preview.messageExact" : "preview.messageEstimate")}
+        data-testid="message-tokens"
+      >
+        {message.exact ? message.tokens : `~${message.tokens}`}
+      </span>
     </button>
   );
 }

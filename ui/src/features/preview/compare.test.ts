@@ -3,7 +3,7 @@ import type { BuiltMessage, Role } from "../../bindings";
 import { alignMessages, defaultCompareModel, foldRows, summarize, type DiffRow } from "./compare";
 
 function template(id: string, content = `text of ${id}`, role: Role = "system"): BuiltMessage {
-  return { role, content, tokens: 5, source: { kind: "template", templateId: id, placement: { mode: "list" } } };
+  return { role, content, tokens: 5, exact: true, source: { kind: "template", templateId: id, placement: { mode: "list" } } };
 }
 
 function history(index: number, content = `message ${index}`): BuiltMessage {
@@ -11,6 +11,7 @@ function history(index: number, content = `message ${index}`): BuiltMessage {
     role: index % 2 === 0 ? "user" : "assistant",
     content,
     tokens: 5,
+    exact: true,
     source: { kind: "history", historyIndex: index, placement: { mode: "list" } },
   };
 }

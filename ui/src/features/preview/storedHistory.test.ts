@@ -15,7 +15,7 @@ describe("the preview's stored history", () => {
         { role: "assistant", content: "fourth" },
       ],
     });
-    const sent = (content: string, source: Source): BuiltMessage => ({ role: "system", content, tokens: 9, source });
+    const sent = (content: string, source: Source): BuiltMessage => ({ role: "system", content, tokens: 9, exact: true, source });
     const preview = {
       result: {
         messages: [

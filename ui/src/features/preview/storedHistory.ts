@@ -21,7 +21,13 @@ export function withStoredHistory(preview: Preview, session: Chat | null): Previ
       const stored = session?.messages[historyIndex];
       const source: Source = { kind: "history", placement: { mode: "list" }, historyIndex };
       if (stored?.id) source.messageId = stored.id;
-      const message: BuiltMessage = { role: stored?.role ?? "user", content: stored?.content ?? "", tokens, source };
+      const message: BuiltMessage = {
+        role: stored?.role ?? "user",
+        content: stored?.content ?? "",
+        tokens,
+        exact: run.exact,
+        source,
+      };
       if (stored?.name) message.name = stored.name;
       messages.push(message);
     });

@@ -1,0 +1,604 @@
+//! A byte-pair model read from a Hugging Face `tokenizer.json`, held compactly: every token's
+//! text in one buffer, and two open-addressing tables of plain integers (text to id, and pair of
+//! ids to merge). The `tokenizers` crate's own BPE model keeps each token twice as a `String` in
+//! hash maps and each merge in a third map, several times the memory for the same vocabulary
+//! (docs/PERFORMANCE.md). It merges the same way: the pair with the lowest merge rank first, the
+//! leftmost of equal ranks, characters missing from the vocabulary through byte fallback or the
+//! unknown token, and a word that is one whole token left whole when the file says
+//! `ignore_merges`.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use tokenizers::{Model, Token};
+
+/// One slot of the merge table: the pair (left id, right id) packed in `pair`, the rank of the
+/// merge and the id it makes. `EMPTY_PAIR` marks a free slot.
+#[derive(Debug, Clone, Copy)]
+struct MergeSlot {
+    pair: u64,
+    rank: u32,
+    id: u32,
+}
+
+const EMPTY_PAIR: u64 = u64::MAX;
+
+/// Merges waiting to be made: (rank, position, the id it makes), lowest rank first, then
+/// leftmost.
+type MergeQueue = BinaryHeap<Reverse<(u32, usize, u32)>>;
+const NO_ID: u32 = u32::MAX;
+/// The largest id a vocabulary may give (the largest shipped has 262,144 tokens).
+const MAX_ID: u32 = 4_000_000;
+/// The most merges a vocabulary may list (the most shipped, Gemma 3's, are 514,906).
+const MAX_MERGES: usize = 2_000_000;
+
+#[derive(Debug, Default)]
+pub struct CompactBpe {
+    /// Every token's text, one after the other, by id.
+    text: Vec<u8>,
+    /// Where the token of each id ends in `text` (it starts where the one before ends).
+    ends: Vec<u32>,
+    /// Open addressing by the hash of a token's text: id + 1, or 0 for a free slot.
+    by_text: Vec<u32>,
+    merges: Vec<MergeSlot>,
+    /// Merges read, the ones listed twice included: the next one's rank.
+    merge_count: usize,
+    /// Slots of `merges` in use.
+    merges_held: usize,
+    /// The id of `<0xXX>` for each byte, where the vocabulary has it.
+    bytes: Vec<u32>,
+    byte_fallback: bool,
+    unk: Option<String>,
+    fuse_unk: bool,
+    ignore_merges: bool,
+}
+
+fn hash_text(text: &[u8]) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(text)
+}
+
+fn hash_pair(pair: u64) -> u64 {
+    // A multiplicative mix: ids are small and dense, so their bits need spreading.
+    (pair ^ (pair >> 29)).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+}
+
+impl CompactBpe {
+    fn token(&self, id: u32) -> &[u8] {
+        let i = id as usize;
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        &self.text[start..self.ends[i] as usize]
+    }
+
+    fn id_of(&self, text: &[u8]) -> Option<u32> {
+        if self.by_text.is_empty() {
+            return None;
+        }
+        let mask = self.by_text.len() - 1;
+        let mut slot = hash_text(text) as usize & mask;
+        loop {
+            match self.by_text[slot] {
+                0 => return None,
+                n if self.token(n - 1) == text => return Some(n - 1),
+                _ => slot = (slot + 1) & mask,
+            }
+        }
+    }
+
+    fn merge_of(&self, left: u32, right: u32) -> Option<(u32, u32)> {
+        if self.merges.is_empty() {
+            return None;
+        }
+        let pair = (u64::from(left) << 32) | u64::from(right);
+        let mask = self.merges.len() - 1;
+        let mut slot = hash_pair(pair) as usize & mask;
+        loop {
+            let s = self.merges[slot];
+            if s.pair == EMPTY_PAIR {
+                return None;
+            }
+            if s.pair == pair {
+                return Some((s.rank, s.id));
+            }
+            slot = (slot + 1) & mask;
+        }
+    }
+
+    /// Builds the text table once every token is in, and the byte-fallback ids.
+    fn index_texts(&mut self) {
+        let slots = (self.ends.len() * 2).next_power_of_two().max(16);
+        let mut by_text = vec![0u32; slots];
+        let mask = slots - 1;
+        for id in 0..self.ends.len() as u32 {
+            let text = self.token(id);
+            if text.is_empty() {
+                continue;
+            }
+            let mut slot = hash_text(text) as usize & mask;
+            while by_text[slot] != 0 {
+                slot = (slot + 1) & mask;
+            }
+            by_text[slot] = id + 1;
+        }
+        self.by_text = by_text;
+        self.bytes = (0..=255u8)
+            .map(|b| {
+                self.id_of(format!("<0x{b:02X}>").as_bytes())
+                    .unwrap_or(NO_ID)
+            })
+            .collect();
+    }
+
+    /// Puts the vocabulary's tokens, read in the file's order, in id order: each token's text
+    /// is in `read` at its (start, end), by id (an id listed twice keeps its last text; an id
+    /// the file leaves out is an empty token).
+    fn set_tokens(&mut self, read: &[u8], tokens: &[(u32, u32, u32)]) {
+        let size = tokens.iter().map(|t| t.0 as usize + 1).max().unwrap_or(0);
+        let mut span = vec![(0u32, 0u32); size];
+        for &(id, start, end) in tokens {
+            span[id as usize] = (start, end);
+        }
+        self.text = Vec::with_capacity(read.len());
+        self.ends = Vec::with_capacity(size);
+        for (start, end) in span {
+            self.text
+                .extend_from_slice(&read[start as usize..end as usize]);
+            self.ends.push(self.text.len() as u32);
+        }
+    }
+
+    fn add_merge(&mut self, left: u32, right: u32, id: u32) -> Result<(), String> {
+        if self.merges_held >= MAX_MERGES {
+            return Err(format!(
+                "more than {MAX_MERGES} merges, past what a vocabulary may have"
+            ));
+        }
+        if self.merges_held * 2 >= self.merges.len() {
+            self.grow_merges();
+        }
+        let pair = (u64::from(left) << 32) | u64::from(right);
+        let mask = self.merges.len() - 1;
+        let mut slot = hash_pair(pair) as usize & mask;
+        loop {
+            let s = &mut self.merges[slot];
+            if s.pair == pair {
+                // A pair listed twice: the later entry wins, as in the tokenizers crate, whose
+                // map of merges keeps the last one inserted.
+                s.rank = self.merge_count as u32;
+                s.id = id;
+                self.merge_count += 1;
+                return Ok(());
+            }
+            if s.pair == EMPTY_PAIR {
+                *s = MergeSlot {
+                    pair,
+                    rank: self.merge_count as u32,
+                    id,
+                };
+                self.merge_count += 1;
+                self.merges_held += 1;
+                return Ok(());
+            }
+            slot = (slot + 1) & mask;
+        }
+    }
+
+    fn grow_merges(&mut self) {
+        let slots = (self.merges.len() * 2).max(1024);
+        let old = std::mem::replace(
+            &mut self.merges,
+            vec![
+                MergeSlot {
+                    pair: EMPTY_PAIR,
+                    rank: 0,
+                    id: 0
+                };
+                slots
+            ],
+        );
+        let mask = slots - 1;
+        for s in old.into_iter().filter(|s| s.pair != EMPTY_PAIR) {
+            let mut slot = hash_pair(s.pair) as usize & mask;
+            while self.merges[slot].pair != EMPTY_PAIR {
+                slot = (slot + 1) & mask;
+            }
+            self.merges[slot] = s;
+        }
+    }
+
+    /// The word's symbols before any merge: each character's token, else its bytes' fallback
+    /// tokens, else the unknown token (runs of it fused when the file says so); a character
+    /// with none of these is left out, as the tokenizers crate leaves it out.
+    fn symbols(&self, word: &str, out: &mut Vec<Symbol>) {
+        out.clear();
+        let unk = self.unk.as_deref().and_then(|u| self.id_of(u.as_bytes()));
+        let mut pending_unk: Option<(u32, u32)> = None;
+        for (i, c) in word.char_indices() {
+            let s = &word[i..i + c.len_utf8()];
+            let len = s.len() as u32;
+            if let Some(id) = self.id_of(s.as_bytes()) {
+                if let Some((u, l)) = pending_unk.take() {
+                    out.push(Symbol::new(u, l));
+                }
+                out.push(Symbol::new(id, len));
+                continue;
+            }
+            if self.byte_fallback && s.bytes().all(|b| self.bytes[b as usize] != NO_ID) {
+                if let Some((u, l)) = pending_unk.take() {
+                    out.push(Symbol::new(u, l));
+                }
+                out.extend(s.bytes().map(|b| Symbol::new(self.bytes[b as usize], 1)));
+                continue;
+            }
+            if let Some(u) = unk {
+                pending_unk = match pending_unk {
+                    Some((u, l)) if self.fuse_unk => Some((u, l + len)),
+                    Some(prev) => {
+                        out.push(Symbol::new(prev.0, prev.1));
+                        Some((u, len))
+                    }
+                    None => Some((u, len)),
+                };
+            }
+        }
+        if let Some((u, l)) = pending_unk {
+            out.push(Symbol::new(u, l));
+        }
+    }
+
+    /// Merges the symbols of one word, lowest rank first (leftmost among equals); the merged
+    /// away ones are left with length 0.
+    fn merge(&self, symbols: &mut [Symbol], queue: &mut MergeQueue) {
+        queue.clear();
+        let n = symbols.len();
+        for i in 0..n.saturating_sub(1) {
+            if let Some((rank, id)) = self.merge_of(symbols[i].id, symbols[i + 1].id) {
+                queue.push(Reverse((rank, i, id)));
+            }
+        }
+        while let Some(Reverse((_, pos, id))) = queue.pop() {
+            let left = symbols[pos];
+            if left.len == 0 || left.next < 0 {
+                continue;
+            }
+            let next = left.next as usize;
+            let right = symbols[next];
+            // A stale entry: one of the two has changed since it was queued.
+            if self.merge_of(left.id, right.id).map(|m| m.1) != Some(id) {
+                continue;
+            }
+            symbols[pos].id = id;
+            symbols[pos].len += right.len;
+            symbols[pos].next = right.next;
+            symbols[next].len = 0;
+            if right.next >= 0 {
+                symbols[right.next as usize].prev = pos as isize;
+            }
+            let current = symbols[pos];
+            if current.prev >= 0 {
+                let prev = current.prev as usize;
+                if let Some((rank, id)) = self.merge_of(symbols[prev].id, current.id) {
+                    queue.push(Reverse((rank, prev, id)));
+                }
+            }
+            if current.next >= 0 {
+                if let Some((rank, id)) =
+                    self.merge_of(current.id, symbols[current.next as usize].id)
+                {
+                    queue.push(Reverse((rank, pos, id)));
+                }
+            }
+        }
+    }
+
+    /// Tokens in one pre-tokenized word.
+    pub fn count_word(&self, word: &str) -> usize {
+        if word.is_empty() {
+            return 0;
+        }
+        if self.ignore_merges && self.id_of(word.as_bytes()).is_some() {
+            return 1;
+        }
+        SCRATCH.with(|scratch| {
+            let mut scratch = scratch.borrow_mut();
+            let (symbols, queue) = &mut *scratch;
+            self.symbols(word, symbols);
+            link(symbols);
+            self.merge(symbols, queue);
+            symbols.iter().filter(|s| s.len > 0).count()
+        })
+    }
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<(Vec<Symbol>, MergeQueue)> =
+        Default::default();
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Symbol {
+    id: u32,
+    len: u32,
+    prev: isize,
+    next: isize,
+}
+
+impl Symbol {
+    fn new(id: u32, len: u32) -> Self {
+        Symbol {
+            id,
+            len,
+            prev: -1,
+            next: -1,
+        }
+    }
+}
+
+fn link(symbols: &mut [Symbol]) {
+    let n = symbols.len() as isize;
+    for (i, s) in symbols.iter_mut().enumerate() {
+        let i = i as isize;
+        s.prev = i - 1;
+        s.next = if i + 1 < n { i + 1 } else { -1 };
+    }
+}
+
+impl Model for CompactBpe {
+    type Trainer = tokenizers::models::bpe::BpeTrainer;
+
+    fn tokenize(&self, sequence: &str) -> tokenizers::Result<Vec<Token>> {
+        if sequence.is_empty() {
+            return Ok(Vec::new());
+        }
+        let value = |id: u32| String::from_utf8_lossy(self.token(id)).into_owned();
+        if self.ignore_merges {
+            if let Some(id) = self.id_of(sequence.as_bytes()) {
+                return Ok(vec![Token::new(id, value(id), (0, sequence.len()))]);
+            }
+        }
+        let mut symbols = Vec::new();
+        let mut queue = BinaryHeap::new();
+        self.symbols(sequence, &mut symbols);
+        link(&mut symbols);
+        self.merge(&mut symbols, &mut queue);
+        let mut at = 0;
+        Ok(symbols
+            .iter()
+            .filter(|s| s.len > 0)
+            .map(|s| {
+                let start = at;
+                at += s.len as usize;
+                Token::new(s.id, value(s.id), (start, at))
+            })
+            .collect())
+    }
+
+    fn token_to_id(&self, token: &str) -> Option<u32> {
+        self.id_of(token.as_bytes())
+    }
+
+    fn id_to_token(&self, id: u32) -> Option<String> {
+        ((id as usize) < self.ends.len())
+            .then(|| String::from_utf8_lossy(self.token(id)).into_owned())
+    }
+
+    fn get_vocab(&self) -> std::collections::HashMap<String, u32> {
+        (0..self.ends.len() as u32)
+            .filter(|&id| !self.token(id).is_empty())
+            .map(|id| (String::from_utf8_lossy(self.token(id)).into_owned(), id))
+            .collect()
+    }
+
+    fn get_vocab_size(&self) -> usize {
+        self.ends.len()
+    }
+
+    fn save(
+        &self,
+        _folder: &std::path::Path,
+        _prefix: Option<&str>,
+    ) -> tokenizers::Result<Vec<std::path::PathBuf>> {
+        Err("Promptloom's byte-pair model is read-only".into())
+    }
+
+    fn get_trainer(&self) -> Self::Trainer {
+        Self::Trainer::default()
+    }
+}
+
+// Reading the `model` object of a tokenizer.json as it streams: the vocabulary straight into
+// the text buffer, each merge straight into its table, without the maps of strings a generic
+// reading would build first.
+
+impl<'de> serde::Deserialize<'de> for CompactBpe {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(ModelVisitor)
+    }
+}
+
+struct ModelVisitor;
+
+impl<'de> Visitor<'de> for ModelVisitor {
+    type Value = CompactBpe;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a tokenizer model object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<CompactBpe, A::Error> {
+        let mut model = CompactBpe::default();
+        let mut have_vocab = false;
+        // Merges listed before the vocabulary (no file does this, but the format allows it)
+        // wait here for it.
+        let mut early_merges: Vec<(String, String)> = Vec::new();
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            match key.as_ref() {
+                "type" => {
+                    let named: String = map.next_value()?;
+                    if named != "BPE" {
+                        return Err(not_bpe(&named));
+                    }
+                }
+                "vocab" => {
+                    map.next_value_seed(VocabSeed(&mut model))?;
+                    model.index_texts();
+                    have_vocab = true;
+                }
+                "merges" => {
+                    if have_vocab {
+                        map.next_value_seed(MergesSeed {
+                            model: &mut model,
+                            early: None,
+                        })?;
+                    } else {
+                        map.next_value_seed(MergesSeed {
+                            model: &mut model,
+                            early: Some(&mut early_merges),
+                        })?;
+                    }
+                }
+                "byte_fallback" => {
+                    model.byte_fallback = map.next_value::<Option<bool>>()?.unwrap_or(false)
+                }
+                "fuse_unk" => model.fuse_unk = map.next_value::<Option<bool>>()?.unwrap_or(false),
+                "ignore_merges" => {
+                    model.ignore_merges = map.next_value::<Option<bool>>()?.unwrap_or(false)
+                }
+                "unk_token" => model.unk = map.next_value()?,
+                "continuing_subword_prefix" | "end_of_word_suffix" => {
+                    if let Some(affix) = map.next_value::<Option<String>>()? {
+                        if !affix.is_empty() {
+                            return Err(de::Error::custom(format!(
+                                "the model's {key} (\"{affix}\") is not supported: Promptloom \
+                                 counts byte-pair models without word affixes"
+                            )));
+                        }
+                    }
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        if !have_vocab {
+            return Err(de::Error::custom("the model has no vocabulary"));
+        }
+        // A file that names no type is read as BPE when its vocabulary reads as one.
+        for (left, right) in early_merges {
+            model
+                .resolve_merge(&left, &right)
+                .map_err(de::Error::custom)?;
+        }
+        Ok(model)
+    }
+}
+
+fn not_bpe<E: de::Error>(named: &str) -> E {
+    E::custom(format!(
+        "the model is {named}: Promptloom counts byte-pair (BPE) tokenizers only"
+    ))
+}
+
+impl CompactBpe {
+    fn resolve_merge(&mut self, left: &str, right: &str) -> Result<(), String> {
+        let missing = |t: &str| {
+            format!("the merge \"{left} {right}\" uses \"{t}\", which is not in the vocabulary")
+        };
+        let l = self.id_of(left.as_bytes()).ok_or_else(|| missing(left))?;
+        let r = self.id_of(right.as_bytes()).ok_or_else(|| missing(right))?;
+        let joined = [left.as_bytes(), right.as_bytes()].concat();
+        let id = self.id_of(&joined).ok_or_else(|| {
+            format!("the merge \"{left} {right}\" makes a token that is not in the vocabulary")
+        })?;
+        self.add_merge(l, r, id)
+    }
+}
+
+struct VocabSeed<'m>(&'m mut CompactBpe);
+
+impl<'de> DeserializeSeed<'de> for VocabSeed<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for VocabSeed<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a vocabulary object of token: id")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        // The texts in the file's order, then put in id order once all are in.
+        let mut read: Vec<u8> = Vec::new();
+        let mut tokens: Vec<(u32, u32, u32)> = Vec::new();
+        while let Some(token) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            let id: u32 = map.next_value()?;
+            if id >= MAX_ID {
+                return Err(de::Error::custom(format!(
+                    "token \"{token}\" has id {id}, past the {MAX_ID} a vocabulary may have"
+                )));
+            }
+            let start = read.len() as u32;
+            read.extend_from_slice(token.as_bytes());
+            tokens.push((id, start, read.len() as u32));
+        }
+        self.0.set_tokens(&read, &tokens);
+        Ok(())
+    }
+}
+
+struct MergesSeed<'m> {
+    model: &'m mut CompactBpe,
+    early: Option<&'m mut Vec<(String, String)>>,
+}
+
+impl<'de> DeserializeSeed<'de> for MergesSeed<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_seq(self)
+    }
+}
+
+/// One merge: `"a b"` in older files, `["a", "b"]` in newer ones.
+#[derive(serde::Deserialize)]
+#[serde(untagged)]
+enum MergeEntry<'a> {
+    Joined(#[serde(borrow)] std::borrow::Cow<'a, str>),
+    Pair(
+        #[serde(borrow)] std::borrow::Cow<'a, str>,
+        #[serde(borrow)] std::borrow::Cow<'a, str>,
+    ),
+}
+
+impl<'de> Visitor<'de> for MergesSeed<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a list of merges")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(mut self, mut seq: A) -> Result<(), A::Error> {
+        while let Some(entry) = seq.next_element::<MergeEntry<'de>>()? {
+            let (left, right) = match &entry {
+                MergeEntry::Joined(s) => s.split_once(' ').ok_or_else(|| {
+                    de::Error::custom(format!("the merge \"{s}\" is not two tokens"))
+                })?,
+                MergeEntry::Pair(a, b) => (a.as_ref(), b.as_ref()),
+            };
+            match self.early.as_deref_mut() {
+                Some(early) => early.push((left.to_string(), right.to_string())),
+                None => self
+                    .model
+                    .resolve_merge(left, right)
+                    .map_err(de::Error::custom)?,
+            }
+        }
+        Ok(())
+    }
+}

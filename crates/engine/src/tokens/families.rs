@@ -1,0 +1,264 @@
+//! Which vocabulary counts for a model id (RULES 5.8), from the ids users type: a provider's
+//! (`gpt-4o`, `claude-sonnet-4-5`), a router's (`meta-llama/llama-3.1-70b-instruct`,
+//! `qwen/qwen3-235b-a22b`), a local server's (`llama3.1:8b`, `hf.co/.../Qwen2.5-7B-Instruct-GGUF`)
+//! or a file's (`Mistral-Nemo-Instruct-2407-Q4_K_M.gguf`).
+
+use super::{TokenizerChoice, TokenizerKind, Vocabulary};
+
+/// The id's last path segment, lower-cased, with a `.gguf` ending and an `hf.co/` or router
+/// prefix taken off; separators `_` and ` ` read as `-`.
+fn normalise(model_id: &str) -> String {
+    let id = model_id.trim().to_lowercase();
+    let id = id.strip_suffix(".gguf").unwrap_or(&id);
+    // `hf.co/owner/repo:quant` and `owner/model`: the model is the last segment.
+    let last = id.rsplit('/').next().unwrap_or(id);
+    last.replace(['_', ' '], "-")
+}
+
+/// Whether `id` has `word` starting at a word boundary (start, or after `-`, `.`, `:`).
+fn has_word(id: &str, word: &str) -> bool {
+    id.match_indices(word)
+        .any(|(at, _)| at == 0 || id[..at].ends_with(['-', '.', ':']))
+}
+
+/// Whether `id` starts with `family` followed by the end or a separator: `o1` is not `o1x`.
+fn is_family(id: &str, family: &str) -> bool {
+    id.strip_prefix(family)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with(['-', '.', ':']))
+}
+
+/// Picks the tokenizer for a model id.
+///
+/// - OpenAI: gpt-4o, gpt-4.1, gpt-4.5, gpt-5, o1, o3, o4, chatgpt-4o and gpt-oss count with
+///   o200k_base; gpt-4, gpt-3.5 and the embeddings with cl100k_base. Exact.
+/// - Llama 3.x (and Llama Guard 3, Hermes 3, the DeepSeek R1 distills of Llama): llama3, exact.
+/// - Qwen 2, 2.5, 3, QwQ, Qwen's API models (and R1's Qwen distills): qwen, exact.
+/// - Gemma 3: gemma3, exact.
+/// - DeepSeek V3, V3.x, R1, deepseek-chat and deepseek-reasoner: deepseek_v3, exact.
+/// - Mistral's Tekken models (Nemo, Ministral, Pixtral, Small 3 and later, Medium 3, Magistral,
+///   Devstral): tekken, exact.
+/// - Gemini: estimated with gemma3, which Google's report says is Gemini 2.0's vocabulary.
+/// - Claude: estimated with cl100k_base times 1.11, the closest of the estimators measured
+///   against Anthropic's counts (docs/PERFORMANCE.md).
+/// - Other models of those families (Llama 2 and 4, Gemma 1 and 2, DeepSeek V2, Mistral's older
+///   SentencePiece models) are estimated with the family's vocabulary; everything else with
+///   o200k_base.
+pub fn tokenizer_for_model(model_id: &str) -> TokenizerChoice {
+    use TokenizerKind::*;
+    let id = normalise(model_id);
+    let id = id.as_str();
+    let any = |families: &[&str]| families.iter().any(|f| is_family(id, f));
+    let word = |words: &[&str]| words.iter().any(|w| has_word(id, w));
+    if any(&[
+        "gpt-4o",
+        "gpt-4.1",
+        "gpt-4.5",
+        "gpt-5",
+        "chatgpt-4o",
+        "o1",
+        "o3",
+        "o4",
+        "gpt-oss",
+    ]) {
+        return TokenizerChoice::exact(O200kBase);
+    }
+    if any(&[
+        "gpt-4",
+        "gpt-3.5",
+        "text-embedding-3",
+        "text-embedding-ada-002",
+    ]) {
+        return TokenizerChoice::exact(Cl100kBase);
+    }
+    // The R1 distills keep their base model's vocabulary.
+    if id.contains("distill") {
+        if id.contains("llama") {
+            return TokenizerChoice::exact(Llama3);
+        }
+        if id.contains("qwen") {
+            return TokenizerChoice::exact(Qwen);
+        }
+    }
+    if word(&[
+        "llama-3",
+        "llama3",
+        "llama-guard-3",
+        "hermes-3",
+        "meta-llama-3",
+    ]) {
+        return TokenizerChoice::exact(Llama3);
+    }
+    if word(&["llama", "codellama"]) {
+        return TokenizerChoice::estimate(Llama3);
+    }
+    if word(&["qwen", "qwq", "qvq"]) {
+        return TokenizerChoice::exact(Qwen);
+    }
+    if word(&["gemma-3", "gemma3"]) {
+        return TokenizerChoice::exact(Gemma3);
+    }
+    if word(&["gemini", "gemma"]) {
+        return TokenizerChoice::estimate(Gemma3);
+    }
+    if word(&["deepseek"]) {
+        let v3 = word(&[
+            "deepseek-v3",
+            "deepseek-chat",
+            "deepseek-reasoner",
+            "deepseek-r1",
+        ]) || id.contains("deepseek-v3")
+            || id.contains("deepseek-prover-v2");
+        return if v3 {
+            TokenizerChoice::exact(DeepseekV3)
+        } else {
+            TokenizerChoice::estimate(DeepseekV3)
+        };
+    }
+    let tekken = word(&[
+        "mistral-nemo",
+        "open-mistral-nemo",
+        "ministral",
+        "pixtral",
+        "magistral",
+        "devstral",
+        "voxtral",
+        "mistral-small-3",
+        "mistral-small3",
+        "mistral-small-24b",
+        "mistral-small-2501",
+        "mistral-small-2503",
+        "mistral-small-2506",
+        "mistral-small-latest",
+        "mistral-medium-3",
+        "mistral-medium-2505",
+        "mistral-medium-2508",
+        "mistral-medium-latest",
+        "codestral-2501",
+        "codestral-25",
+    ]);
+    if tekken {
+        return TokenizerChoice::exact(Tekken);
+    }
+    if word(&["mistral", "mixtral", "codestral"]) {
+        return TokenizerChoice::estimate(Tekken);
+    }
+    if word(&["claude", "anthropic"]) || model_id.to_lowercase().starts_with("anthropic/") {
+        return TokenizerChoice {
+            vocabulary: Vocabulary::ClaudeEstimate,
+            exact: false,
+        };
+    }
+    TokenizerChoice::estimate(O200kBase)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use TokenizerKind::*;
+
+    #[track_caller]
+    fn check(id: &str, kind: TokenizerKind, exact: bool) {
+        let choice = tokenizer_for_model(id);
+        assert_eq!(
+            (choice.vocabulary.kind(), choice.exact),
+            (Some(kind), exact),
+            "{id}"
+        );
+    }
+
+    #[test]
+    fn openai_ids_map_to_their_vocabularies() {
+        check("gpt-4o", O200kBase, true);
+        check("GPT-4o-mini", O200kBase, true);
+        check("openai/gpt-4.1", O200kBase, true);
+        check("o3-mini", O200kBase, true);
+        check("gpt-oss:20b", O200kBase, true);
+        check("gpt-4-turbo", Cl100kBase, true);
+        check("gpt-3.5-turbo", Cl100kBase, true);
+        // A prefix alone is no family: "o1x" is not o1.
+        assert!(!tokenizer_for_model("o1x").exact);
+    }
+
+    #[test]
+    fn provider_router_and_local_ids_find_their_family() {
+        for id in [
+            "llama-3.1-70b-instruct",
+            "meta-llama/llama-3.1-70b-instruct",
+            "meta-llama/Meta-Llama-3.1-8B-Instruct",
+            "llama3.1:8b",
+            "llama3.2",
+            "llama-3.3-70b-versatile",
+            "hf.co/bartowski/Meta-Llama-3.1-8B-Instruct-GGUF:Q4_K_M",
+            "Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf",
+            "nousresearch/hermes-3-llama-3.1-405b",
+            "deepseek-r1-distill-llama-70b",
+        ] {
+            check(id, Llama3, true);
+        }
+        for id in [
+            "qwen/qwen3-235b-a22b",
+            "qwen3:30b",
+            "qwen2.5:7b",
+            "Qwen2.5-72B-Instruct",
+            "qwq-32b",
+            "qwen-max",
+            "hf.co/Qwen/Qwen2.5-7B-Instruct-GGUF:Q5_K_M",
+            "deepseek-r1-distill-qwen-32b",
+        ] {
+            check(id, Qwen, true);
+        }
+        for id in [
+            "gemma3:27b",
+            "google/gemma-3-27b-it",
+            "gemma-3-4b-it-Q4_K_M.gguf",
+        ] {
+            check(id, Gemma3, true);
+        }
+        for id in [
+            "deepseek-chat",
+            "deepseek/deepseek-chat",
+            "deepseek-reasoner",
+            "deepseek/deepseek-r1",
+            "deepseek-v3.1",
+            "deepseek-ai/DeepSeek-V3-0324",
+        ] {
+            check(id, DeepseekV3, true);
+        }
+        for id in [
+            "mistral-nemo",
+            "open-mistral-nemo",
+            "mistral-nemo:12b",
+            "mistralai/mistral-nemo",
+            "Mistral-Nemo-Instruct-2407-Q4_K_M.gguf",
+            "ministral-8b-latest",
+            "mistral-small-latest",
+            "mistral-small3.1",
+            "pixtral-12b",
+            "magistral-medium-latest",
+        ] {
+            check(id, Tekken, true);
+        }
+    }
+
+    #[test]
+    fn relatives_without_a_shipped_vocabulary_are_estimated_with_the_closest() {
+        check("llama-2-13b-chat", Llama3, false);
+        check("llama-4-scout", Llama3, false);
+        check("gemma2:9b", Gemma3, false);
+        check("gemini-2.5-pro", Gemma3, false);
+        check("google/gemini-2.0-flash", Gemma3, false);
+        check("deepseek-coder-v2", DeepseekV3, false);
+        check("mixtral-8x7b", Tekken, false);
+        check("mistral-large-latest", Tekken, false);
+        check("some-local-model", O200kBase, false);
+        for id in [
+            "claude-3-5-sonnet",
+            "anthropic/claude-sonnet-4.5",
+            "claude-opus-4-1",
+        ] {
+            let claude = tokenizer_for_model(id);
+            assert_eq!(claude.vocabulary, Vocabulary::ClaudeEstimate, "{id}");
+            assert_eq!(claude.label(), "estimate (cl100k_base × 1.11)");
+        }
+    }
+}

@@ -1,0 +1,195 @@
+//! Counting with a Hugging Face `tokenizer.json` (RULES 5.8): the `tokenizers` crate's
+//! normalizer, pre-tokenizer and added-token matching, over the file's byte-pair model held in
+//! [`CompactBpe`]. A text's special-token strings (`<|im_start|>`) count as those single tokens,
+//! as a server that reads them in a prompt counts them.
+
+use serde::Deserialize;
+use tokenizers::{
+    AddedToken, DecoderWrapper, Model, NormalizerWrapper, OffsetReferential, OffsetType,
+    PostProcessorWrapper, PreTokenizer, PreTokenizerWrapper, TokenizerImpl,
+};
+
+use super::compact_bpe::CompactBpe;
+use super::TokenCounter;
+
+type Inner = TokenizerImpl<
+    CompactBpe,
+    NormalizerWrapper,
+    PreTokenizerWrapper,
+    PostProcessorWrapper,
+    DecoderWrapper,
+>;
+
+/// The largest tokenizer.json read, decompressed: Gemma 3's, the largest shipped, is 33 MB.
+pub const MAX_TOKENIZER_BYTES: usize = 64 * 1024 * 1024;
+
+/// Why a tokenizer.json could not be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TokenizerError {
+    #[error("tokenizer file {file}: {problem}")]
+    Invalid { file: String, problem: String },
+}
+
+impl TokenizerError {
+    pub(super) fn invalid(file: &str, problem: impl Into<String>) -> Self {
+        TokenizerError::Invalid {
+            file: file.to_string(),
+            problem: problem.into(),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct AddedEntry {
+    content: String,
+    #[serde(default)]
+    single_word: bool,
+    #[serde(default)]
+    lstrip: bool,
+    #[serde(default)]
+    rstrip: bool,
+    #[serde(default)]
+    normalized: bool,
+    #[serde(default)]
+    special: bool,
+}
+
+/// The parts of a tokenizer.json that counting uses; the rest (truncation, padding, the
+/// post-processor, the decoder) is read past.
+#[derive(Deserialize)]
+struct TokenizerFile {
+    #[serde(default)]
+    added_tokens: Vec<AddedEntry>,
+    #[serde(default)]
+    normalizer: Option<NormalizerWrapper>,
+    #[serde(default)]
+    pre_tokenizer: Option<PreTokenizerWrapper>,
+    model: Option<CompactBpe>,
+}
+
+pub struct HfCounter {
+    name: &'static str,
+    inner: Inner,
+}
+
+impl HfCounter {
+    /// Reads a tokenizer.json (`file` names it in errors).
+    pub fn from_json(name: &'static str, file: &str, json: &[u8]) -> Result<Self, TokenizerError> {
+        if json.len() > MAX_TOKENIZER_BYTES {
+            return Err(TokenizerError::invalid(
+                file,
+                format!(
+                    "{} bytes, more than the {MAX_TOKENIZER_BYTES} a tokenizer file may have",
+                    json.len()
+                ),
+            ));
+        }
+        let parsed: TokenizerFile = serde_json::from_slice(json)
+            .map_err(|e| TokenizerError::invalid(file, format!("not a tokenizer.json: {e}")))?;
+        let model = parsed.model.ok_or_else(|| {
+            TokenizerError::invalid(file, "not a tokenizer.json: it has no \"model\"")
+        })?;
+        if model.get_vocab_size() == 0 {
+            return Err(TokenizerError::invalid(file, "its vocabulary is empty"));
+        }
+        let mut inner = Inner::new(model);
+        if let Some(n) = parsed.normalizer {
+            inner
+                .with_normalizer(Some(n))
+                .map_err(|e| TokenizerError::invalid(file, format!("its normalizer: {e}")))?;
+        }
+        if let Some(p) = parsed.pre_tokenizer {
+            inner.with_pre_tokenizer(Some(p));
+        }
+        let (special, plain): (Vec<_>, Vec<_>) =
+            parsed.added_tokens.into_iter().partition(|t| t.special);
+        let token = |t: AddedEntry| {
+            AddedToken::from(t.content, t.special)
+                .single_word(t.single_word)
+                .lstrip(t.lstrip)
+                .rstrip(t.rstrip)
+                .normalized(t.normalized)
+        };
+        let added =
+            |e: tokenizers::Error| TokenizerError::invalid(file, format!("its added tokens: {e}"));
+        inner
+            .add_tokens(plain.into_iter().map(token))
+            .map_err(added)?;
+        inner
+            .add_special_tokens(special.into_iter().map(token))
+            .map_err(added)?;
+        Ok(HfCounter { name, inner })
+    }
+
+    /// The token boundaries of `text` as byte offsets where each token ends, in order.
+    fn token_ends(&self, text: &str) -> Vec<usize> {
+        match self.inner.encode_fast(text, false) {
+            Ok(encoding) => encoding.get_offsets().iter().map(|o| o.1).collect(),
+            Err(_) => Vec::new(),
+        }
+    }
+}
+
+impl TokenCounter for HfCounter {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn count(&self, text: &str) -> usize {
+        let mut pieces = self
+            .inner
+            .get_added_vocabulary()
+            .extract_and_normalize(self.inner.get_normalizer(), text);
+        if let Some(pre) = self.inner.get_pre_tokenizer() {
+            if pre.pre_tokenize(&mut pieces).is_err() {
+                return 0;
+            }
+        }
+        let model = self.inner.get_model();
+        pieces
+            .get_splits(OffsetReferential::Normalized, OffsetType::None)
+            .into_iter()
+            .map(|(piece, _, tokens)| match tokens {
+                Some(tokens) => tokens.len(),
+                None => model.count_word(piece),
+            })
+            .sum()
+    }
+
+    fn keep_first_tokens(&self, text: &str, max_tokens: usize) -> String {
+        let ends = self.token_ends(text);
+        if ends.len() <= max_tokens {
+            return text.to_string();
+        }
+        // Each cut at a token's end; back off while a character shared by two tokens makes
+        // the head count more than it may.
+        let mut k = max_tokens;
+        while k > 0 {
+            let end = ends[k - 1];
+            if text.is_char_boundary(end) && self.count(&text[..end]) <= max_tokens {
+                return text[..end].to_string();
+            }
+            k -= 1;
+        }
+        String::new()
+    }
+
+    fn keep_last_tokens(&self, text: &str, max_tokens: usize) -> String {
+        if max_tokens == 0 {
+            return String::new();
+        }
+        let ends = self.token_ends(text);
+        if ends.len() <= max_tokens {
+            return text.to_string();
+        }
+        let mut first = ends.len() - max_tokens;
+        while first < ends.len() {
+            let start = ends[first - 1];
+            if text.is_char_boundary(start) && self.count(&text[start..]) <= max_tokens {
+                return text[start..].to_string();
+            }
+            first += 1;
+        }
+        String::new()
+    }
+}

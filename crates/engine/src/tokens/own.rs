@@ -1,0 +1,103 @@
+//! A user's own tokenizer.json, named by a model profile (RULES 5.8): read once per file and
+//! kept for the life of the process, like the shipped vocabularies.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use super::hf::{HfCounter, TokenizerError, MAX_TOKENIZER_BYTES};
+use super::{TokenCounter, TokenizerChoice, Vocabulary};
+
+/// How many different own tokenizer files one process keeps; each holds a whole vocabulary.
+pub const OWN_TOKENIZERS_KEPT: usize = 8;
+
+/// A user's tokenizer that has been read: an index into the process's list of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct OwnId(u32);
+
+struct Own {
+    path: PathBuf,
+    /// Length and modification time when read: a changed file is read again.
+    stamp: (u64, Option<std::time::SystemTime>),
+    counter: &'static HfCounter,
+}
+
+static OWN: Mutex<Vec<Own>> = Mutex::new(Vec::new());
+
+impl OwnId {
+    pub(super) fn counter(self) -> &'static dyn TokenCounter {
+        let own = OWN.lock().unwrap_or_else(|e| e.into_inner());
+        own[self.0 as usize].counter
+    }
+}
+
+/// The tokenizer in the tokenizer.json at `path`, read on first use and when the file has
+/// changed since, as an exact choice. A file that cannot be read, is too large, or is not a
+/// byte-pair tokenizer.json is an error naming it.
+pub fn own_tokenizer(path: &Path) -> Result<TokenizerChoice, TokenizerError> {
+    let shown = path.display().to_string();
+    let meta = std::fs::metadata(path)
+        .map_err(|e| TokenizerError::invalid(&shown, format!("cannot be read: {e}")))?;
+    let stamp = (meta.len(), meta.modified().ok());
+    let mut own = OWN.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(i) = own.iter().position(|o| o.path == path && o.stamp == stamp) {
+        return Ok(choice(i));
+    }
+    if meta.len() > MAX_TOKENIZER_BYTES as u64 {
+        return Err(TokenizerError::invalid(
+            &shown,
+            format!(
+                "{} bytes, more than the {MAX_TOKENIZER_BYTES} a tokenizer file may have",
+                meta.len()
+            ),
+        ));
+    }
+    if own.len() >= OWN_TOKENIZERS_KEPT {
+        return Err(TokenizerError::invalid(
+            &shown,
+            format!(
+                "{OWN_TOKENIZERS_KEPT} tokenizer files of your own are already loaded; restart \
+                 to load others"
+            ),
+        ));
+    }
+    let bytes = std::fs::read(path)
+        .map_err(|e| TokenizerError::invalid(&shown, format!("cannot be read: {e}")))?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| shown.clone());
+    // Kept for the life of the process, like the shipped vocabularies, and at most
+    // OWN_TOKENIZERS_KEPT of them.
+    let name: &'static str = Box::leak(name.into_boxed_str());
+    let counter = HfCounter::from_json(name, &shown, &bytes)?;
+    own.push(Own {
+        path: path.to_path_buf(),
+        stamp,
+        counter: Box::leak(Box::new(counter)),
+    });
+    Ok(choice(own.len() - 1))
+}
+
+fn choice(index: usize) -> TokenizerChoice {
+    TokenizerChoice {
+        vocabulary: Vocabulary::Own(OwnId(index as u32)),
+        exact: true,
+    }
+}
+
+/// A gzip stream's contents, at most [`MAX_TOKENIZER_BYTES`] of them (`name` in errors).
+pub(super) fn gunzip(packed: &[u8], name: &str) -> Result<Vec<u8>, TokenizerError> {
+    let mut out = Vec::with_capacity(packed.len() * 6);
+    flate2::read::GzDecoder::new(packed)
+        .take(MAX_TOKENIZER_BYTES as u64 + 1)
+        .read_to_end(&mut out)
+        .map_err(|e| TokenizerError::invalid(name, format!("cannot be decompressed: {e}")))?;
+    if out.len() > MAX_TOKENIZER_BYTES {
+        return Err(TokenizerError::invalid(
+            name,
+            format!("more than {MAX_TOKENIZER_BYTES} bytes decompressed"),
+        ));
+    }
+    Ok(out)
+}
