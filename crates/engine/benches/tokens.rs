@@ -5,6 +5,18 @@
 //! - `bpe-openai`: bpe-openai's own `Tokenizer::count`;
 //! - `tiktoken-rs`: `CoreBPE::encode_ordinary(text).len()`, the baseline.
 //!
+//! And for each other family the engine ships (Llama 3, Qwen, Gemma 3, DeepSeek V3, Tekken), on
+//! the same corpora in the same run, group `count_<family>`:
+//!
+//! - `engine`: `TokenizerKind::count`, the `tokenizers` crate's pipeline over the engine's
+//!   compact byte-pair model;
+//! - `hf-tokenizers`: the `tokenizers` crate's own model over the same file,
+//!   `encode_fast(text).len()`;
+//! - `bpe-openai-o200k`: o200k_base through bpe-openai, the baseline.
+//!
+//! Group `load` times reading each family's shipped vocabulary afresh: what the first count of
+//! a family costs.
+//!
 //! The corpora are about 64 KiB each: English prose, Chinese prose, Rust code (the engine's own
 //! sources) and text mixed with emoji. Neither counter caches, so repeating a passage to reach
 //! the size costs what fresh text of the same kind would.
@@ -53,7 +65,7 @@ const CODE: &[&str] = &[
     include_str!("../src/processors/injection_assembler/mod.rs"),
     include_str!("../src/processors/injection_assembler/placement.rs"),
     include_str!("../src/processors/token_limiter.rs"),
-    include_str!("../src/tokens.rs"),
+    include_str!("../src/tokens/mod.rs"),
     include_str!("../src/pipeline/history.rs"),
 ];
 
@@ -115,5 +127,60 @@ fn counting(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, counting);
+fn families(c: &mut Criterion) {
+    let corpora = [
+        ("english", corpus(&[ENGLISH])),
+        ("chinese", corpus(&[CHINESE])),
+        ("code", corpus(CODE)),
+        ("emoji_mixed", corpus(&[EMOJI])),
+    ];
+    let o200k = bpe_openai::o200k_base();
+    for kind in FAMILY_KINDS {
+        let json = kind.shipped_json().unwrap().unwrap();
+        let hf = tokenizers::Tokenizer::from_bytes(&json).unwrap();
+        drop(json);
+        let mut group = c.benchmark_group(format!("count_{}", kind.as_str()));
+        for (name, text) in &corpora {
+            let reference = hf.encode_fast(text.as_str(), false).unwrap().len();
+            assert_eq!(kind.count(text), reference, "{kind:?} on {name}");
+            group.throughput(Throughput::Bytes(text.len() as u64));
+            group.bench_with_input(BenchmarkId::new("engine", name), text, |b, text| {
+                b.iter(|| kind.count(black_box(text)));
+            });
+            group.bench_with_input(BenchmarkId::new("hf-tokenizers", name), text, |b, text| {
+                b.iter(|| {
+                    hf.encode_fast(black_box(text.as_str()), false)
+                        .unwrap()
+                        .len()
+                });
+            });
+            group.bench_with_input(
+                BenchmarkId::new("bpe-openai-o200k", name),
+                text,
+                |b, text| {
+                    b.iter(|| o200k.count(black_box(text.as_str())));
+                },
+            );
+        }
+        group.finish();
+    }
+    let mut group = c.benchmark_group("load");
+    group.sample_size(10);
+    for kind in FAMILY_KINDS {
+        group.bench_function(kind.as_str(), |b| {
+            b.iter(|| black_box(kind.read_afresh().unwrap().unwrap()));
+        });
+    }
+    group.finish();
+}
+
+const FAMILY_KINDS: [TokenizerKind; 5] = [
+    TokenizerKind::Llama3,
+    TokenizerKind::Qwen,
+    TokenizerKind::Gemma3,
+    TokenizerKind::DeepseekV3,
+    TokenizerKind::Tekken,
+];
+
+criterion_group!(benches, counting, families);
 criterion_main!(benches);
