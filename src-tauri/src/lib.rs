@@ -51,6 +51,7 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             commands::connections::delete_connection,
             commands::connections::set_connection_key,
             commands::send::connection_request,
+            commands::send::count_exactly,
             commands::send::send_message,
             commands::send::stop_sending,
             commands::send::choose_swipe,

@@ -88,6 +88,12 @@ export const commands = {
 	/**  The request `connection` would send for the preview's build. */
 	connectionRequest: (request: PreviewRequest, connection: string) => typedError<ShownRequest, AppError>(__TAURI_INVOKE("connection_request", { request, connection })),
 	/**
+	 *  "Count exactly": asks `connection`'s token-counting endpoint what the request Send would send
+	 *  for the preview's build costs, or answers from the counts kept per content. Only ever called
+	 *  when the user asks.
+	 */
+	countExactly: (request: PreviewRequest, connection: string) => typedError<ExactCount, AppError>(__TAURI_INVOKE("count_exactly", { request, connection })),
+	/**
 	 *  Sends, streams the reply through `events`, and stores the turn; returns the session as it is
 	 *  now stored. Nothing is stored when the send fails; a reply stopped by `stop_sending` is
 	 *  stored as far as it came, marked incomplete, and not at all when nothing had come.
@@ -450,6 +456,18 @@ export type DroppedItem = {
 };
 
 export type EphemeralKind = "document" | "quote" | "custom";
+
+/**  The provider's own count of the input tokens of the request Send would send. */
+export type ExactCount = {
+	/**  The provider's count. */
+	tokens: number,
+	/**  Our count of the same build (an estimate, or the count would not have been asked). */
+	counted: number,
+	/**  The count was kept from an earlier ask of the same content; no request was made. */
+	cached: boolean,
+	/**  The endpoint that counted: `Anthropic count_tokens` or `Gemini countTokens`. */
+	provider: string,
+};
 
 /**  The files a preset can be written as: the one list both front doors use. */
 export type ExportFormat = 

@@ -3,6 +3,7 @@
 
 mod assets;
 mod connections;
+mod count;
 mod error;
 mod library;
 mod load;

@@ -93,7 +93,7 @@ pub fn request(
     })
 }
 
-fn about(name: &str, e: impl std::fmt::Display) -> CliError {
+pub(crate) fn about(name: &str, e: impl std::fmt::Display) -> CliError {
     CliError::BadInput {
         file: format!("connection {name}"),
         problem: e.to_string(),

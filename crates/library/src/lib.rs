@@ -12,10 +12,12 @@
 //! - [`connections`]: where a user sends, checked and kept by name; [`keychain`]: their keys, in
 //!   the OS keychain only; [`send`]: the request a build makes (what is shown is what is sent)
 //!   and the reply made into the session's next message; [`calibration`]: how far our prompt
-//!   count has been from the provider's, per model.
+//!   count has been from the provider's, per model; [`count`]: the provider's exact count of a
+//!   request, asked when the user asks, kept per content.
 
 pub mod calibration;
 pub mod connections;
+pub mod count;
 pub mod export;
 pub mod files;
 pub mod import;

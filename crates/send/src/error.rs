@@ -72,6 +72,12 @@ pub enum SendError {
     TooLarge { what: &'static str, limit: usize },
     #[error("the connection closed before the reply was complete ({received_chars} characters had arrived)")]
     CutShort { received_chars: usize },
+    /// A token count asked of a connection whose API has no endpoint for it.
+    #[error("connection \"{connection}\" ({dialect}) has no token-counting endpoint")]
+    NoTokenCount { connection: String, dialect: String },
+    /// A request body that a token-counting request cannot be made from.
+    #[error("the request body cannot be counted: {message}")]
+    CountBody { message: String },
 }
 
 fn seconds(d: Duration) -> String {
@@ -97,6 +103,10 @@ impl SendError {
             SendError::BadReply { .. } => codes::BAD_REPLY,
             SendError::TooLarge { .. } => codes::REPLY_TOO_LARGE,
             SendError::CutShort { .. } => codes::REPLY_CUT_SHORT,
+            // The connection cannot be used for this.
+            SendError::NoTokenCount { .. } => codes::INVALID_CONNECTION,
+            // The body is ours, made by the engine; one that does not read is the app's fault.
+            SendError::CountBody { .. } => codes::INTERNAL,
         }
     }
 
@@ -110,6 +120,12 @@ impl SendError {
 
     pub(crate) fn bad_reply(message: impl Into<String>) -> Self {
         SendError::BadReply {
+            message: message.into(),
+        }
+    }
+
+    pub(crate) fn count_body(message: impl Into<String>) -> Self {
+        SendError::CountBody {
             message: message.into(),
         }
     }
@@ -160,6 +176,11 @@ mod tests {
                 limit: 1,
             },
             SendError::CutShort { received_chars: 3 },
+            SendError::NoTokenCount {
+                connection: "c".into(),
+                dialect: "openai".into(),
+            },
+            SendError::count_body("m"),
         ];
         for e in samples {
             assert!(codes::ALL.contains(&e.code()), "{}", e.code());

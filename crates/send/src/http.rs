@@ -2,9 +2,11 @@
 
 use std::time::Duration;
 
-use reqwest::header::RETRY_AFTER;
+use reqwest::header::{HeaderMap, RETRY_AFTER};
 use reqwest::{Client, Response, StatusCode, Url};
+use tokio_util::sync::CancellationToken;
 
+use crate::decode::provider_error_text;
 use crate::error::{SendError, TimeoutPhase};
 use crate::send::SendOptions;
 
@@ -43,6 +45,83 @@ pub(crate) fn shown(url: &Url) -> String {
     let _ = url.set_username("");
     let _ = url.set_password(None);
     crate::text::escape_control(url.as_str())
+}
+
+/// What came of posting a request: the first reply with a success status (after retries), or
+/// nothing when `cancel` fired first; with the attempts made and the last status seen (0 for
+/// none).
+pub(crate) struct Posted {
+    pub response: Option<Response>,
+    pub attempts: u32,
+    pub status: u16,
+}
+
+/// Posts `body` to `url` and waits for a success status: a 429 or 5xx is retried as
+/// [`SendOptions`] says (never after any of a reply was read), any other error status is
+/// [`SendError::Status`] with the provider's own words, a transport failure or a reply that does
+/// not start within `first_byte_timeout` is an error too. `shown_url` is the URL as messages show it.
+pub(crate) async fn post(
+    client: &Client,
+    url: &Url,
+    shown_url: &str,
+    headers: &HeaderMap,
+    body: &[u8],
+    options: &SendOptions,
+    cancel: &CancellationToken,
+) -> Result<Posted, SendError> {
+    let mut posted = Posted {
+        response: None,
+        attempts: 0,
+        status: 0,
+    };
+    loop {
+        posted.attempts += 1;
+        let attempt = posted.attempts;
+        let request = client
+            .post(url.clone())
+            .headers(headers.clone())
+            .body(body.to_vec())
+            .send();
+        let answer = tokio::select! {
+            biased;
+            _ = cancel.cancelled() => return Ok(posted),
+            answer = tokio::time::timeout(options.first_byte_timeout, request) => answer,
+        };
+        let response = match answer {
+            Err(_) => {
+                return Err(SendError::Timeout {
+                    url: shown_url.to_string(),
+                    phase: TimeoutPhase::FirstByte,
+                    after: options.first_byte_timeout,
+                })
+            }
+            Ok(Err(e)) => return Err(transport_error(&e, shown_url, options)),
+            Ok(Ok(response)) => response,
+        };
+        let status = response.status();
+        posted.status = status.as_u16();
+        if status.is_success() {
+            posted.response = Some(response);
+            return Ok(posted);
+        }
+        let wait = retry_wait(&response, attempt, options);
+        if let Some(wait) = wait.filter(|_| attempt <= options.max_retries) {
+            drop(response);
+            tokio::select! {
+                biased;
+                _ = cancel.cancelled() => return Ok(posted),
+                _ = tokio::time::sleep(wait) => continue,
+            }
+        }
+        let error_body = read_error_body(response, options.idle_timeout).await;
+        return Err(SendError::Status {
+            status: status.as_u16(),
+            reason: status.canonical_reason(),
+            url: shown_url.to_string(),
+            message: provider_error_text(&error_body),
+            attempts: attempt,
+        });
+    }
 }
 
 /// How long to wait before retrying this status, or `None` for no retry.

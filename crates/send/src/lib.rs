@@ -7,10 +7,14 @@
 //! events parser, [`sse`], and per-dialect decoding, [`decode`]), timeouts, retries and errors
 //! that say what happened in one line ([`SendError`], each with a stable `code()`).
 //!
+//! [`count_tokens`] asks a provider's token-counting endpoint (Anthropic's count_tokens, Gemini's
+//! countTokens) what a request body costs, when a front door asks; a send never does.
+//!
 //! Keys never reach a printed text: [`ApiKey`] prints as `••••`, and [`display_headers`] shows
 //! the headers a request would carry with the key redacted.
 
 mod connection;
+mod count;
 pub mod decode;
 mod dialect;
 mod error;
@@ -22,11 +26,12 @@ pub mod sse;
 mod text;
 
 pub use connection::{well_known, Connection, WellKnown};
+pub use count::{count_request, count_tokens, read_count, CountEndpoint, CountRequest};
 pub use decode::{decode_full, provider_error_text, Decoder, StreamEvent, Usage};
 pub use dialect::Dialect;
 pub use error::{SendError, TimeoutPhase};
 pub use key::{ApiKey, REDACTED};
-pub use request::{display_headers, request_url, Call, ANTHROPIC_VERSION};
+pub use request::{display_headers, is_secret_header, request_url, Call, ANTHROPIC_VERSION};
 pub use send::{send, Reply, SendOptions};
 pub use sse::{SseEvent, SseParser, MAX_EVENT_BYTES, MAX_STREAM_BYTES};
 pub use text::escape_control;

@@ -10,6 +10,10 @@
 //! | `anthropic` | `{base}/messages` when the base path ends in `/v1`, else `{base}/v1/messages` |
 //! | `gemini` | `{base}/v1beta/models/{model}:streamGenerateContent?alt=sse` when streaming, `...:generateContent` otherwise; when the base path already ends in a version (`/v1`, `/v1beta`, `/v1alpha`), `{base}/models/...` |
 //!
+//! Counting input tokens ([`crate::count_tokens`]): `anthropic` at `{base}/v1/messages/count_tokens`
+//! (`{base}/messages/count_tokens` after `/v1`), `gemini` at `{base}/v1beta/models/{model}:countTokens`
+//! (the same version rule); the other dialects have no such endpoint.
+//!
 //! Headers: `content-type: application/json`, then the key (`authorization: Bearer KEY` for the
 //! OpenAI dialects and the local servers', `x-api-key: KEY` with `anthropic-version: 2023-06-01` for Anthropic,
 //! `x-goog-api-key: KEY` for Gemini), then the connection's extra headers, which replace a
@@ -83,45 +87,61 @@ pub fn request_url(
             url.set_path(&format!("{base}/api/extra/generate/stream"));
         }
         Dialect::Koboldcpp => url.set_path(&format!("{base}/api/v1/generate")),
-        Dialect::Anthropic => {
-            if base.ends_with("/v1") {
-                url.set_path(&format!("{base}/messages"));
-            } else {
-                url.set_path(&format!("{base}/v1/messages"));
-            }
-        }
+        Dialect::Anthropic => url.set_path(&anthropic_path(&base, "messages")),
         Dialect::Gemini => {
-            let model = model
-                .or(connection.default_model.as_deref())
-                .map(str::trim)
-                .filter(|m| !m.is_empty())
-                .ok_or_else(|| {
-                    connection.invalid("Gemini needs a model name in the URL and none was given")
-                })?;
-            let model = model.strip_prefix("models/").unwrap_or(model);
-            let version = ["/v1", "/v1beta", "/v1alpha"]
-                .iter()
-                .any(|v| base.ends_with(v));
-            let prefix = if version {
-                base
-            } else {
-                format!("{base}/v1beta")
-            };
+            let model = gemini_model(connection, model)?;
             let method = if stream {
                 "streamGenerateContent"
             } else {
                 "generateContent"
             };
-            url.set_path(&format!(
-                "{prefix}/models/{}:{method}",
-                encode_segment(model)
-            ));
+            url.set_path(&gemini_path(&base, model, method));
             if stream {
                 url.query_pairs_mut().append_pair("alt", "sse");
             }
         }
     }
     Ok(url)
+}
+
+/// An Anthropic endpoint's path under the base path: `{base}/{endpoint}` when the base path ends
+/// in `/v1`, else `{base}/v1/{endpoint}`.
+pub(crate) fn anthropic_path(base: &str, endpoint: &str) -> String {
+    if base.ends_with("/v1") {
+        format!("{base}/{endpoint}")
+    } else {
+        format!("{base}/v1/{endpoint}")
+    }
+}
+
+/// The model a Gemini request names in its URL: the one given, else the connection's default,
+/// without a `models/` prefix.
+pub(crate) fn gemini_model<'m>(
+    connection: &'m Connection,
+    model: Option<&'m str>,
+) -> Result<&'m str, SendError> {
+    let model = model
+        .or(connection.default_model.as_deref())
+        .map(str::trim)
+        .filter(|m| !m.is_empty())
+        .ok_or_else(|| {
+            connection.invalid("Gemini needs a model name in the URL and none was given")
+        })?;
+    Ok(model.strip_prefix("models/").unwrap_or(model))
+}
+
+/// A Gemini model method's path under the base path: `{base}/v1beta/models/{model}:{method}`, or
+/// `{base}/models/...` when the base path already ends in a version.
+pub(crate) fn gemini_path(base: &str, model: &str, method: &str) -> String {
+    let version = ["/v1", "/v1beta", "/v1alpha"]
+        .iter()
+        .any(|v| base.ends_with(v));
+    let prefix = if version {
+        base.to_string()
+    } else {
+        format!("{base}/v1beta")
+    };
+    format!("{prefix}/models/{}:{method}", encode_segment(model))
 }
 
 /// Percent-encodes everything but unreserved characters, so a model name stays one path segment.
@@ -198,8 +218,9 @@ pub(crate) fn request_headers(
     Ok(map)
 }
 
-/// Whether a header's value should be hidden when shown: the ones that carry credentials.
-fn is_secret_header(name: &str) -> bool {
+/// Whether a header's value should be hidden when shown (and kept out of anything stored): the
+/// ones that carry credentials, by name.
+pub fn is_secret_header(name: &str) -> bool {
     let name = name.to_ascii_lowercase();
     matches!(
         name.as_str(),

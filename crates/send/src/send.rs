@@ -7,9 +7,9 @@ use reqwest::Response;
 use tokio_util::sync::CancellationToken;
 
 use crate::connection::Connection;
-use crate::decode::{decode_full, provider_error_text, Decoder, StreamEvent, Usage};
+use crate::decode::{decode_full, Decoder, StreamEvent, Usage};
 use crate::error::{SendError, TimeoutPhase};
-use crate::http::{client, read_error_body, retry_wait, shown, transport_error};
+use crate::http::{client, post, shown};
 use crate::key::ApiKey;
 use crate::request::{request_headers, request_url, Call};
 use crate::sse::{SseParser, MAX_STREAM_BYTES};
@@ -118,53 +118,11 @@ where
     let shown_url = shown(&url);
     let mut reply = Reply::default();
 
-    let mut attempt = 0;
-    let response = loop {
-        attempt += 1;
-        reply.attempts = attempt;
-        let request = client
-            .post(url.clone())
-            .headers(headers.clone())
-            .body(body.clone())
-            .send();
-        let answer = tokio::select! {
-            biased;
-            _ = cancel.cancelled() => return Ok(cancelled(reply, started)),
-            answer = tokio::time::timeout(options.first_byte_timeout, request) => answer,
-        };
-        let response = match answer {
-            Err(_) => {
-                return Err(SendError::Timeout {
-                    url: shown_url,
-                    phase: TimeoutPhase::FirstByte,
-                    after: options.first_byte_timeout,
-                })
-            }
-            Ok(Err(e)) => return Err(transport_error(&e, &shown_url, options)),
-            Ok(Ok(response)) => response,
-        };
-        let status = response.status();
-        reply.status = status.as_u16();
-        if status.is_success() {
-            break response;
-        }
-        let retry_wait = retry_wait(&response, attempt, options);
-        if let Some(wait) = retry_wait.filter(|_| attempt <= options.max_retries) {
-            drop(response);
-            tokio::select! {
-                biased;
-                _ = cancel.cancelled() => return Ok(cancelled(reply, started)),
-                _ = tokio::time::sleep(wait) => continue,
-            }
-        }
-        let error_body = read_error_body(response, options.idle_timeout).await;
-        return Err(SendError::Status {
-            status: status.as_u16(),
-            reason: status.canonical_reason(),
-            url: shown_url,
-            message: provider_error_text(&error_body),
-            attempts: attempt,
-        });
+    let posted = post(&client, &url, &shown_url, &headers, &body, options, cancel).await?;
+    reply.attempts = posted.attempts;
+    reply.status = posted.status;
+    let Some(response) = posted.response else {
+        return Ok(cancelled(reply, started));
     };
 
     let is_stream = response

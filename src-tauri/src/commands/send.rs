@@ -9,6 +9,7 @@ use promptloom_engine::model::Session;
 use promptloom_engine::{codes, Said};
 use promptloom_library::calibration::{self, Sample};
 use promptloom_library::connections;
+use promptloom_library::count;
 use promptloom_library::keychain::OsKeychain;
 use promptloom_library::send;
 use promptloom_send::{CancellationToken, SendOptions, StreamEvent};
@@ -60,6 +61,79 @@ pub async fn connection_request(
                 body: r.body,
                 warnings: r.warnings,
             })
+        })
+    })
+    .await
+}
+
+/// The provider's own count of the input tokens of the request Send would send.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct ExactCount {
+    /// The provider's count.
+    pub tokens: u32,
+    /// Our count of the same build (an estimate, or the count would not have been asked).
+    pub counted: u32,
+    /// The count was kept from an earlier ask of the same content; no request was made.
+    pub cached: bool,
+    /// The endpoint that counted: `Anthropic count_tokens` or `Gemini countTokens`.
+    pub provider: String,
+}
+
+/// "Count exactly": asks `connection`'s token-counting endpoint what the request Send would send
+/// for the preview's build costs, or answers from the counts kept per content. Only ever called
+/// when the user asks.
+#[tauri::command]
+#[specta::specta]
+pub async fn count_exactly(
+    app: AppHandle,
+    request: PreviewRequest,
+    connection: String,
+) -> Result<ExactCount, AppError> {
+    let prepared = blocking(app.clone(), move |s| {
+        let connection = connections::get(&*s.store()?, &connection)?;
+        let key = connections::require_key(&connection, &OsKeychain)?;
+        let (counting, counted) = with_build(s, &request, |result, session| {
+            let r = send::request(
+                &connection,
+                &result,
+                session,
+                &InlineAssets,
+                &request.model,
+                true,
+                key.is_some(),
+            )?;
+            Ok((
+                count::counting(&connection, &request.model, &r.body)?,
+                result.tokens.total,
+            ))
+        })?;
+        let cached = count::cached(&*s.store()?, &counting)?;
+        Ok((connection, key, counting, counted, cached))
+    })
+    .await?;
+    let (connection, key, counting, counted, cached) = prepared;
+    let provider = counting.request.endpoint.name().to_string();
+    if let Some(tokens) = cached {
+        return Ok(ExactCount {
+            tokens,
+            counted,
+            cached: true,
+            provider,
+        });
+    }
+    let tokens =
+        promptloom_send::count_tokens(&connection, key, &counting.request, &SendOptions::default())
+            .await
+            .map_err(|e| AppError::new(e.code(), e.to_string()))?;
+    let tokens = u32::try_from(tokens).unwrap_or(u32::MAX);
+    blocking(app, move |s| {
+        count::keep(&*s.store()?, &counting, tokens)?;
+        Ok(ExactCount {
+            tokens,
+            counted,
+            cached: false,
+            provider,
         })
     })
     .await

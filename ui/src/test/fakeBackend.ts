@@ -143,6 +143,16 @@ export function fakeBackend() {
     stopped: false,
   };
   let stopSend = () => {};
+  /**
+   * What `count_exactly` answers, as the backend does: the provider's count (by default ours
+   * plus 7) for a connection that can count and has a key, kept per content, so that the same
+   * request asked again is answered without a provider request; `requests` counts those made.
+   */
+  const counting: { tokens: number | null; requests: number; kept: Map<string, number> } = {
+    tokens: null,
+    requests: 0,
+    kept: new Map(),
+  };
 
   const choose = (file: FakeFile): ChosenFile => {
     const id = files.size + 1;
@@ -344,6 +354,25 @@ export function fakeBackend() {
           body: JSON.stringify({ model: request.model, input: request.input, stream: true }, null, 2) + "\n",
         };
       }
+      case "count_exactly": {
+        const c = connections.get(args.connection as string);
+        if (!c) throw { code: "not_found", message: `no connection "${args.connection}"` };
+        if (c.dialect !== "anthropic" && c.dialect !== "gemini")
+          throw { code: "invalid_connection", message: `connection "${c.name}" (${c.dialect}) has no token-counting endpoint` };
+        if (!keys.has(c.name)) throw { code: "missing_key", message: `connection "${c.name}" (${c.dialect}) needs an API key` };
+        const request = args.request as { preset: AgentPreset; model: string; sessionId: string | null; input: string | null };
+        const session = request.sessionId ? sessions.get(request.sessionId) : undefined;
+        const history = session?.messages.map((m) => m.content) ?? [];
+        const counted = fakePreview(request, history).result.tokens.total;
+        const content = JSON.stringify([c.baseUrl, c.dialect, request.model, request.preset, history, request.input]);
+        const provider = c.dialect === "anthropic" ? "Anthropic count_tokens" : "Gemini countTokens";
+        const kept = counting.kept.get(content);
+        if (kept !== undefined) return { tokens: kept, counted, cached: true, provider };
+        counting.requests += 1;
+        const tokens = counting.tokens ?? counted + 7;
+        counting.kept.set(content, tokens);
+        return { tokens, counted, cached: false, provider };
+      }
       case "send_message":
         return fakeSend(args.request as SendRequest, args.events as Channel<SendEvent>);
       case "stop_sending":
@@ -464,6 +493,7 @@ export function fakeBackend() {
     connections,
     keys,
     sending,
+    counting,
     presets,
     revisions,
     sessions,

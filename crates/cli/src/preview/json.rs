@@ -6,7 +6,10 @@ use promptloom_engine::pipeline::{
 use promptloom_engine::BuildResult;
 use serde::Serialize;
 
-/// Exactly the seven keys of RULES 8.2, and `prompt` and `stop` for a text-completion build. Messages and token figures keep the engine's own shape
+use crate::count::Exact;
+
+/// Exactly the seven keys of RULES 8.2, `prompt` and `stop` for a text-completion build, and
+/// `exactCount` with `--count-exactly`. Messages and token figures keep the engine's own shape
 /// (messages may carry `name` and `truncated`; `tokens` adds the tokenizer, window, reserve and
 /// the totals by source).
 #[derive(Serialize)]
@@ -24,6 +27,17 @@ struct PreviewJson<'a> {
     /// Its stop sequences.
     #[serde(skip_serializing_if = "Option::is_none")]
     stop: Option<&'a [String]>,
+    /// The provider's count, only when `--count-exactly` asked for it.
+    #[serde(rename = "exactCount", skip_serializing_if = "Option::is_none")]
+    exact_count: Option<ExactJson<'a>>,
+}
+
+/// `--count-exactly`'s answer: the provider's count, ours, and the difference.
+#[derive(Serialize)]
+struct ExactJson<'a> {
+    #[serde(flatten)]
+    exact: &'a Exact,
+    difference: i64,
 }
 
 /// A log entry as RULES 8.2 shows it: without the code the app says it in its language by
@@ -74,7 +88,7 @@ impl<'a> From<&'a DroppedItem> for Dropped<'a> {
     }
 }
 
-pub fn render(result: &BuildResult<'_>) -> String {
+pub fn render(result: &BuildResult<'_>, exact: Option<&Exact>) -> String {
     let view = PreviewJson {
         recipe: result.recipe.as_deref(),
         model: &result.model,
@@ -85,6 +99,10 @@ pub fn render(result: &BuildResult<'_>) -> String {
         logs: logs(&result.logs),
         prompt: result.prompt.as_ref().map(|p| p.prompt.as_str()),
         stop: result.prompt.as_ref().map(|p| p.stop.as_slice()),
+        exact_count: exact.map(|exact| ExactJson {
+            exact,
+            difference: exact.difference(),
+        }),
     };
     // Serialising plain data with string keys does not fail; should it ever, say so in JSON.
     let mut text = serde_json::to_string_pretty(&view)

@@ -81,6 +81,11 @@ pub struct PreviewArgs {
     /// (model, stream flag and generation settings included), in the connection's dialect.
     #[arg(long, value_name = "NAME")]
     pub connection: Option<String>,
+    /// Ask this connection's provider to count the request `send` would send through it
+    /// (Anthropic count_tokens, Gemini countTokens) and print its count beside ours; a count of
+    /// the same request is kept in the database and not asked again. With --format text or json.
+    #[arg(long, value_name = "NAME", conflicts_with = "connection")]
+    pub count_exactly: Option<String>,
     /// The database the connection is kept in; default: the app's.
     #[arg(long, value_name = "PATH")]
     pub db: Option<PathBuf>,
@@ -127,6 +132,8 @@ pub struct Preview<'a> {
     pub result: &'a BuildResult<'a>,
     /// Columns of the terminal, for wrapping long lines in the text listing.
     pub width: usize,
+    /// The provider's count, when `--count-exactly` asked for it.
+    pub exact: Option<&'a crate::count::Exact>,
 }
 
 /// The inputs of a build, read and checked: nothing is built or sent when one is bad.
@@ -267,6 +274,14 @@ pub fn warn(result: &BuildResult<'_>) {
 
 pub fn run(preview: &PreviewArgs) -> Result<String, CliError> {
     let args = &preview.build;
+    if preview.count_exactly.is_some() && !matches!(preview.format, Format::Text | Format::Json) {
+        return Err(CliError::BadInput {
+            file: "--count-exactly".into(),
+            problem: "the provider's count is printed beside the listing or in the JSON: use \
+                      --format text or --format json"
+                .into(),
+        });
+    }
     let inputs = inputs(args)?;
     let assets = FileAssets::new(args.session.as_deref());
     let tokens = BuildCache::new();
@@ -336,14 +351,22 @@ pub fn run(preview: &PreviewArgs) -> Result<String, CliError> {
             prompt.prompt.clone()
         });
     }
+    let exact = preview
+        .count_exactly
+        .as_deref()
+        .map(|name| {
+            crate::count::exactly(preview.db.as_deref(), name, args, &result, session, &assets)
+        })
+        .transpose()?;
     let listing = Preview {
         preset,
         model: &args.model,
         result: &result,
         width: terminal_width(),
+        exact: exact.as_ref(),
     };
     Ok(match preview.format {
-        Format::Json => json::render(&result),
+        Format::Json => json::render(&result, exact.as_ref()),
         _ => crate::terminal::escape(&text::render(&listing)).into_owned(),
     })
 }

@@ -117,6 +117,9 @@ pub fn render(p: &Preview<'_>) -> String {
         let _ = write!(total, "  OVER BUDGET by {}", group(over));
     }
     field(&mut out, "Total", &total);
+    if let Some(exact) = p.exact {
+        field(&mut out, "Exact", &exact_line(exact));
+    }
     field(
         &mut out,
         "Window",
@@ -162,6 +165,35 @@ pub fn render(p: &Preview<'_>) -> String {
             .collect(),
     );
     out
+}
+
+/// The provider's count beside ours: `1,234 tokens (Anthropic count_tokens through claude),
+/// +34 against our 1,200 (+2.8 %)`, and `kept` when no request was made.
+fn exact_line(e: &crate::count::Exact) -> String {
+    let d = e.difference();
+    let sign = if d > 0 {
+        "+"
+    } else if d < 0 {
+        "-"
+    } else {
+        "±"
+    };
+    let mut line = format!(
+        "{} tokens ({} through {}), {sign}{} against our {}",
+        group(e.tokens),
+        e.provider,
+        e.connection,
+        group(u32::try_from(d.unsigned_abs()).unwrap_or(u32::MAX)),
+        group(e.counted)
+    );
+    if e.counted > 0 {
+        let percent = d as f64 / f64::from(e.counted) * 100.0;
+        let _ = write!(line, " ({sign}{:.1} %)", percent.abs());
+    }
+    if e.cached {
+        line.push_str(", kept from an earlier count");
+    }
+    line
 }
 
 const LABEL_WIDTH: usize = 11;

@@ -6,6 +6,7 @@ import { previewRequest, setModel, useApp } from "../../app/store";
 import { api, errorMessage } from "../../app/api";
 import { useSay, useT } from "../../app/useT";
 import { CalibrationNote } from "../send/CalibrationNote";
+import { CountExactly } from "../send/CountExactly";
 import { MessageHead } from "./MessageHead";
 import { SessionPicker } from "../session/SessionPicker";
 import { TokenBar } from "./TokenBar";
@@ -89,6 +90,7 @@ function PreviewBody({ preview, stale }: { preview: Preview; stale: boolean }) {
         <span className={preview.exact ? "muted" : "warn-text"}>
           {preview.tokenizer} · {t(preview.exact ? "preview.exact" : "preview.estimate")}
         </span>
+        <CountExactly preview={preview} />
         <CalibrationNote model={result.model} />
         <span className="muted">
           {t("preview.messages", { count: result.messages.length })} ·{" "}
