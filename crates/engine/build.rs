@@ -3,7 +3,15 @@
 
 fn main() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("vocab");
-    let names = ["llama3", "qwen", "gemma3", "deepseek_v3", "tekken"];
+    let names = [
+        "o200k_base",
+        "cl100k_base",
+        "llama3",
+        "qwen",
+        "gemma3",
+        "deepseek_v3",
+        "tekken",
+    ];
     let missing: Vec<&str> = names
         .iter()
         .copied()

@@ -68,15 +68,23 @@ const MIB: usize = 1 << 20;
 /// Builds `preset` over `session` for gpt-4o and returns the result's warnings and the most
 /// memory the build held at once beyond what was held before it.
 fn build_measured(preset: &Value, session: &Session) -> (Vec<String>, usize, usize) {
+    build_measured_for("gpt-4o", preset, session)
+}
+
+fn build_measured_for(
+    model: &str,
+    preset: &Value,
+    session: &Session,
+) -> (Vec<String>, usize, usize) {
     // The tokenizer's vocabulary is loaded once per process: not the build's doing.
     let warm = preset_from(json!({ "formatVersion": 1, "id": "w", "name": "W",
         "messageTemplates": [{ "id": "s", "role": "system", "content": "warm" }],
         "contextRecipes": [{ "id": "r", "modelFilter": ["*"], "steps": [{ "messageId": "s", "enabled": true }] }] }));
-    try_run(&warm, session, "gpt-4o", &options()).expect("warms up");
+    try_run(&warm, session, model, &options()).expect("warms up");
     let preset = preset_from(preset.clone());
     let before = NOW.with(Cell::get);
     PEAK.with(|peak| peak.set(before));
-    let result: BuildResult<'_> = try_run(&preset, session, "gpt-4o", &options()).expect("builds");
+    let result: BuildResult<'_> = try_run(&preset, session, model, &options()).expect("builds");
     let peak = (PEAK.with(Cell::get) - before).max(0) as usize;
     eprintln!("peak {:.1} MiB", peak as f64 / MIB as f64);
     let warnings = result.warnings.iter().map(|w| w.message.clone()).collect();
@@ -109,6 +117,31 @@ fn assert_warned(warnings: &[String], needle: &str) {
         warnings.iter().any(|w| w.contains(needle)),
         "no warning with {needle:?} in {warnings:#?}"
     );
+}
+
+// RULES 5.8: a counter's working memory grows with the text it is given, so a text is given to
+// it in parts of at most 64 KiB. A 4 MiB line without a break, counted by each kind of counter,
+// stays within the memory a build may take beyond its texts.
+#[test]
+fn a_huge_line_is_counted_in_bounded_parts_by_every_kind_of_counter() {
+    let line = "ABCDEFGHIJ".repeat(400 * 1024);
+    let (text, cjk) = (line.as_str(), "灯塔".repeat(700 * 1024));
+    for model in [
+        "gpt-4o",
+        "llama-3.1-8b-instruct",
+        "gemma3:27b",
+        "claude-sonnet-4-5",
+    ] {
+        for content in [text, cjk.as_str()] {
+            let (_, peak, sent) = build_measured_for(
+                model,
+                &template_preset(content, json!({})),
+                &session_of(&["u1"]),
+            );
+            assert!(sent >= content.len(), "{model}: the text is sent whole");
+            assert!(peak < 16 * MIB, "{model}: peak {} MiB", peak / MIB);
+        }
+    }
 }
 
 #[test]

@@ -8,7 +8,9 @@ use promptloom_engine::tokens::{
     independent_pieces, own_tokenizer, TokenizerKind, Vocabulary, MAX_TOKENIZER_BYTES,
 };
 
-const FAMILIES: [TokenizerKind; 5] = [
+const FAMILIES: [TokenizerKind; 7] = [
+    TokenizerKind::O200kBase,
+    TokenizerKind::Cl100kBase,
     TokenizerKind::Llama3,
     TokenizerKind::Qwen,
     TokenizerKind::Gemma3,
@@ -43,7 +45,8 @@ fn corpus() -> Vec<(String, String)> {
 fn every_family_counts_the_multilingual_corpus_as_its_reference_does() {
     let reference = data("reference_counts.json");
     let corpus = corpus();
-    for kind in FAMILIES {
+    for kind in &FAMILIES[2..] {
+        let kind = *kind;
         let counts = &reference["counts"][kind.as_str()];
         for (name, text) in &corpus {
             let expected = counts[name]
@@ -67,6 +70,25 @@ fn every_family_counts_the_multilingual_corpus_as_its_reference_does() {
             TokenizerKind::Tekken.count(text) as u64,
             expected.as_u64().unwrap(),
             "tekken against mistral-common on {name}"
+        );
+    }
+}
+
+// OpenAI's, against tiktoken itself.
+#[test]
+fn openai_vocabularies_count_the_corpus_as_tiktoken_does() {
+    let o200k = tiktoken_rs::o200k_base_singleton();
+    let cl100k = tiktoken_rs::cl100k_base_singleton();
+    for (name, text) in corpus() {
+        assert_eq!(
+            TokenizerKind::O200kBase.count(&text),
+            o200k.encode_ordinary(&text).len(),
+            "o200k on {name}"
+        );
+        assert_eq!(
+            TokenizerKind::Cl100kBase.count(&text),
+            cl100k.encode_ordinary(&text).len(),
+            "cl100k on {name}"
         );
     }
 }

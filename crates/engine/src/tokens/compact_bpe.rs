@@ -25,9 +25,33 @@ struct MergeSlot {
 
 const EMPTY_PAIR: u64 = u64::MAX;
 
-/// Merges waiting to be made: (rank, position, the id it makes), lowest rank first, then
-/// leftmost.
-type MergeQueue = BinaryHeap<Reverse<(u32, usize, u32)>>;
+const NO_BYTE: u16 = u16::MAX;
+
+/// Words of at most this many symbols are merged by looking at every pair
+/// ([`CompactBpe::merge_short`]); longer ones through a heap.
+const SHORT_WORD: usize = 16;
+
+/// For each character of GPT-2's byte-level alphabet (by code point, up to U+0143), the byte it
+/// stands for: printable bytes stand for themselves, the others were moved up past U+0100 in
+/// order.
+fn byte_level_alphabet() -> Vec<u16> {
+    let printable = |b: u8| matches!(b, b'!'..=b'~' | 0xA1..=0xAC | 0xAE..=0xFF);
+    let mut table = vec![NO_BYTE; 0x144];
+    let mut moved = 0;
+    for b in 0..=255u8 {
+        if printable(b) {
+            table[b as usize] = u16::from(b);
+        } else {
+            table[0x100 + moved] = u16::from(b);
+            moved += 1;
+        }
+    }
+    table
+}
+
+/// Merges waiting to be made: (rank, position, the id it makes, the pair's ids), lowest rank
+/// first, then leftmost.
+type MergeQueue = BinaryHeap<Reverse<(u32, usize, u32, [u32; 2])>>;
 const NO_ID: u32 = u32::MAX;
 /// The largest id a vocabulary may give (the largest shipped has 262,144 tokens).
 const MAX_ID: u32 = 4_000_000;
@@ -49,10 +73,32 @@ pub struct CompactBpe {
     merges_held: usize,
     /// The id of `<0xXX>` for each byte, where the vocabulary has it.
     bytes: Vec<u32>,
+    /// In a vocabulary of raw bytes, the id of each one-byte token.
+    single: Vec<u32>,
     byte_fallback: bool,
     unk: Option<String>,
     fuse_unk: bool,
     ignore_merges: bool,
+}
+
+/// The slot a hash falls in among `len` (any length, not only powers of two: the tables are
+/// sized to their contents).
+fn slot_of(hash: u64, len: usize) -> usize {
+    ((u128::from(hash) * len as u128) >> 64) as usize
+}
+
+/// The slot after `slot` among `len`, round to the first.
+fn next_slot(slot: usize, len: usize) -> usize {
+    if slot + 1 == len {
+        0
+    } else {
+        slot + 1
+    }
+}
+
+/// Slots for `n` entries in an open-addressing table: a load of at most 4/5.
+fn slots_for(n: usize) -> usize {
+    (n + n / 4 + 1).max(16)
 }
 
 fn hash_text(text: &[u8]) -> u64 {
@@ -75,13 +121,13 @@ impl CompactBpe {
         if self.by_text.is_empty() {
             return None;
         }
-        let mask = self.by_text.len() - 1;
-        let mut slot = hash_text(text) as usize & mask;
+        let len = self.by_text.len();
+        let mut slot = slot_of(hash_text(text), len);
         loop {
             match self.by_text[slot] {
                 0 => return None,
                 n if self.token(n - 1) == text => return Some(n - 1),
-                _ => slot = (slot + 1) & mask,
+                _ => slot = next_slot(slot, len),
             }
         }
     }
@@ -91,8 +137,8 @@ impl CompactBpe {
             return None;
         }
         let pair = (u64::from(left) << 32) | u64::from(right);
-        let mask = self.merges.len() - 1;
-        let mut slot = hash_pair(pair) as usize & mask;
+        let len = self.merges.len();
+        let mut slot = slot_of(hash_pair(pair), len);
         loop {
             let s = self.merges[slot];
             if s.pair == EMPTY_PAIR {
@@ -101,23 +147,22 @@ impl CompactBpe {
             if s.pair == pair {
                 return Some((s.rank, s.id));
             }
-            slot = (slot + 1) & mask;
+            slot = next_slot(slot, len);
         }
     }
 
     /// Builds the text table once every token is in, and the byte-fallback ids.
     fn index_texts(&mut self) {
-        let slots = (self.ends.len() * 2).next_power_of_two().max(16);
+        let slots = slots_for(self.ends.len());
         let mut by_text = vec![0u32; slots];
-        let mask = slots - 1;
         for id in 0..self.ends.len() as u32 {
             let text = self.token(id);
             if text.is_empty() {
                 continue;
             }
-            let mut slot = hash_text(text) as usize & mask;
+            let mut slot = slot_of(hash_text(text), slots);
             while by_text[slot] != 0 {
-                slot = (slot + 1) & mask;
+                slot = next_slot(slot, slots);
             }
             by_text[slot] = id + 1;
         }
@@ -154,12 +199,12 @@ impl CompactBpe {
                 "more than {MAX_MERGES} merges, past what a vocabulary may have"
             ));
         }
-        if self.merges_held * 2 >= self.merges.len() {
-            self.grow_merges();
+        if slots_for(self.merges_held + 1) > self.merges.len() {
+            self.resize_merges(slots_for(self.merges.len() * 2));
         }
         let pair = (u64::from(left) << 32) | u64::from(right);
-        let mask = self.merges.len() - 1;
-        let mut slot = hash_pair(pair) as usize & mask;
+        let len = self.merges.len();
+        let mut slot = slot_of(hash_pair(pair), len);
         loop {
             let s = &mut self.merges[slot];
             if s.pair == pair {
@@ -180,30 +225,31 @@ impl CompactBpe {
                 self.merges_held += 1;
                 return Ok(());
             }
-            slot = (slot + 1) & mask;
+            slot = next_slot(slot, len);
         }
     }
 
-    fn grow_merges(&mut self) {
-        let slots = (self.merges.len() * 2).max(1024);
-        let old = std::mem::replace(
-            &mut self.merges,
-            vec![
-                MergeSlot {
-                    pair: EMPTY_PAIR,
-                    rank: 0,
-                    id: 0
-                };
-                slots
-            ],
-        );
-        let mask = slots - 1;
+    /// Moves the merges into a table of `slots` slots.
+    fn resize_merges(&mut self, slots: usize) {
+        let empty = MergeSlot {
+            pair: EMPTY_PAIR,
+            rank: 0,
+            id: 0,
+        };
+        let old = std::mem::replace(&mut self.merges, vec![empty; slots]);
         for s in old.into_iter().filter(|s| s.pair != EMPTY_PAIR) {
-            let mut slot = hash_pair(s.pair) as usize & mask;
+            let mut slot = slot_of(hash_pair(s.pair), slots);
             while self.merges[slot].pair != EMPTY_PAIR {
-                slot = (slot + 1) & mask;
+                slot = next_slot(slot, slots);
             }
             self.merges[slot] = s;
+        }
+    }
+
+    /// Once every merge is in: the table no larger than its contents need.
+    fn fit_merges(&mut self) {
+        if self.merges_held > 0 && slots_for(self.merges_held) < self.merges.len() {
+            self.resize_merges(slots_for(self.merges_held));
         }
     }
 
@@ -250,22 +296,29 @@ impl CompactBpe {
     /// Merges the symbols of one word, lowest rank first (leftmost among equals); the merged
     /// away ones are left with length 0.
     fn merge(&self, symbols: &mut [Symbol], queue: &mut MergeQueue) {
+        if symbols.len() <= SHORT_WORD {
+            self.merge_short(symbols);
+            return;
+        }
         queue.clear();
         let n = symbols.len();
         for i in 0..n.saturating_sub(1) {
-            if let Some((rank, id)) = self.merge_of(symbols[i].id, symbols[i + 1].id) {
-                queue.push(Reverse((rank, i, id)));
+            let pair = [symbols[i].id, symbols[i + 1].id];
+            if let Some((rank, id)) = self.merge_of(pair[0], pair[1]) {
+                queue.push(Reverse((rank, i, id, pair)));
             }
         }
-        while let Some(Reverse((_, pos, id))) = queue.pop() {
+        while let Some(Reverse((_, pos, id, pair))) = queue.pop() {
             let left = symbols[pos];
             if left.len == 0 || left.next < 0 {
                 continue;
             }
             let next = left.next as usize;
             let right = symbols[next];
-            // A stale entry: one of the two has changed since it was queued.
-            if self.merge_of(left.id, right.id).map(|m| m.1) != Some(id) {
+            // A stale entry: one of the two has changed since it was queued. (A symbol changes
+            // only by taking in the one after it, so the same two ids are the same pair, and
+            // the same merge, as the tokenizers crate's check of the merge's id finds.)
+            if [left.id, right.id] != pair {
                 continue;
             }
             symbols[pos].id = id;
@@ -278,18 +331,142 @@ impl CompactBpe {
             let current = symbols[pos];
             if current.prev >= 0 {
                 let prev = current.prev as usize;
-                if let Some((rank, id)) = self.merge_of(symbols[prev].id, current.id) {
-                    queue.push(Reverse((rank, prev, id)));
+                let pair = [symbols[prev].id, current.id];
+                if let Some((rank, id)) = self.merge_of(pair[0], pair[1]) {
+                    queue.push(Reverse((rank, prev, id, pair)));
                 }
             }
             if current.next >= 0 {
-                if let Some((rank, id)) =
-                    self.merge_of(current.id, symbols[current.next as usize].id)
-                {
-                    queue.push(Reverse((rank, pos, id)));
+                let pair = [current.id, symbols[current.next as usize].id];
+                if let Some((rank, id)) = self.merge_of(pair[0], pair[1]) {
+                    queue.push(Reverse((rank, pos, id, pair)));
                 }
             }
         }
+    }
+
+    /// The same vocabulary with each token's text as the bytes it stands for: for a byte-level
+    /// vocabulary (GPT-2's alphabet, `Ġ` for a space), counted over raw text pieces with
+    /// [`Self::count_bytes`].
+    pub fn into_raw_bytes(mut self) -> Self {
+        let alphabet = byte_level_alphabet();
+        let mut text = Vec::with_capacity(self.text.len());
+        let mut ends = Vec::with_capacity(self.ends.len());
+        for id in 0..self.ends.len() as u32 {
+            let token = String::from_utf8_lossy(self.token(id)).into_owned();
+            for c in token.chars() {
+                match alphabet.get(c as usize) {
+                    Some(&b) if b != NO_BYTE => text.push(b as u8),
+                    _ => text.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes()),
+                }
+            }
+            ends.push(text.len() as u32);
+        }
+        self.text = text;
+        self.ends = ends;
+        self.index_texts();
+        self.single = (0..=255u8)
+            .map(|b| self.id_of(&[b]).unwrap_or(NO_ID))
+            .collect();
+        self
+    }
+
+    /// Tokens in one pre-tokenized piece of raw text, for a vocabulary made with
+    /// [`Self::into_raw_bytes`]: a piece that is one whole token is that token (tiktoken's
+    /// rule), else its bytes are merged.
+    pub fn count_bytes(&self, piece: &[u8]) -> usize {
+        if piece.is_empty() {
+            return 0;
+        }
+        if self.id_of(piece).is_some() {
+            return 1;
+        }
+        SCRATCH.with(|scratch| {
+            let mut scratch = scratch.borrow_mut();
+            let (symbols, queue) = &mut *scratch;
+            self.byte_symbols(piece, symbols);
+            link(symbols);
+            self.merge(symbols, queue);
+            symbols.iter().filter(|s| s.len > 0).count()
+        })
+    }
+
+    /// [`Self::merge`] for a short word: the same merges in the same order (lowest rank, then
+    /// leftmost), found by looking at every pair each time instead of through a heap, which is
+    /// faster when there are few.
+    fn merge_short(&self, symbols: &mut [Symbol]) {
+        let n = symbols.len();
+        // The merge each live symbol makes with the next one, if any.
+        let mut pair = [(u32::MAX, NO_ID); SHORT_WORD];
+        let merge_at = |symbols: &[Symbol], i: usize| -> (u32, u32) {
+            let next = symbols[i].next;
+            if symbols[i].len == 0 || next < 0 {
+                return (u32::MAX, NO_ID);
+            }
+            self.merge_of(symbols[i].id, symbols[next as usize].id)
+                .unwrap_or((u32::MAX, NO_ID))
+        };
+        for (i, p) in pair.iter_mut().enumerate().take(n) {
+            *p = merge_at(symbols, i);
+        }
+        loop {
+            let mut best = (u32::MAX, usize::MAX);
+            let mut i = 0isize;
+            while i >= 0 {
+                let at = i as usize;
+                if pair[at].0 < best.0 {
+                    best = (pair[at].0, at);
+                }
+                i = symbols[at].next;
+            }
+            if best.0 == u32::MAX {
+                return;
+            }
+            let pos = best.1;
+            let next = symbols[pos].next as usize;
+            let right = symbols[next];
+            symbols[pos].id = pair[pos].1;
+            symbols[pos].len += right.len;
+            symbols[pos].next = right.next;
+            symbols[next].len = 0;
+            pair[next] = (u32::MAX, NO_ID);
+            if right.next >= 0 {
+                symbols[right.next as usize].prev = pos as isize;
+            }
+            pair[pos] = merge_at(symbols, pos);
+            if symbols[pos].prev >= 0 {
+                let prev = symbols[pos].prev as usize;
+                pair[prev] = merge_at(symbols, prev);
+            }
+        }
+    }
+
+    /// The byte length of each token of one raw piece, in order (see [`Self::count_bytes`]).
+    pub fn token_lengths(&self, piece: &[u8]) -> Vec<u32> {
+        if self.id_of(piece).is_some() {
+            return vec![piece.len() as u32];
+        }
+        let mut symbols = Vec::new();
+        let mut queue = BinaryHeap::new();
+        self.byte_symbols(piece, &mut symbols);
+        link(&mut symbols);
+        self.merge(&mut symbols, &mut queue);
+        symbols
+            .iter()
+            .filter(|s| s.len > 0)
+            .map(|s| s.len)
+            .collect()
+    }
+
+    fn byte_symbols(&self, piece: &[u8], out: &mut Vec<Symbol>) {
+        out.clear();
+        out.extend(
+            piece
+                .iter()
+                .map(|&b| self.single[b as usize])
+                .filter(|&id| id != NO_ID)
+                .map(|id| Symbol::new(id, 1)),
+        );
     }
 
     /// Tokens in one pre-tokenized word.
@@ -490,6 +667,7 @@ impl<'de> Visitor<'de> for ModelVisitor {
                 .resolve_merge(&left, &right)
                 .map_err(de::Error::custom)?;
         }
+        model.fit_merges();
         Ok(model)
     }
 }

@@ -10,7 +10,10 @@ use tokenizers::{
 };
 
 use super::compact_bpe::CompactBpe;
-use super::TokenCounter;
+use super::{
+    bounded_parts, independent_pieces, keep_first_in_parts, keep_last_in_parts, TokenCounter,
+    MAX_COUNTED_AT_ONCE,
+};
 
 type Inner = TokenizerImpl<
     CompactBpe,
@@ -70,11 +73,27 @@ struct TokenizerFile {
 pub struct HfCounter {
     name: &'static str,
     inner: Inner,
+    /// One of the engine's own vocabularies, whose lines count alone.
+    shipped: bool,
 }
 
 impl HfCounter {
     /// Reads a tokenizer.json (`file` names it in errors).
     pub fn from_json(name: &'static str, file: &str, json: &[u8]) -> Result<Self, TokenizerError> {
+        Self::read(name, file, json, false)
+    }
+
+    /// One of the engine's own vocabularies (see [`Self::from_json`]).
+    pub fn shipped(name: &'static str, json: &[u8]) -> Result<Self, TokenizerError> {
+        Self::read(name, name, json, true)
+    }
+
+    fn read(
+        name: &'static str,
+        file: &str,
+        json: &[u8],
+        shipped: bool,
+    ) -> Result<Self, TokenizerError> {
         if json.len() > MAX_TOKENIZER_BYTES {
             return Err(TokenizerError::invalid(
                 file,
@@ -118,7 +137,11 @@ impl HfCounter {
         inner
             .add_special_tokens(special.into_iter().map(token))
             .map_err(added)?;
-        Ok(HfCounter { name, inner })
+        Ok(HfCounter {
+            name,
+            inner,
+            shipped,
+        })
     }
 
     /// The token boundaries of `text` as byte offsets where each token ends, in order.
@@ -130,12 +153,9 @@ impl HfCounter {
     }
 }
 
-impl TokenCounter for HfCounter {
-    fn name(&self) -> &'static str {
-        self.name
-    }
-
-    fn count(&self, text: &str) -> usize {
+impl HfCounter {
+    /// Tokens in a text of at most [`MAX_COUNTED_AT_ONCE`] bytes.
+    fn count_part(&self, text: &str) -> usize {
         let mut pieces = self
             .inner
             .get_added_vocabulary()
@@ -155,8 +175,36 @@ impl TokenCounter for HfCounter {
             })
             .sum()
     }
+}
+
+impl TokenCounter for HfCounter {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn count(&self, text: &str) -> usize {
+        if text.len() <= MAX_COUNTED_AT_ONCE {
+            return self.count_part(text);
+        }
+        // A shipped family's lines count alone (`independent_pieces`); a line, or a user's
+        // file's text, longer than the bound is cut at character boundaries.
+        let lines: Box<dyn Iterator<Item = &str>> = if self.shipped {
+            Box::new(independent_pieces(text))
+        } else {
+            Box::new(std::iter::once(text))
+        };
+        lines
+            .flat_map(bounded_parts)
+            .map(|part| self.count_part(part))
+            .sum()
+    }
 
     fn keep_first_tokens(&self, text: &str, max_tokens: usize) -> String {
+        if text.len() > MAX_COUNTED_AT_ONCE {
+            let count = |t: &str| self.count(t);
+            let small = |t: &str, n: usize| self.keep_first_tokens(t, n);
+            return keep_first_in_parts(text, max_tokens, self.shipped, &count, &small);
+        }
         let ends = self.token_ends(text);
         if ends.len() <= max_tokens {
             return text.to_string();
@@ -177,6 +225,11 @@ impl TokenCounter for HfCounter {
     fn keep_last_tokens(&self, text: &str, max_tokens: usize) -> String {
         if max_tokens == 0 {
             return String::new();
+        }
+        if text.len() > MAX_COUNTED_AT_ONCE {
+            let count = |t: &str| self.count(t);
+            let small = |t: &str, n: usize| self.keep_last_tokens(t, n);
+            return keep_last_in_parts(text, max_tokens, self.shipped, &count, &small);
         }
         let ends = self.token_ends(text);
         if ends.len() <= max_tokens {

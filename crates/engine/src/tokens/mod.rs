@@ -5,8 +5,7 @@
 //! get a labelled estimate. The counts a build makes are kept in the
 //! [`crate::cache::BuildCache`], so a live preview recounts only what changed.
 
-use std::collections::HashSet;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::Hasher;
 use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
@@ -22,7 +21,12 @@ pub use hf::{TokenizerError, MAX_TOKENIZER_BYTES};
 pub use own::own_tokenizer;
 
 use hf::HfCounter;
-use openai::BpeOpenAi;
+use openai::OpenAi;
+
+/// o200k_base's and cl100k_base's counters, by [`TokenizerKind::slot`], each read on first use.
+static OPENAI: [OnceLock<Result<OpenAi, TokenizerError>>; 2] = [const { OnceLock::new() }; 2];
+/// The other families' counters, by [`TokenizerKind::slot`], each read on its first use.
+static FAMILIES: [OnceLock<Result<HfCounter, TokenizerError>>; 5] = [const { OnceLock::new() }; 5];
 
 /// A vocabulary this build embeds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -92,7 +96,8 @@ impl TokenizerKind {
             };
         }
         match self {
-            TokenizerKind::O200kBase | TokenizerKind::Cl100kBase => &[],
+            TokenizerKind::O200kBase => vocab!("o200k_base"),
+            TokenizerKind::Cl100kBase => vocab!("cl100k_base"),
             TokenizerKind::Llama3 => vocab!("llama3"),
             TokenizerKind::Qwen => vocab!("qwen"),
             TokenizerKind::Gemma3 => vocab!("gemma3"),
@@ -101,58 +106,64 @@ impl TokenizerKind {
         }
     }
 
-    /// The counter for this vocabulary, built on first use (a family's vocabulary is read then,
-    /// and only then) and shared for the life of the process.
+    /// The counter for this vocabulary, built on first use (its vocabulary is read then, and
+    /// only then) and shared for the life of the process.
     pub fn load(self) -> Result<&'static dyn TokenCounter, TokenizerError> {
-        static O200K: OnceLock<BpeOpenAi> = OnceLock::new();
-        static CL100K: OnceLock<BpeOpenAi> = OnceLock::new();
-        static FAMILIES: [OnceLock<Result<HfCounter, TokenizerError>>; 5] =
-            [const { OnceLock::new() }; 5];
-        let slot =
-            match self {
-                TokenizerKind::O200kBase => {
-                    return Ok(O200K
-                        .get_or_init(|| BpeOpenAi::new("o200k_base", bpe_openai::o200k_base())))
-                }
-                TokenizerKind::Cl100kBase => {
-                    return Ok(CL100K
-                        .get_or_init(|| BpeOpenAi::new("cl100k_base", bpe_openai::cl100k_base())))
-                }
-                TokenizerKind::Llama3 => 0,
-                TokenizerKind::Qwen => 1,
-                TokenizerKind::Gemma3 => 2,
-                TokenizerKind::DeepseekV3 => 3,
-                TokenizerKind::Tekken => 4,
-            };
-        FAMILIES[slot]
-            .get_or_init(|| {
-                let name = self.as_str();
-                let json = own::gunzip(self.shipped(), name)?;
-                HfCounter::from_json(name, name, &json)
-            })
-            .as_ref()
-            .map(|c| c as &dyn TokenCounter)
-            .map_err(Clone::clone)
-    }
-
-    /// The shipped tokenizer.json of a family, decompressed; none for the OpenAI vocabularies.
-    pub fn shipped_json(self) -> Result<Option<Vec<u8>>, TokenizerError> {
-        let packed = self.shipped();
-        if packed.is_empty() {
-            return Ok(None);
+        let json = || self.shipped_json();
+        match self {
+            TokenizerKind::O200kBase | TokenizerKind::Cl100kBase => OPENAI[self.slot()]
+                .get_or_init(|| OpenAi::read(self, &json()?))
+                .as_ref()
+                .map(|c| c as &dyn TokenCounter)
+                .map_err(Clone::clone),
+            family => FAMILIES[family.slot()]
+                .get_or_init(|| HfCounter::shipped(self.as_str(), &json()?))
+                .as_ref()
+                .map(|c| c as &dyn TokenCounter)
+                .map_err(Clone::clone),
         }
-        own::gunzip(packed, self.as_str()).map(Some)
     }
 
-    /// A counter of this family read afresh from the shipped file, not kept: what the first
-    /// count of a family costs, for the benchmarks and the memory measure. The engine itself
-    /// reads each family once, through [`Self::load`].
-    pub fn read_afresh(self) -> Result<Option<Box<dyn TokenCounter>>, TokenizerError> {
-        let Some(json) = self.shipped_json()? else {
-            return Ok(None);
-        };
-        let counter = HfCounter::from_json(self.as_str(), self.as_str(), &json)?;
-        Ok(Some(Box::new(counter)))
+    /// Where the counter is kept in `OPENAI` or `FAMILIES`.
+    fn slot(self) -> usize {
+        match self {
+            TokenizerKind::O200kBase => 0,
+            TokenizerKind::Cl100kBase => 1,
+            TokenizerKind::Llama3 => 0,
+            TokenizerKind::Qwen => 1,
+            TokenizerKind::Gemma3 => 2,
+            TokenizerKind::DeepseekV3 => 3,
+            TokenizerKind::Tekken => 4,
+        }
+    }
+
+    /// Whether this vocabulary has been read in this process (each is read on its first count
+    /// only).
+    pub fn is_loaded(self) -> bool {
+        match self {
+            TokenizerKind::O200kBase | TokenizerKind::Cl100kBase => {
+                OPENAI[self.slot()].get().is_some()
+            }
+            family => FAMILIES[family.slot()].get().is_some(),
+        }
+    }
+
+    /// The shipped tokenizer.json of a vocabulary, decompressed.
+    pub fn shipped_json(self) -> Result<Vec<u8>, TokenizerError> {
+        own::gunzip(self.shipped(), self.as_str())
+    }
+
+    /// A counter of this vocabulary read afresh from the shipped file, not kept: what the first
+    /// count costs, for the benchmarks and the memory measure. The engine itself reads each
+    /// vocabulary once, through [`Self::load`].
+    pub fn read_afresh(self) -> Result<Box<dyn TokenCounter>, TokenizerError> {
+        let json = self.shipped_json()?;
+        Ok(match self {
+            TokenizerKind::O200kBase | TokenizerKind::Cl100kBase => {
+                Box::new(OpenAi::read(self, &json)?)
+            }
+            _ => Box::new(HfCounter::shipped(self.as_str(), &json)?),
+        })
     }
 
     /// The counter, or o200k_base's where this vocabulary could not be read (a build resolves
@@ -355,11 +366,9 @@ impl MessageOverhead {
     };
 }
 
-pub(crate) type WholeTokens = HashSet<&'static [u8], BuildHasherDefault<KeyHasher>>;
-
 /// A one-multiply-per-word hasher (FxHash's scheme). The count key already carries a strong
 /// hash of the content, so folding its words is enough, and far cheaper than SipHash on every
-/// lookup; the whole-token set hashes short pieces with it on every count.
+/// lookup.
 #[derive(Debug, Default)]
 pub(crate) struct KeyHasher(u64);
 
@@ -398,6 +407,92 @@ impl Hasher for KeyHasher {
     fn write_usize(&mut self, n: usize) {
         self.mix(n as u64);
     }
+}
+
+/// The longest text a counter takes at once (RULES 5.8): longer ones are counted in parts cut
+/// at character boundaries. The counters' working memory grows with the text they are given
+/// (a symbol per byte to merge, the `tokenizers` crate's alignments), so a 16 MiB line of macro
+/// output must not reach them whole. Only a line this long without a break is cut where its
+/// tokenizer might not cut; its count can then be a few tokens off, and no text of a real chat
+/// is one.
+pub const MAX_COUNTED_AT_ONCE: usize = 64 * 1024;
+
+/// `text` in parts of at most [`MAX_COUNTED_AT_ONCE`] bytes, each ending on a character
+/// boundary.
+pub(crate) fn bounded_parts(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let mut end = rest.len().min(MAX_COUNTED_AT_ONCE);
+        while !rest.is_char_boundary(end) {
+            end -= 1;
+        }
+        let (part, tail) = rest.split_at(end);
+        rest = tail;
+        Some(part)
+    })
+}
+
+/// `text` in parts of at most [`MAX_COUNTED_AT_ONCE`] bytes, cut first after line breaks where
+/// `lines` (a shipped vocabulary's, which never joins across them), each with where it starts.
+fn parts(text: &str, lines: bool) -> Vec<(usize, &str)> {
+    let pieces: Box<dyn Iterator<Item = &str>> = if lines {
+        Box::new(independent_pieces(text))
+    } else {
+        Box::new(std::iter::once(text))
+    };
+    let mut at = 0;
+    pieces
+        .flat_map(bounded_parts)
+        .map(|part| {
+            let start = at;
+            at += part.len();
+            (start, part)
+        })
+        .collect()
+}
+
+/// `keep_first_tokens` of a text longer than [`MAX_COUNTED_AT_ONCE`], over its parts: whole
+/// parts while they fit, then `small`'s head of the part that does not.
+pub(crate) fn keep_first_in_parts(
+    text: &str,
+    max_tokens: usize,
+    lines: bool,
+    count: &dyn Fn(&str) -> usize,
+    small: &dyn Fn(&str, usize) -> String,
+) -> String {
+    let mut used = 0;
+    for (start, part) in parts(text, lines) {
+        let n = count(part);
+        if used + n > max_tokens {
+            let head = small(part, max_tokens - used);
+            return text[..start + head.len()].to_string();
+        }
+        used += n;
+    }
+    text.to_string()
+}
+
+/// `keep_last_tokens` of a text longer than [`MAX_COUNTED_AT_ONCE`], over its parts from the end.
+pub(crate) fn keep_last_in_parts(
+    text: &str,
+    max_tokens: usize,
+    lines: bool,
+    count: &dyn Fn(&str) -> usize,
+    small: &dyn Fn(&str, usize) -> String,
+) -> String {
+    let mut used = 0;
+    for (start, part) in parts(text, lines).into_iter().rev() {
+        let n = count(part);
+        if used + n > max_tokens {
+            let tail = small(part, max_tokens - used);
+            return text[start + part.len() - tail.len()..].to_string();
+        }
+        used += n;
+    }
+    text.to_string()
 }
 
 /// `text` in pieces that the o200k and cl100k pre-tokenizers never join, so that its count is the
@@ -489,6 +584,26 @@ mod tests {
             TokenizerKind::O200kBase.keep_last_tokens("short", 10),
             "short"
         );
+    }
+
+    // Any text at all, not only prose: the counts are tiktoken's.
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+        #[test]
+        fn openai_counts_match_tiktoken_on_any_text(
+            text in "(\\PC|[ \t\r\n]|'s|'ll| {2,5}|[0-9]{1,7}|[a-z]{1,12}|[A-Z][a-z]{0,8}){0,60}"
+        ) {
+            let o200k = tiktoken_rs::o200k_base_singleton();
+            let cl100k = tiktoken_rs::cl100k_base_singleton();
+            proptest::prop_assert_eq!(
+                TokenizerKind::O200kBase.count(&text),
+                o200k.encode_ordinary(&text).len()
+            );
+            proptest::prop_assert_eq!(
+                TokenizerKind::Cl100kBase.count(&text),
+                cl100k.encode_ordinary(&text).len()
+            );
+        }
     }
 
     // The count of a text is the sum of its independent pieces' counts, in both vocabularies,

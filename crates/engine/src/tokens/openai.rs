@@ -1,85 +1,146 @@
-//! OpenAI's byte-pair vocabularies through the `bpe-openai` crate.
+//! OpenAI's vocabularies (o200k_base, cl100k_base): the text cut in pieces by bpe-openai's
+//! pre-tokenizer (OpenAI's split patterns, its look-ahead written as a pattern whose last
+//! character is dropped), each piece counted with the compact byte-pair model read from the
+//! vocabulary's tokenizer.json. A piece that is one whole token counts 1, as tiktoken counts
+//! it. bpe-openai's own vocabularies are not used: they held 72 MiB and 35 MiB resident, the
+//! compact model a fraction of that (docs/PERFORMANCE.md).
 
-use super::{TokenCounter, WholeTokens};
+use bpe_openai::byte_pair_encoding::BytePairEncoding;
+use bpe_openai::Tokenizer;
 
-/// OpenAI's byte-pair vocabularies through the `bpe-openai` crate.
-pub(super) struct BpeOpenAi {
-    name: &'static str,
-    tokenizer: &'static bpe_openai::Tokenizer,
-    /// Every token of the vocabulary, by its bytes.
-    whole: WholeTokens,
+use super::compact_bpe::CompactBpe;
+use super::hf::TokenizerError;
+use super::{
+    bounded_parts, keep_first_in_parts, keep_last_in_parts, TokenCounter, TokenizerKind,
+    MAX_COUNTED_AT_ONCE,
+};
+
+/// OpenAI's split patterns for cl100k_base and o200k_base, as bpe-openai takes them: the
+/// negative look-ahead `\s+(?!\S)` becomes `\s+\s` with its last character dropped, and
+/// `\s+$` keeps a trailing run whole.
+const CL100K_SPLIT: &str = "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+$";
+const O200K_SPLIT: &str = concat!(
+    "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+    "|[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+    "|\\p{N}{1,3}",
+    "| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*",
+    "|\\s*[\\r\\n]+",
+    "|\\s+$",
+);
+
+#[derive(serde::Deserialize)]
+struct ModelOnly {
+    model: CompactBpe,
 }
 
-impl BpeOpenAi {
-    pub(super) fn new(name: &'static str, tokenizer: &'static bpe_openai::Tokenizer) -> Self {
-        let bpe = &tokenizer.bpe;
-        let whole = (0..bpe.num_tokens() as u32)
-            .map(|id| bpe.token_bytes(id))
-            .collect();
-        BpeOpenAi {
+pub(super) struct OpenAi {
+    name: &'static str,
+    split: Tokenizer,
+    model: CompactBpe,
+}
+
+impl OpenAi {
+    /// The counter of `kind` (o200k_base or cl100k_base) from its tokenizer.json.
+    pub(super) fn read(kind: TokenizerKind, json: &[u8]) -> Result<Self, TokenizerError> {
+        let name = kind.as_str();
+        let pattern = match kind {
+            TokenizerKind::Cl100kBase => CL100K_SPLIT,
+            _ => O200K_SPLIT,
+        };
+        // bpe-openai's tokenizer only splits here: its byte-pair part is the 256 bytes.
+        let bytes = BytePairEncoding::from_dictionary((0..=255u8).map(|b| vec![b]), None);
+        let split = Tokenizer::new_lookahead(
+            bytes,
+            &[(pattern, false), ("\\s+\\s", true), ("\\s+", false)],
+            false,
+        )
+        .map_err(|e| TokenizerError::invalid(name, format!("its split pattern: {e}")))?;
+        let read: ModelOnly = serde_json::from_slice(json)
+            .map_err(|e| TokenizerError::invalid(name, format!("not a tokenizer.json: {e}")))?;
+        Ok(OpenAi {
             name,
-            tokenizer,
-            whole,
+            split,
+            model: read.model.into_raw_bytes(),
+        })
+    }
+
+    /// Where each token of `text` ends, as byte offsets, in order.
+    fn token_ends(&self, text: &str) -> Vec<usize> {
+        let mut ends = Vec::new();
+        let mut at = 0;
+        for piece in self.split.split(text) {
+            for len in self.model.token_lengths(piece.as_bytes()) {
+                at += len as usize;
+                ends.push(at);
+            }
         }
+        ends
     }
 }
 
-impl TokenCounter for BpeOpenAi {
+impl TokenCounter for OpenAi {
     fn name(&self) -> &'static str {
         self.name
     }
 
-    /// Same result as bpe-openai's own `count`, faster on prose: a pre-tokenized piece that is
-    /// one whole token of the vocabulary (most words of English) counts 1 without running the
-    /// encoder, which allocates for every piece. tiktoken takes the same shortcut, so the
-    /// counts it is checked against stay the reference.
     fn count(&self, text: &str) -> usize {
-        let text = self.tokenizer.normalize(text);
-        self.tokenizer
-            .split(text.as_str())
+        self.split
+            .split(text)
             .map(|piece| {
-                if self.whole.contains(piece.as_bytes()) {
-                    1
+                if piece.len() <= MAX_COUNTED_AT_ONCE {
+                    self.model.count_bytes(piece.as_bytes())
                 } else {
-                    self.tokenizer.bpe.count(piece.as_bytes())
+                    bounded_parts(piece)
+                        .map(|part| self.model.count_bytes(part.as_bytes()))
+                        .sum()
                 }
             })
             .sum()
+    }
+
+    fn keep_first_tokens(&self, text: &str, max_tokens: usize) -> String {
+        if text.len() > MAX_COUNTED_AT_ONCE {
+            let count = |t: &str| self.count(t);
+            let small = |t: &str, n: usize| self.keep_first_tokens(t, n);
+            return keep_first_in_parts(text, max_tokens, true, &count, &small);
+        }
+        let ends = self.token_ends(text);
+        if ends.len() <= max_tokens {
+            return text.to_string();
+        }
+        // A token may end inside a character, and a head may split differently from the whole:
+        // step back until the head is whole characters and counts no more than it may.
+        let mut k = max_tokens;
+        while k > 0 {
+            let end = ends[k - 1];
+            if text.is_char_boundary(end) && self.count(&text[..end]) <= max_tokens {
+                return text[..end].to_string();
+            }
+            k -= 1;
+        }
+        String::new()
     }
 
     fn keep_last_tokens(&self, text: &str, max_tokens: usize) -> String {
         if max_tokens == 0 {
             return String::new();
         }
-        let tokens = self.tokenizer.encode(text);
-        if tokens.len() <= max_tokens {
+        if text.len() > MAX_COUNTED_AT_ONCE {
+            let count = |t: &str| self.count(t);
+            let small = |t: &str, n: usize| self.keep_last_tokens(t, n);
+            return keep_last_in_parts(text, max_tokens, true, &count, &small);
+        }
+        let ends = self.token_ends(text);
+        if ends.len() <= max_tokens {
             return text.to_string();
         }
-        // A token may end inside a multi-byte character; step forward until the tail decodes.
-        let mut start = tokens.len() - max_tokens;
-        while start < tokens.len() {
-            if let Some(tail) = self.tokenizer.decode(&tokens[start..]) {
-                return tail;
+        let mut first = ends.len() - max_tokens;
+        while first < ends.len() {
+            let start = ends[first - 1];
+            if text.is_char_boundary(start) && self.count(&text[start..]) <= max_tokens {
+                return text[start..].to_string();
             }
-            start += 1;
-        }
-        String::new()
-    }
-
-    fn keep_first_tokens(&self, text: &str, max_tokens: usize) -> String {
-        if max_tokens == 0 {
-            return String::new();
-        }
-        let tokens = self.tokenizer.encode(text);
-        if tokens.len() <= max_tokens {
-            return text.to_string();
-        }
-        let mut end = max_tokens;
-        while end > 0 {
-            if let Some(head) = self.tokenizer.decode(&tokens[..end]) {
-                return head;
-            }
-            end -= 1;
+            first += 1;
         }
         String::new()
     }
