@@ -806,6 +806,11 @@ export type Preview = {
 	/**  The tokenizer that counted, and whether it is the model's own. */
 	tokenizer: string,
 	exact: boolean,
+	/**
+	 *  The request format of the model profile that applied (RULES 5.7): which provider's
+	 *  token-counting endpoint can count this build ("Count exactly").
+	 */
+	providerFormat: ProviderFormat,
 	/**  How long the build took in the backend, in milliseconds. */
 	buildMs: number | null,
 	/**
@@ -851,6 +856,9 @@ export type ProcessorDescriptor = {
 	defaultEnabled: boolean,
 	configFields: ConfigField[],
 };
+
+/**  The request format of a provider (RULES 5.7). */
+export type ProviderFormat = "openai-chat" | "anthropic-messages" | "gemini";
 
 /**  What the model filter editor shows: the recipe each model gets, and the unusable patterns. */
 export type RecipeMatches = {

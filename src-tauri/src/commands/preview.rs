@@ -39,6 +39,9 @@ pub struct Preview {
     /// The tokenizer that counted, and whether it is the model's own.
     pub tokenizer: String,
     pub exact: bool,
+    /// The request format of the model profile that applied (RULES 5.7): which provider's
+    /// token-counting endpoint can count this build ("Count exactly").
+    pub provider_format: promptloom_engine::profiles::ProviderFormat,
     /// How long the build took in the backend, in milliseconds.
     pub build_ms: f64,
     /// History messages taken out of `result` because they are exactly as stored: the UI holds
@@ -59,6 +62,7 @@ pub async fn preview(app: AppHandle, request: PreviewRequest) -> Result<Preview,
                 anchors: available_anchors(&request.preset),
                 tokenizer: result.tokenizer.vocabulary.name().to_string(),
                 exact: result.tokens.exact,
+                provider_format: result.provider_format(),
                 build_ms: started.elapsed().as_secs_f64() * 1000.0,
                 result: result.into_owned(),
             })

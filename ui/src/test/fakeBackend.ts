@@ -586,6 +586,7 @@ function fakePreview(request: { preset: AgentPreset; model: string }, history: s
     },
     tokenizer: "claude-estimate",
     exact: false,
+    providerFormat: "anthropic-messages",
   };
 }
 
@@ -654,6 +655,7 @@ function fakeBuild({ preset, model }: { preset: AgentPreset; model: string }, hi
     anchors: ["chat_history", "user_profile"],
     tokenizer: "o200k_base",
     exact: true,
+    providerFormat: "openai-chat",
     buildMs: 0.5,
     elided: [],
   };

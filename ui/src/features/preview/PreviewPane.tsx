@@ -87,7 +87,7 @@ function PreviewBody({ preview, stale }: { preview: Preview; stale: boolean }) {
         <strong data-testid="token-total">
           {t("preview.tokens", { total: result.tokens.total, budget: result.tokens.budget })}
         </strong>
-        <span className={preview.exact ? "muted" : "warn-text"}>
+        <span className={preview.exact ? "muted" : "warn-text"} data-testid="preview-tokenizer">
           {preview.tokenizer} · {t(preview.exact ? "preview.exact" : "preview.estimate")}
         </span>
         <CountExactly preview={preview} />

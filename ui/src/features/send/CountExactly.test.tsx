@@ -107,16 +107,20 @@ describe("count exactly", () => {
     expect(screen.getByTestId("exact-count-difference").textContent).toBe("与估算相差 −4");
   });
 
-  it("asks the chosen connection when it can count, else the first that can", () => {
+  it("asks the chosen connection when it can count the model's requests, else the first that can", () => {
     const view = (name: string, dialect: string, hasKey = true): ConnectionView => ({
       connection: { name, dialect, baseUrl: "https://h", defaultModel: null, extraHeaders: {}, extraBody: {}, keyEnv: null },
       hasKey,
       keyProblem: null,
     });
     const all = [view("a-local", "openai-compatible"), view("b-gem", "gemini"), view("c-claude", "anthropic"), view("d-nokey", "anthropic", false)];
-    expect(countingConnection(all, "c-claude")).toBe("c-claude");
-    expect(countingConnection(all, "a-local")).toBe("b-gem");
-    expect(countingConnection(all, "d-nokey")).toBe("b-gem");
-    expect(countingConnection([all[0]!, all[3]!], "a-local")).toBeNull();
+    const all2 = [...all, view("e-claude", "anthropic")];
+    expect(countingConnection(all2, "e-claude", "anthropic-messages")).toBe("e-claude");
+    expect(countingConnection(all2, "a-local", "anthropic-messages")).toBe("c-claude");
+    expect(countingConnection(all2, "d-nokey", "anthropic-messages")).toBe("c-claude");
+    expect(countingConnection(all2, "c-claude", "gemini")).toBe("b-gem");
+    // A Gemini connection does not count a Claude model's request, nor anything an OpenAI one.
+    expect(countingConnection([all[0]!, all[1]!, all[3]!], "a-local", "anthropic-messages")).toBeNull();
+    expect(countingConnection(all2, "c-claude", "openai-chat")).toBeNull();
   });
 });

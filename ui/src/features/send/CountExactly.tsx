@@ -1,19 +1,29 @@
 import { useState } from "react";
-import type { ConnectionView, ExactCount, Preview } from "../../bindings";
+import type { ConnectionView, ExactCount, Preview, ProviderFormat } from "../../bindings";
 import { api, errorMessage } from "../../app/api";
 import { previewRequest } from "../../app/store";
 import { useT } from "../../app/useT";
 import { useSend } from "./sending";
 
-/** The dialects whose API counts a request's tokens (Anthropic count_tokens, Gemini countTokens). */
-const COUNTING_DIALECTS = ["anthropic", "gemini"];
+/** The dialect whose API counts a request of each provider format (Anthropic count_tokens, Gemini
+ * countTokens); OpenAI's format has none. */
+const COUNTING_DIALECT: Partial<Record<ProviderFormat, string>> = {
+  "anthropic-messages": "anthropic",
+  gemini: "gemini",
+};
 
 /**
- * The connection a count is asked of: the chosen one when it can count, else the first that can;
- * one that can count has a counting dialect and a key. None: there is nothing to ask.
+ * The connection a count is asked of: the chosen one when it can count this model's requests,
+ * else the first that can; one that can has the dialect of the model's provider format and a
+ * key. None: there is nothing to ask.
  */
-export function countingConnection(connections: ConnectionView[], chosen: string | null): string | null {
-  const able = connections.filter((c) => c.hasKey && COUNTING_DIALECTS.includes(c.connection.dialect));
+export function countingConnection(
+  connections: ConnectionView[],
+  chosen: string | null,
+  format: ProviderFormat,
+): string | null {
+  const dialect = COUNTING_DIALECT[format];
+  const able = connections.filter((c) => c.hasKey && c.connection.dialect === dialect);
   return (able.find((c) => c.connection.name === chosen) ?? able[0])?.connection.name ?? null;
 }
 
@@ -34,7 +44,7 @@ export function CountExactly({ preview }: { preview: Preview }) {
   const connections = useSend((s) => s.connections);
   const chosen = useSend((s) => s.connection);
   const [asked, setAsked] = useState<Asked | null>(null);
-  const connection = countingConnection(connections, chosen);
+  const connection = countingConnection(connections, chosen, preview.providerFormat);
   // Exact already, or text completion (neither counting API takes a prompt string): nothing to ask.
   if (preview.exact || preview.result.prompt || !connection) return null;
   const shown = asked?.preview === preview && asked.connection === connection ? asked : null;
