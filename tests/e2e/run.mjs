@@ -11,6 +11,7 @@ import { sendTests } from "./send.mjs";
 import { countTests } from "./count.mjs";
 import { generationTests } from "./generation.mjs";
 import { textCompletionTests } from "./textCompletion.mjs";
+import { tokenTests } from "./tokens.mjs";
 
 const tests = [];
 const test = (name, fn) => tests.push({ name, fn });
@@ -345,6 +346,7 @@ sendTests(test, () => app);
 countTests(test, () => app);
 generationTests(test, () => app);
 textCompletionTests(test, () => app);
+tokenTests(test, () => app);
 
 test("a damaged database is reported in the window and left as it was", async () => {
   await app.close();

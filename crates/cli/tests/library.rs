@@ -396,6 +396,72 @@ fn model_profiles_are_added_listed_replaced_and_removed() {
     );
 }
 
+/// A small byte-pair tokenizer.json of a user's own.
+const TINY_TOKENIZER: &str = r#"{"added_tokens": [], "model": {"type": "BPE",
+    "vocab": {"a": 0, "b": 1, "ab": 2, " ": 3}, "merges": ["a b"]}}"#;
+
+// RULES 5.8: a profile's own tokenizer file is taken from the profile's folder, must stay inside
+// it and must read as a tokenizer; anything else is refused naming the file, and nothing is
+// stored.
+#[test]
+fn a_profiles_tokenizer_file_stays_in_its_folder_and_must_read() {
+    let scratch = Scratch::new("profile-tokenizer");
+    let db = scratch.db();
+    let folder = scratch.0.join("mine");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(folder.join("tokenizer.json"), TINY_TOKENIZER).unwrap();
+    std::fs::write(scratch.0.join("outside.json"), TINY_TOKENIZER).unwrap();
+    std::fs::write(folder.join("broken.json"), "{ not json").unwrap();
+    let profile = |file: &str| {
+        serde_json::json!({ "id": "mine", "patterns": ["my-model"], "providerFormat": "openai-chat",
+            "contextWindow": 8192, "reservedReply": 1024, "tokenizerFile": file,
+            "capabilities": { "vision": false, "audio": false, "documents": false, "systemRole": true } })
+    };
+    let write = |name: &str, file: &str| {
+        let path = folder.join(name);
+        std::fs::write(&path, profile(file).to_string()).unwrap();
+        path.to_string_lossy().into_owned()
+    };
+    for (name, file, problem) in [
+        (
+            "escape.json",
+            "../outside.json",
+            "outside the profile's folder",
+        ),
+        (
+            "absolute.json",
+            "/etc/hostname",
+            "outside the profile's folder",
+        ),
+        ("missing.json", "nowhere.json", "cannot be read"),
+        ("broken-profile.json", "broken.json", "not a tokenizer.json"),
+    ] {
+        let refused = run(&["profile", "add", &write(name, file), "--db", &db]);
+        assert_eq!(refused.status.code(), Some(2), "{name}");
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert!(
+            stderr.contains(name) && stderr.contains(problem),
+            "{name}: {stderr}"
+        );
+    }
+    let store = promptloom_store::Store::open(Path::new(&db)).expect("opens");
+    assert!(store.model_profiles().expect("reads").is_empty());
+    drop(store);
+
+    ok(&[
+        "profile",
+        "add",
+        &write("good.json", "tokenizer.json"),
+        "--db",
+        &db,
+    ]);
+    let store = promptloom_store::Store::open(Path::new(&db)).expect("opens");
+    let kept = store.model_profiles().expect("reads").remove(0);
+    let kept_file = kept.tokenizer_file.expect("the tokenizer file");
+    assert!(Path::new(&kept_file).is_absolute(), "{kept_file}");
+    assert!(kept_file.ends_with("tokenizer.json"), "{kept_file}");
+}
+
 // RULES 7.2, 8.3: SillyTavern's Advanced Formatting from the command line. A master export (or a
 // context template) becomes a preset; an instruct template and a system prompt go into the
 // preset named with --into, and are refused without one.

@@ -552,3 +552,64 @@ fn a_bad_session_file_is_named() {
         bad_input(&args, file, expected);
     }
 }
+
+// RULES 5.8: --tokenizer counts with a shipped vocabulary or a tokenizer.json as the model's own;
+// a name that is neither, or a file that is no tokenizer, is refused naming it.
+#[test]
+fn a_tokenizer_can_be_named_on_the_command_line() {
+    let preset = multi_model();
+    let session = example_session();
+    let with = |tokenizer: &str| {
+        run(&[
+            "preview",
+            "--preset",
+            preset.to_str().unwrap(),
+            "--session",
+            session.to_str().unwrap(),
+            "--model",
+            "my-local-model",
+            "--tokenizer",
+            tokenizer,
+            "--format",
+            "json",
+            "--now",
+            NOW,
+        ])
+    };
+    let out = with("qwen");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(json["tokens"]["tokenizer"], "qwen");
+    assert_eq!(json["tokens"]["exact"], true);
+
+    let dir = std::env::temp_dir().join(format!("promptloom-cli-tokenizer-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("tokenizer.json");
+    std::fs::write(
+        &file,
+        r#"{"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": ["a b"]}}"#,
+    )
+    .unwrap();
+    let out = with(file.to_str().unwrap());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(json["tokens"]["tokenizer"], "tokenizer.json");
+
+    let bad = dir.join("bad.json");
+    std::fs::write(&bad, "[1, 2, 3]").unwrap();
+    let out = with(bad.to_str().unwrap());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("bad.json") && stderr(&out).contains("not a tokenizer.json"),
+        "{}",
+        stderr(&out)
+    );
+    let out = with("no-such-vocabulary");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("no-such-vocabulary") && stderr(&out).contains("llama3"),
+        "{}",
+        stderr(&out)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
