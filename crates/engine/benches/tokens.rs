@@ -136,7 +136,7 @@ fn families(c: &mut Criterion) {
     ];
     let o200k = bpe_openai::o200k_base();
     for kind in FAMILY_KINDS {
-        let json = kind.shipped_json().unwrap().unwrap();
+        let json = kind.shipped_json().unwrap();
         let hf = tokenizers::Tokenizer::from_bytes(&json).unwrap();
         drop(json);
         let mut group = c.benchmark_group(format!("count_{}", kind.as_str()));
@@ -168,7 +168,7 @@ fn families(c: &mut Criterion) {
     group.sample_size(10);
     for kind in FAMILY_KINDS {
         group.bench_function(kind.as_str(), |b| {
-            b.iter(|| black_box(kind.read_afresh().unwrap().unwrap()));
+            b.iter(|| black_box(kind.read_afresh().unwrap()));
         });
     }
     group.finish();
