@@ -11,8 +11,8 @@ use tokenizers::{
 
 use super::compact_bpe::CompactBpe;
 use super::{
-    bounded_parts, independent_pieces, keep_first_in_parts, keep_last_in_parts, TokenCounter,
-    MAX_COUNTED_AT_ONCE,
+    bounded_parts, head_at_token_end, independent_pieces, tail_at_token_start, TokenCounter,
+    TokenEnds, MAX_COUNTED_AT_ONCE,
 };
 
 type Inner = TokenizerImpl<
@@ -143,14 +143,6 @@ impl HfCounter {
             shipped,
         })
     }
-
-    /// The token boundaries of `text` as byte offsets where each token ends, in order.
-    fn token_ends(&self, text: &str) -> Vec<usize> {
-        match self.inner.encode_fast(text, false) {
-            Ok(encoding) => encoding.get_offsets().iter().map(|o| o.1).collect(),
-            Err(_) => Vec::new(),
-        }
-    }
 }
 
 impl HfCounter {
@@ -200,49 +192,24 @@ impl TokenCounter for HfCounter {
     }
 
     fn keep_first_tokens(&self, text: &str, max_tokens: usize) -> String {
-        if text.len() > MAX_COUNTED_AT_ONCE {
-            let count = |t: &str| self.count(t);
-            let small = |t: &str, n: usize| self.keep_first_tokens(t, n);
-            return keep_first_in_parts(text, max_tokens, self.shipped, &count, &small);
-        }
-        let ends = self.token_ends(text);
-        if ends.len() <= max_tokens {
-            return text.to_string();
-        }
-        // Each cut at a token's end; back off while a character shared by two tokens makes
-        // the head count more than it may.
-        let mut k = max_tokens;
-        while k > 0 {
-            let end = ends[k - 1];
-            if text.is_char_boundary(end) && self.count(&text[..end]) <= max_tokens {
-                return text[..end].to_string();
-            }
-            k -= 1;
-        }
-        String::new()
+        head_at_token_end(self, text, max_tokens)
     }
 
     fn keep_last_tokens(&self, text: &str, max_tokens: usize) -> String {
-        if max_tokens == 0 {
-            return String::new();
+        tail_at_token_start(self, text, max_tokens)
+    }
+}
+
+impl TokenEnds for HfCounter {
+    /// The token boundaries of `text` as byte offsets where each token ends, in order.
+    fn token_ends(&self, text: &str) -> Vec<usize> {
+        match self.inner.encode_fast(text, false) {
+            Ok(encoding) => encoding.get_offsets().iter().map(|o| o.1).collect(),
+            Err(_) => Vec::new(),
         }
-        if text.len() > MAX_COUNTED_AT_ONCE {
-            let count = |t: &str| self.count(t);
-            let small = |t: &str, n: usize| self.keep_last_tokens(t, n);
-            return keep_last_in_parts(text, max_tokens, self.shipped, &count, &small);
-        }
-        let ends = self.token_ends(text);
-        if ends.len() <= max_tokens {
-            return text.to_string();
-        }
-        let mut first = ends.len() - max_tokens;
-        while first < ends.len() {
-            let start = ends[first - 1];
-            if text.is_char_boundary(start) && self.count(&text[start..]) <= max_tokens {
-                return text[start..].to_string();
-            }
-            first += 1;
-        }
-        String::new()
+    }
+
+    fn lines_count_alone(&self) -> bool {
+        self.shipped
     }
 }

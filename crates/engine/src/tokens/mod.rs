@@ -454,45 +454,82 @@ fn parts(text: &str, lines: bool) -> Vec<(usize, &str)> {
         .collect()
 }
 
-/// `keep_first_tokens` of a text longer than [`MAX_COUNTED_AT_ONCE`], over its parts: whole
-/// parts while they fit, then `small`'s head of the part that does not.
-pub(crate) fn keep_first_in_parts(
-    text: &str,
-    max_tokens: usize,
-    lines: bool,
-    count: &dyn Fn(&str) -> usize,
-    small: &dyn Fn(&str, usize) -> String,
-) -> String {
-    let mut used = 0;
-    for (start, part) in parts(text, lines) {
-        let n = count(part);
-        if used + n > max_tokens {
-            let head = small(part, max_tokens - used);
-            return text[..start + head.len()].to_string();
-        }
-        used += n;
-    }
-    text.to_string()
+/// A counter that says where each token of a text ends (byte offsets, in order), and so can
+/// cut a text at token boundaries.
+pub(crate) trait TokenEnds: TokenCounter {
+    fn token_ends(&self, text: &str) -> Vec<usize>;
+    /// Whether a text's lines count alone (a shipped vocabulary's, see `independent_pieces`).
+    fn lines_count_alone(&self) -> bool;
 }
 
-/// `keep_last_tokens` of a text longer than [`MAX_COUNTED_AT_ONCE`], over its parts from the end.
-pub(crate) fn keep_last_in_parts(
+/// [`TokenCounter::keep_first_tokens`] for a counter that says where its tokens end. A text
+/// longer than [`MAX_COUNTED_AT_ONCE`] goes by parts: whole parts while they fit, then the head
+/// of the part that does not.
+pub(crate) fn head_at_token_end(counter: &dyn TokenEnds, text: &str, max_tokens: usize) -> String {
+    if text.len() > MAX_COUNTED_AT_ONCE {
+        let mut used = 0;
+        for (start, part) in parts(text, counter.lines_count_alone()) {
+            let n = counter.count(part);
+            if used + n > max_tokens {
+                let head = head_at_token_end(counter, part, max_tokens - used);
+                return text[..start + head.len()].to_string();
+            }
+            used += n;
+        }
+        return text.to_string();
+    }
+    let ends = counter.token_ends(text);
+    if ends.len() <= max_tokens {
+        return text.to_string();
+    }
+    // A token may end inside a character, and a head may split differently from the whole:
+    // step back until the head is whole characters and counts no more than it may.
+    let mut k = max_tokens;
+    while k > 0 {
+        let end = ends[k - 1];
+        if text.is_char_boundary(end) && counter.count(&text[..end]) <= max_tokens {
+            return text[..end].to_string();
+        }
+        k -= 1;
+    }
+    String::new()
+}
+
+/// [`TokenCounter::keep_last_tokens`] for a counter that says where its tokens end, by parts
+/// from the end for a long text.
+pub(crate) fn tail_at_token_start(
+    counter: &dyn TokenEnds,
     text: &str,
     max_tokens: usize,
-    lines: bool,
-    count: &dyn Fn(&str) -> usize,
-    small: &dyn Fn(&str, usize) -> String,
 ) -> String {
-    let mut used = 0;
-    for (start, part) in parts(text, lines).into_iter().rev() {
-        let n = count(part);
-        if used + n > max_tokens {
-            let tail = small(part, max_tokens - used);
-            return text[start + part.len() - tail.len()..].to_string();
-        }
-        used += n;
+    if max_tokens == 0 {
+        return String::new();
     }
-    text.to_string()
+    if text.len() > MAX_COUNTED_AT_ONCE {
+        let mut used = 0;
+        for (start, part) in parts(text, counter.lines_count_alone()).into_iter().rev() {
+            let n = counter.count(part);
+            if used + n > max_tokens {
+                let tail = tail_at_token_start(counter, part, max_tokens - used);
+                return text[start + part.len() - tail.len()..].to_string();
+            }
+            used += n;
+        }
+        return text.to_string();
+    }
+    let ends = counter.token_ends(text);
+    if ends.len() <= max_tokens {
+        return text.to_string();
+    }
+    let mut first = ends.len() - max_tokens;
+    while first < ends.len() {
+        let start = ends[first - 1];
+        if text.is_char_boundary(start) && counter.count(&text[start..]) <= max_tokens {
+            return text[start..].to_string();
+        }
+        first += 1;
+    }
+    String::new()
 }
 
 /// `text` in pieces that the o200k and cl100k pre-tokenizers never join, so that its count is the

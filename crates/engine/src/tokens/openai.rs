@@ -11,7 +11,7 @@ use bpe_openai::Tokenizer;
 use super::compact_bpe::CompactBpe;
 use super::hf::TokenizerError;
 use super::{
-    bounded_parts, keep_first_in_parts, keep_last_in_parts, TokenCounter, TokenizerKind,
+    bounded_parts, head_at_token_end, tail_at_token_start, TokenCounter, TokenEnds, TokenizerKind,
     MAX_COUNTED_AT_ONCE,
 };
 
@@ -63,19 +63,6 @@ impl OpenAi {
             model: read.model.into_raw_bytes(),
         })
     }
-
-    /// Where each token of `text` ends, as byte offsets, in order.
-    fn token_ends(&self, text: &str) -> Vec<usize> {
-        let mut ends = Vec::new();
-        let mut at = 0;
-        for piece in self.split.split(text) {
-            for len in self.model.token_lengths(piece.as_bytes()) {
-                at += len as usize;
-                ends.push(at);
-            }
-        }
-        ends
-    }
 }
 
 impl TokenCounter for OpenAi {
@@ -99,49 +86,29 @@ impl TokenCounter for OpenAi {
     }
 
     fn keep_first_tokens(&self, text: &str, max_tokens: usize) -> String {
-        if text.len() > MAX_COUNTED_AT_ONCE {
-            let count = |t: &str| self.count(t);
-            let small = |t: &str, n: usize| self.keep_first_tokens(t, n);
-            return keep_first_in_parts(text, max_tokens, true, &count, &small);
-        }
-        let ends = self.token_ends(text);
-        if ends.len() <= max_tokens {
-            return text.to_string();
-        }
-        // A token may end inside a character, and a head may split differently from the whole:
-        // step back until the head is whole characters and counts no more than it may.
-        let mut k = max_tokens;
-        while k > 0 {
-            let end = ends[k - 1];
-            if text.is_char_boundary(end) && self.count(&text[..end]) <= max_tokens {
-                return text[..end].to_string();
-            }
-            k -= 1;
-        }
-        String::new()
+        head_at_token_end(self, text, max_tokens)
     }
 
     fn keep_last_tokens(&self, text: &str, max_tokens: usize) -> String {
-        if max_tokens == 0 {
-            return String::new();
-        }
-        if text.len() > MAX_COUNTED_AT_ONCE {
-            let count = |t: &str| self.count(t);
-            let small = |t: &str, n: usize| self.keep_last_tokens(t, n);
-            return keep_last_in_parts(text, max_tokens, true, &count, &small);
-        }
-        let ends = self.token_ends(text);
-        if ends.len() <= max_tokens {
-            return text.to_string();
-        }
-        let mut first = ends.len() - max_tokens;
-        while first < ends.len() {
-            let start = ends[first - 1];
-            if text.is_char_boundary(start) && self.count(&text[start..]) <= max_tokens {
-                return text[start..].to_string();
+        tail_at_token_start(self, text, max_tokens)
+    }
+}
+
+impl TokenEnds for OpenAi {
+    /// Where each token of `text` ends, as byte offsets, in order.
+    fn token_ends(&self, text: &str) -> Vec<usize> {
+        let mut ends = Vec::new();
+        let mut at = 0;
+        for piece in self.split.split(text) {
+            for len in self.model.token_lengths(piece.as_bytes()) {
+                at += len as usize;
+                ends.push(at);
             }
-            first += 1;
         }
-        String::new()
+        ends
+    }
+
+    fn lines_count_alone(&self) -> bool {
+        true
     }
 }

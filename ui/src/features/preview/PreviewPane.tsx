@@ -281,6 +281,7 @@ const BuiltRow = memo(BuiltRowView, (a, b) => {
     x.role === y.role &&
     x.content === y.content &&
     x.tokens === y.tokens &&
+    x.exact === y.exact &&
     x.truncated === y.truncated &&
     sourceLabel(x.source) === sourceLabel(y.source)
   );
