@@ -109,15 +109,22 @@ impl TokenizerKind {
     /// The counter for this vocabulary, built on first use (its vocabulary is read then, and
     /// only then) and shared for the life of the process.
     pub fn load(self) -> Result<&'static dyn TokenCounter, TokenizerError> {
-        let json = || self.shipped_json();
         match self {
             TokenizerKind::O200kBase | TokenizerKind::Cl100kBase => OPENAI[self.slot()]
-                .get_or_init(|| OpenAi::read(self, &json()?))
+                .get_or_init(|| {
+                    let counter = OpenAi::read(self, &self.shipped_json()?);
+                    release_freed_memory();
+                    counter
+                })
                 .as_ref()
                 .map(|c| c as &dyn TokenCounter)
                 .map_err(Clone::clone),
             family => FAMILIES[family.slot()]
-                .get_or_init(|| HfCounter::shipped(self.as_str(), &json()?))
+                .get_or_init(|| {
+                    let counter = HfCounter::shipped(self.as_str(), &self.shipped_json()?);
+                    release_freed_memory();
+                    counter
+                })
                 .as_ref()
                 .map(|c| c as &dyn TokenCounter)
                 .map_err(Clone::clone),
@@ -188,6 +195,18 @@ impl TokenizerKind {
     /// See [`TokenCounter::keep_last_tokens`].
     pub fn keep_last_tokens(self, text: &str, max_tokens: usize) -> String {
         self.counter().keep_last_tokens(text, max_tokens)
+    }
+}
+
+/// Hands back to the system the memory a vocabulary's reading used and freed: glibc keeps freed
+/// memory for reuse, and reading a large tokenizer.json leaves tens of MiB of it behind in a
+/// long-running app (docs/PERFORMANCE.md).
+pub(crate) fn release_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only returns free memory of the allocator to the system; it has no
+    // preconditions and touches no memory in use.
+    unsafe {
+        libc::malloc_trim(0);
     }
 }
 

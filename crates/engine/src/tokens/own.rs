@@ -70,7 +70,10 @@ pub fn own_tokenizer(path: &Path) -> Result<TokenizerChoice, TokenizerError> {
     // Kept for the life of the process, like the shipped vocabularies, and at most
     // OWN_TOKENIZERS_KEPT of them.
     let name: &'static str = Box::leak(name.into_boxed_str());
-    let counter = HfCounter::from_json(name, &shown, &bytes)?;
+    let counter = HfCounter::from_json(name, &shown, &bytes);
+    drop(bytes);
+    super::release_freed_memory();
+    let counter = counter?;
     own.push(Own {
         path: path.to_path_buf(),
         stamp,
@@ -88,7 +91,14 @@ fn choice(index: usize) -> TokenizerChoice {
 
 /// A gzip stream's contents, at most [`MAX_TOKENIZER_BYTES`] of them (`name` in errors).
 pub(super) fn gunzip(packed: &[u8], name: &str) -> Result<Vec<u8>, TokenizerError> {
-    let mut out = Vec::with_capacity(packed.len() * 6);
+    // The stream's last four bytes say its size (modulo 2^32): the buffer is made that size at
+    // once, not doubled on the way (a doubling leaves a large freed block behind).
+    let said = packed
+        .len()
+        .checked_sub(4)
+        .map(|at| u32::from_le_bytes([packed[at], packed[at + 1], packed[at + 2], packed[at + 3]]))
+        .map_or(0, |n| n as usize);
+    let mut out = Vec::with_capacity(said.min(MAX_TOKENIZER_BYTES) + 1);
     flate2::read::GzDecoder::new(packed)
         .take(MAX_TOKENIZER_BYTES as u64 + 1)
         .read_to_end(&mut out)
