@@ -8,15 +8,8 @@ use promptloom_engine::tokens::{
     independent_pieces, own_tokenizer, TokenizerKind, Vocabulary, MAX_TOKENIZER_BYTES,
 };
 
-const FAMILIES: [TokenizerKind; 7] = [
-    TokenizerKind::O200kBase,
-    TokenizerKind::Cl100kBase,
-    TokenizerKind::Llama3,
-    TokenizerKind::Qwen,
-    TokenizerKind::Gemma3,
-    TokenizerKind::DeepseekV3,
-    TokenizerKind::Tekken,
-];
+/// Every shipped vocabulary.
+const FAMILIES: [TokenizerKind; 7] = TokenizerKind::ALL;
 
 fn data(name: &str) -> serde_json::Value {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -246,4 +239,57 @@ fn tempdir() -> std::path::PathBuf {
     ));
     std::fs::create_dir_all(&dir).unwrap();
     dir
+}
+
+// A profile's own tokenizer file that cannot be read: the build warns, naming it, and counts
+// with the id's estimate, labelled as one.
+#[test]
+fn a_profile_whose_tokenizer_file_is_bad_warns_and_counts_an_estimate() {
+    use promptloom_engine::cache::BuildCache;
+    use promptloom_engine::model::{AgentPreset, Session};
+    use promptloom_engine::profiles::profile_for_model;
+    use promptloom_engine::{build, BuildOptions, BuildRequest};
+
+    let dir = tempdir();
+    let bad = dir.join("not-a-tokenizer.json");
+    std::fs::write(&bad, "{}").unwrap();
+    let mut profile = profile_for_model("llama3.1:8b", &[]);
+    profile.id = "mine".into();
+    profile.patterns = vec!["llama3.1:8b".into()];
+    profile.tokenizer_file = Some(bad.display().to_string());
+    let preset: AgentPreset = serde_json::from_value(serde_json::json!({
+        "id": "p", "name": "P",
+        "messageTemplates": [{ "id": "sys", "role": "system", "content": "You keep the lighthouse." }],
+        "contextRecipes": [{ "id": "all", "modelFilter": ["*"],
+            "steps": [{ "messageId": "sys", "enabled": true }] }]
+    }))
+    .unwrap();
+    let session = Session::empty("s");
+    let options =
+        BuildOptions::at(chrono::DateTime::parse_from_rfc3339("2026-11-24T20:00:00Z").unwrap());
+    let cache = BuildCache::new();
+    let profiles = [profile];
+    let request = BuildRequest {
+        preset: &preset,
+        session: &session,
+        model: "llama3.1:8b",
+        options: &options,
+        cache: &cache,
+        profiles: &profiles,
+        assets: &promptloom_engine::assets::InlineAssets,
+    };
+    let result = build(&request).unwrap();
+    let warning = result
+        .warnings
+        .iter()
+        .find(|w| w.processor == "tokens")
+        .expect("a warning about the tokenizer");
+    assert!(
+        warning.message.contains("not-a-tokenizer.json")
+            && warning.message.contains("estimate (llama3)"),
+        "{}",
+        warning.message
+    );
+    assert_eq!(result.tokens.tokenizer, "estimate (llama3)");
+    assert!(!result.tokens.exact);
 }
