@@ -75,6 +75,10 @@ pub struct CompactBpe {
     bytes: Vec<u32>,
     /// In a vocabulary of raw bytes, the id of each one-byte token.
     single: Vec<u32>,
+    /// In a vocabulary of raw bytes, the merge of every pair of ids below 256 (where its bytes
+    /// are, in OpenAI's vocabularies), straight from a table of 512 KiB: the first lookups of
+    /// every piece are pairs of bytes, and the hash table's misses were most of the time.
+    low_pairs: Vec<(u32, u32)>,
     byte_fallback: bool,
     unk: Option<String>,
     fuse_unk: bool,
@@ -133,6 +137,10 @@ impl CompactBpe {
     }
 
     fn merge_of(&self, left: u32, right: u32) -> Option<(u32, u32)> {
+        if left < 256 && right < 256 && !self.low_pairs.is_empty() {
+            let found = self.low_pairs[(left << 8 | right) as usize];
+            return (found.1 != NO_ID).then_some(found);
+        }
         if self.merges.is_empty() {
             return None;
         }
@@ -367,6 +375,12 @@ impl CompactBpe {
         self.index_texts();
         self.single = (0..=255u8)
             .map(|b| self.id_of(&[b]).unwrap_or(NO_ID))
+            .collect();
+        self.low_pairs = (0..256u32 * 256)
+            .map(|pair| {
+                self.merge_of(pair >> 8, pair & 0xff)
+                    .unwrap_or((u32::MAX, NO_ID))
+            })
             .collect();
         self
     }
