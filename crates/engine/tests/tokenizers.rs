@@ -207,6 +207,21 @@ fn a_tokenizer_file_that_cannot_be_used_is_an_error_naming_it() {
         assert!(err.contains(name), "{err}");
         assert!(err.contains(problem), "{name}: {err}");
     }
+    // Not a file at all: refused before anything is read (a device could be read forever).
+    for special in [Path::new("/dev/zero"), dir.as_path()] {
+        if special.exists() {
+            let err = own_tokenizer(special).unwrap_err().to_string();
+            assert!(err.contains("not a regular file"), "{err}");
+        }
+    }
+    // A bad file asked for again is not read again: the same error comes back, and once it is
+    // mended it is read.
+    let mended = dir.join("mended.json");
+    std::fs::write(&mended, "[]").unwrap();
+    let first = own_tokenizer(&mended).unwrap_err();
+    assert_eq!(own_tokenizer(&mended).unwrap_err(), first);
+    std::fs::write(&mended, TINY).unwrap();
+    assert!(own_tokenizer(&mended).unwrap().exact);
     let missing = dir.join("missing.json");
     let err = own_tokenizer(&missing).unwrap_err().to_string();
     assert!(

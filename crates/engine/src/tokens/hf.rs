@@ -83,6 +83,12 @@ impl HfCounter {
         Self::read(name, file, json, false)
     }
 
+    /// The same counter under another name (a user's file, named once it has read).
+    pub fn named(mut self, name: &'static str) -> Self {
+        self.name = name;
+        self
+    }
+
     /// One of the engine's own vocabularies (see [`Self::from_json`]).
     pub fn shipped(name: &'static str, json: &[u8]) -> Result<Self, TokenizerError> {
         Self::read(name, name, json, true)

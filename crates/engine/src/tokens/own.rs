@@ -18,11 +18,18 @@ pub struct OwnId(u32);
 struct Own {
     path: PathBuf,
     /// Length and modification time when read: a changed file is read again.
-    stamp: (u64, Option<std::time::SystemTime>),
+    stamp: Stamp,
     counter: &'static HfCounter,
 }
 
 static OWN: Mutex<Vec<Own>> = Mutex::new(Vec::new());
+
+/// The last files that could not be read as tokenizers, with why: a live preview asks again on
+/// every build, and must not read a large bad file again each time.
+static REFUSED: Mutex<Vec<(PathBuf, Stamp, TokenizerError)>> = Mutex::new(Vec::new());
+const REFUSED_KEPT: usize = 8;
+
+type Stamp = (u64, Option<std::time::SystemTime>);
 
 impl OwnId {
     pub(super) fn counter(self) -> &'static dyn TokenCounter {
@@ -38,19 +45,17 @@ pub fn own_tokenizer(path: &Path) -> Result<TokenizerChoice, TokenizerError> {
     let shown = path.display().to_string();
     let meta = std::fs::metadata(path)
         .map_err(|e| TokenizerError::invalid(&shown, format!("cannot be read: {e}")))?;
+    if !meta.is_file() {
+        return Err(TokenizerError::invalid(&shown, "not a regular file"));
+    }
     let stamp = (meta.len(), meta.modified().ok());
     let mut own = OWN.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(i) = own.iter().position(|o| o.path == path && o.stamp == stamp) {
         return Ok(choice(i));
     }
-    if meta.len() > MAX_TOKENIZER_BYTES as u64 {
-        return Err(TokenizerError::invalid(
-            &shown,
-            format!(
-                "{} bytes, more than the {MAX_TOKENIZER_BYTES} a tokenizer file may have",
-                meta.len()
-            ),
-        ));
+    let mut refused = REFUSED.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, _, e)) = refused.iter().find(|(p, s, _)| p == path && *s == stamp) {
+        return Err(e.clone());
     }
     if own.len() >= OWN_TOKENIZERS_KEPT {
         return Err(TokenizerError::invalid(
@@ -61,25 +66,59 @@ pub fn own_tokenizer(path: &Path) -> Result<TokenizerChoice, TokenizerError> {
             ),
         ));
     }
-    let bytes = std::fs::read(path)
-        .map_err(|e| TokenizerError::invalid(&shown, format!("cannot be read: {e}")))?;
+    match read(path, &shown, meta.len()) {
+        Ok(counter) => {
+            own.push(Own {
+                path: path.to_path_buf(),
+                stamp,
+                // Kept for the life of the process, like the shipped vocabularies, and at
+                // most OWN_TOKENIZERS_KEPT of them.
+                counter: Box::leak(Box::new(counter)),
+            });
+            Ok(choice(own.len() - 1))
+        }
+        Err(e) => {
+            if refused.len() >= REFUSED_KEPT {
+                refused.remove(0);
+            }
+            refused.push((path.to_path_buf(), stamp, e.clone()));
+            Err(e)
+        }
+    }
+}
+
+/// The tokenizer in the file at `path` (`shown` in errors), `len` bytes long when looked at: at
+/// most [`MAX_TOKENIZER_BYTES`] of it are read, however it grows meanwhile.
+fn read(path: &Path, shown: &str, len: u64) -> Result<HfCounter, TokenizerError> {
+    let too_long = |n: u64| {
+        TokenizerError::invalid(
+            shown,
+            format!("{n} bytes, more than the {MAX_TOKENIZER_BYTES} a tokenizer file may have"),
+        )
+    };
+    if len > MAX_TOKENIZER_BYTES as u64 {
+        return Err(too_long(len));
+    }
+    let unreadable =
+        |e: std::io::Error| TokenizerError::invalid(shown, format!("cannot be read: {e}"));
+    let mut bytes = Vec::with_capacity(len as usize);
+    std::fs::File::open(path)
+        .map_err(unreadable)?
+        .take(MAX_TOKENIZER_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(unreadable)?;
+    if bytes.len() > MAX_TOKENIZER_BYTES {
+        return Err(too_long(bytes.len() as u64));
+    }
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| shown.clone());
-    // Kept for the life of the process, like the shipped vocabularies, and at most
-    // OWN_TOKENIZERS_KEPT of them.
-    let name: &'static str = Box::leak(name.into_boxed_str());
-    let counter = HfCounter::from_json(name, &shown, &bytes);
+        .unwrap_or_else(|| shown.to_string());
+    let counter = HfCounter::from_json("", shown, &bytes);
     drop(bytes);
     super::release_freed_memory();
-    let counter = counter?;
-    own.push(Own {
-        path: path.to_path_buf(),
-        stamp,
-        counter: Box::leak(Box::new(counter)),
-    });
-    Ok(choice(own.len() - 1))
+    // The name lives as long as the counter, which is kept for the life of the process.
+    Ok(counter?.named(Box::leak(name.into_boxed_str())))
 }
 
 fn choice(index: usize) -> TokenizerChoice {
