@@ -269,9 +269,23 @@ pub fn built_in_ids() -> impl Iterator<Item = &'static str> {
 
 /// The built-in template `id`, if there is one.
 pub fn built_in(id: &str) -> Option<InstructTemplate> {
-    let (_, text) = BUILT_IN.iter().find(|(i, _)| *i == id)?;
-    // The files are the repository's own and a test reads every one.
-    InstructTemplate::parse(id, text).ok()
+    built_in_ref(id).cloned()
+}
+
+/// The built-in template `id`, read once for the life of the process: a chat build of a model
+/// family reads its template's affixes on every build (RULES 5.8), so a live preview does not
+/// parse it on every keystroke.
+pub fn built_in_ref(id: &str) -> Option<&'static InstructTemplate> {
+    static PARSED: std::sync::OnceLock<Vec<Option<InstructTemplate>>> = std::sync::OnceLock::new();
+    let parsed = PARSED.get_or_init(|| {
+        // The files are the repository's own and a test reads every one.
+        BUILT_IN
+            .iter()
+            .map(|(id, text)| InstructTemplate::parse(id, text).ok())
+            .collect()
+    });
+    let at = BUILT_IN.iter().position(|(i, _)| *i == id)?;
+    parsed[at].as_ref()
 }
 
 #[cfg(test)]

@@ -219,7 +219,7 @@ impl<'a, 's> PipelineContext<'a, 's> {
                 .vocabulary
                 .kind()
                 .and_then(|k| k.chat_template())
-                .and_then(crate::instruct::built_in),
+                .and_then(crate::instruct::built_in_ref),
             _ => None,
         };
         let openai_published = matches!(
@@ -234,7 +234,7 @@ impl<'a, 's> PipelineContext<'a, 's> {
         let overheads = crate::model::Role::ALL.map(|role| {
             overhead_for(
                 &profile,
-                instruct.as_ref().or(family_template.as_ref()),
+                instruct.as_ref().or(family_template),
                 role,
                 &|text| request.cache.count(tokenizer.vocabulary, text),
             )
