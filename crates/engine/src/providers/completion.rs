@@ -15,6 +15,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use super::openai::StreamOptions;
 use super::{reply_limit, to_json, with_extra, BodyOptions};
 use crate::pipeline::BuildResult;
 pub use crate::profiles::CompletionFormat;
@@ -41,11 +42,6 @@ struct OpenaiBody<'a> {
     presence_penalty: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     seed: Option<i64>,
-}
-
-#[derive(Serialize)]
-struct StreamOptions {
-    include_usage: bool,
 }
 
 #[derive(Serialize)]

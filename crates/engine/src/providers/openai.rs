@@ -47,9 +47,9 @@ struct Body<'a> {
 }
 
 #[derive(Serialize)]
-struct StreamOptions {
+pub(super) struct StreamOptions {
     /// A last chunk with the token usage of the whole request.
-    include_usage: bool,
+    pub(super) include_usage: bool,
 }
 
 #[derive(Serialize)]
