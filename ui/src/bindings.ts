@@ -406,6 +406,11 @@ export type ConnectionView = {
 	hasKey: boolean,
 	/**  Why the keychain could not say (none running, locked). */
 	keyProblem: string | null,
+	/**
+	 *  The request format whose token count this connection's API can give ("Count exactly"):
+	 *  its own, where its dialect has a counting endpoint.
+	 */
+	counts: ProviderFormat | null,
 };
 
 /**  An ordered list of steps, chosen per model by `modelFilter` (RULES 3.1). */

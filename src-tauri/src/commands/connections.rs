@@ -60,6 +60,9 @@ pub struct ConnectionView {
     pub has_key: bool,
     /// Why the keychain could not say (none running, locked).
     pub key_problem: Option<String>,
+    /// The request format whose token count this connection's API can give ("Count exactly"):
+    /// its own, where its dialect has a counting endpoint.
+    pub counts: Option<promptloom_engine::profiles::ProviderFormat>,
 }
 
 #[tauri::command]
@@ -78,6 +81,8 @@ pub async fn list_connections(app: AppHandle) -> Result<Vec<ConnectionView>, App
                     connection: ConnectionDoc::of(c)?,
                     has_key,
                     key_problem,
+                    counts: promptloom_send::CountEndpoint::of(c.dialect)
+                        .and(c.dialect.provider_format()),
                 })
             })
             .collect()

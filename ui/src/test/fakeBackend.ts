@@ -321,7 +321,13 @@ export function fakeBackend() {
       case "provider_request":
         return JSON.stringify({ model: (args.request as { model: string }).model }, null, 2) + "\n";
       case "list_connections":
-        return [...connections.values()].map((c) => ({ connection: c, hasKey: keys.has(c.name), keyProblem: null }));
+        return [...connections.values()].map((c) => ({
+          connection: c,
+          hasKey: keys.has(c.name),
+          keyProblem: null,
+          // As the backend says: the dialects with a counting endpoint count their own format.
+          counts: c.dialect === "anthropic" ? "anthropic-messages" : c.dialect === "gemini" ? "gemini" : null,
+        }));
       case "well_known_connections":
         return [
           { name: "openai", dialect: "openai", baseUrl: "https://api.openai.com/v1" },

@@ -112,6 +112,7 @@ describe("count exactly", () => {
       connection: { name, dialect, baseUrl: "https://h", defaultModel: null, extraHeaders: {}, extraBody: {}, keyEnv: null },
       hasKey,
       keyProblem: null,
+      counts: dialect === "anthropic" ? "anthropic-messages" : dialect === "gemini" ? "gemini" : null,
     });
     const all = [view("a-local", "openai-compatible"), view("b-gem", "gemini"), view("c-claude", "anthropic"), view("d-nokey", "anthropic", false)];
     const all2 = [...all, view("e-claude", "anthropic")];

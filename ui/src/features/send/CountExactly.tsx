@@ -5,25 +5,17 @@ import { previewRequest } from "../../app/store";
 import { useT } from "../../app/useT";
 import { useSend } from "./sending";
 
-/** The dialect whose API counts a request of each provider format (Anthropic count_tokens, Gemini
- * countTokens); OpenAI's format has none. */
-const COUNTING_DIALECT: Partial<Record<ProviderFormat, string>> = {
-  "anthropic-messages": "anthropic",
-  gemini: "gemini",
-};
-
 /**
  * The connection a count is asked of: the chosen one when it can count this model's requests,
- * else the first that can; one that can has the dialect of the model's provider format and a
- * key. None: there is nothing to ask.
+ * else the first that can; one that can counts the model's provider format (the backend says
+ * which format a connection's API counts) and has a key. None: there is nothing to ask.
  */
 export function countingConnection(
   connections: ConnectionView[],
   chosen: string | null,
   format: ProviderFormat,
 ): string | null {
-  const dialect = COUNTING_DIALECT[format];
-  const able = connections.filter((c) => c.hasKey && c.connection.dialect === dialect);
+  const able = connections.filter((c) => c.hasKey && c.counts === format);
   return (able.find((c) => c.connection.name === chosen) ?? able[0])?.connection.name ?? null;
 }
 
