@@ -35,6 +35,7 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             commands::sessions::delete_session,
             commands::preview::preview,
             commands::preview::provider_request,
+            commands::changes::changes,
             commands::transfer::choose_import_file,
             commands::transfer::inspect_import,
             commands::transfer::import_file,

@@ -41,6 +41,8 @@ export const commands = {
 	 *  string. Asked for only when the user opens it: a long session's body is large.
 	 */
 	providerRequest: (request: PreviewRequest) => typedError<string, AppError>(__TAURI_INVOKE("provider_request", { request })),
+	/**  The preview's build (`request.request`) against `request.against`. */
+	changes: (request: ChangesRequest) => typedError<Changes, AppError>(__TAURI_INVOKE("changes", { request })),
 	/**  Opens the native open dialog; the chosen file, or none when the user cancelled. */
 	chooseImportFile: (text: DialogText) => typedError<ChosenFile | null, AppError>(__TAURI_INVOKE("choose_import_file", { text })),
 	/**
@@ -159,6 +161,18 @@ export type Affixes = {
 	lastPrefix?: string | null,
 };
 
+/**  What the preview's build is compared with. */
+export type Against = 
+/**  The session without its newest exchange, built when that exchange began. */
+{ kind: "previousTurn" } | 
+/**  Another request: the preview before the last edit, or another session or model. */
+{ kind: "request"; request: PreviewRequest } | 
+/**
+ *  The session with its newest reply showing another of its swipes (`position` among all
+ *  its replies, 0 the oldest).
+ */
+{ kind: "swipe"; position: number };
+
 /**
  *  Everything that defines one agent. The canonical form is templates + recipes; a preset that
  *  arrives with only `presetMessages` is converted on load (RULES 2.1, [`super::simple`]).
@@ -235,6 +249,25 @@ export type AuthorsNote = {
 	interval?: number,
 };
 
+/**  A cache breakpoint of the right build, and whether what it caches is the same in the left. */
+export type BreakpointCheck = {
+	messageIndex: number,
+	depth?: number | null,
+	/**  Whether every message up to and including `message_index` is the same in both builds. */
+	stable: boolean,
+};
+
+/**  Two builds compared (RULES 9.5). */
+export type BuildDiff = {
+	stablePrefix: StablePrefix,
+	firstDifference: FirstDifference | null,
+	messages: DiffRow[],
+	leftTokens: number,
+	rightTokens: number,
+	/**  The right build's cache breakpoints (RULES 5.13) and whether each one's prefix is stable. */
+	breakpoints?: BreakpointCheck[],
+};
+
 /**  What a build returns: the final messages, the budget, what was dropped or cut, the logs. */
 export type BuildResult = {
 	/**  The recipe that applied. */
@@ -262,6 +295,11 @@ export type BuildResult = {
 	 *  stop sequences; `tokens.total` counts this string.
 	 */
 	prompt?: RenderedPrompt | null,
+	/**
+	 *  Where an Anthropic Messages body marks `cache_control` breakpoints (RULES 5.13), by the
+	 *  settings' `cacheBreakpoints`; empty for other formats and text completion.
+	 */
+	cacheBreakpoints?: CacheBreakpoint[],
 };
 
 /**  One message of the build result, with its tokens and provenance (RULES 3.7). */
@@ -284,6 +322,28 @@ export type BuiltMessage = {
 	merged?: Source[],
 };
 
+/**
+ *  A prompt-cache breakpoint of an Anthropic Messages body (RULES 5.13): the request is cached up
+ *  to and including the message `message_index` (an index into the build's messages).
+ */
+export type CacheBreakpoint = {
+	messageIndex: number,
+	/**
+	 *  The depth it was asked at (0: the newest message); absent for the one after the system
+	 *  part.
+	 */
+	depth?: number | null,
+};
+
+/**
+ *  Prompt-cache breakpoints (RULES 5.13): after the system part, and after the message at each
+ *  depth (0 is the newest message of the request), at most [`MAX_CACHE_BREAKPOINTS`] in all.
+ */
+export type CacheBreakpoints = {
+	system?: boolean,
+	depths?: number[],
+};
+
 /**  How far our prompt count has been from the provider's for a model, over its last replies. */
 export type CalibrationView = {
 	samples: number,
@@ -292,6 +352,29 @@ export type CalibrationView = {
 	lastCounted: number | null,
 	/**  The provider's count against ours, on average, in percent of ours. */
 	meanDifferencePercent: number | null,
+};
+
+/**  What a piece of a changed message's text is. */
+export type ChangeOp = "equal" | "delete" | "insert";
+
+export type Changes = {
+	diff: BuildDiff,
+	left: ChangesSide,
+	right: ChangesSide,
+};
+
+export type ChangesRequest = {
+	/**  The preview's request: the right side. */
+	request: PreviewRequest,
+	/**  The left side. */
+	against: Against,
+};
+
+/**  One side of the comparison, as the view names it. */
+export type ChangesSide = {
+	model: string,
+	recipe: string | null,
+	messages: number,
 };
 
 /**  Values for `{{char}}`, `{{description}}` and friends (RULES 4). */
@@ -437,6 +520,27 @@ export type DialogText = {
 	filter: string,
 };
 
+/**  One row of the diff: a message of one build or both, by its index in each. */
+export type DiffRow = {
+	kind: RowKind,
+	left: number | null,
+	right: number | null,
+	/**  The right message's role and source, else the left's. */
+	role: Role,
+	source: Source,
+	leftTokens: number,
+	rightTokens: number,
+	/**  `right_tokens - left_tokens`. */
+	tokenDelta: number,
+	/**
+	 *  A changed message's text, piece by piece (words kept, deleted, inserted); empty for the
+	 *  other rows.
+	 */
+	changes?: TextChange[],
+	/**  The text of a message only one side has. */
+	text?: string | null,
+};
+
 export type DropAction = "dropped" | "truncated";
 
 /**  A message (or a run of consecutive history messages) that a processor removed or cut. */
@@ -499,6 +603,28 @@ export type FileDropped = {
 	file: ChosenFile,
 };
 
+/**  Where the two requests part, and why. */
+export type FirstDifference = {
+	/**
+	 *  The row it falls in (an index into `messages`); absent when every message is the same
+	 *  and the bodies differ elsewhere.
+	 */
+	row: number | null,
+	/**
+	 *  The right build's message it falls in (for a message only the left build has: the one
+	 *  that took its place, or the count of messages when none did).
+	 */
+	messageIndex: number | null,
+	/**  The byte of that message's text where the two part. */
+	offset: number,
+	source: Source | null,
+	/**
+	 *  `macro:<name>`, `lorebook:<entry id>`, `depth-injection:<template id>`, `limiter`,
+	 *  `history`, `template` or `other`.
+	 */
+	cause: string,
+};
+
 /**  Sampler and length settings. Absent fields are not sent. */
 export type GenerationSettings = {
 	/**  0 to 2. */
@@ -516,6 +642,11 @@ export type GenerationSettings = {
 	/**  -2 to 2. */
 	presencePenalty?: number | null,
 	seed?: number | null,
+	/**
+	 *  Where an Anthropic Messages body marks `cache_control` breakpoints (RULES 5.13); other
+	 *  formats have no such marks and leave it out.
+	 */
+	cacheBreakpoints?: CacheBreakpoints | null,
 	/**
 	 *  Further top-level body fields, written as they are after everything else (so they win over
 	 *  a typed setting of the same name); none of [`RESERVED_EXTRA_KEYS`].
@@ -962,6 +1093,9 @@ export type ResolvedGeneration = {
 
 export type Role = "system" | "user" | "assistant" | "tool";
 
+/**  How a row differs: `left` and `right` are the messages only one side has. */
+export type RowKind = "same" | "changed" | "left" | "right";
+
 /**
  *  One text said: its code with its parameters and parts. It travels next to its English (a
  *  log line's `message`, an item's `reason`), which its `Display` gives.
@@ -1088,6 +1222,14 @@ export type SpanSource =
 /**  The content (with its speaker's name) of message `index` of the build. */
 { kind: "message"; index: number };
 
+/**  What the two requests share from their start. */
+export type StablePrefix = {
+	/**  The right build's tokens up to the first difference, as it counts its messages. */
+	tokens: number,
+	/**  The bytes the two request bodies' prompts share (RULES 9.5). */
+	bytes: number,
+};
+
 export type StepOverrides = {
 	content?: string | null,
 	role?: Role | null,
@@ -1135,6 +1277,11 @@ export type SystemMode =
 
 /**  What a template is: an ordinary message, or a slot (RULES 1). */
 export type TemplateType = "message" | "chat_history" | "user_profile" | "placeholder";
+
+export type TextChange = {
+	op: ChangeOp,
+	text: string,
+};
 
 export type TokenSummary = {
 	/**  Every message plus the reply priming of the format. */

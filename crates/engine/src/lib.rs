@@ -4,6 +4,7 @@
 pub mod assets;
 mod build;
 pub mod cache;
+pub mod diff;
 mod error;
 pub mod instruct;
 pub mod limits;

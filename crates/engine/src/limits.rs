@@ -14,6 +14,9 @@ pub const MACRO_VARIABLE_BYTES: usize = 1 << 20;
 pub const MACRO_BUILD_BYTES: usize = 16 << 20;
 /// A macro name longer than this is no macro: nothing is searched past it.
 pub const MACRO_NAME_BYTES: usize = 64;
+/// One build records at most this many macro evaluations (name and output hash) for the
+/// turn-to-turn diff to name the macro a change came from; later ones are not recorded.
+pub const MACRO_TRACE_ENTRIES: usize = 20_000;
 /// A variable name longer than this is refused.
 pub const MACRO_VARIABLE_NAME_BYTES: usize = 256;
 

@@ -37,11 +37,11 @@ impl ProviderFormat {
     pub fn takes(self, field: GenerationField) -> bool {
         use GenerationField::*;
         match self {
-            ProviderFormat::OpenaiChat => field != TopK,
+            ProviderFormat::OpenaiChat => !matches!(field, TopK | CacheBreakpoints),
             ProviderFormat::AnthropicMessages => {
                 !matches!(field, FrequencyPenalty | PresencePenalty | Seed)
             }
-            ProviderFormat::Gemini => true,
+            ProviderFormat::Gemini => field != CacheBreakpoints,
         }
     }
 
@@ -81,9 +81,11 @@ impl CompletionFormat {
     pub fn takes(self, field: GenerationField) -> bool {
         use GenerationField::*;
         match self {
-            CompletionFormat::OpenaiCompletions => field != TopK,
-            CompletionFormat::Llamacpp => true,
-            CompletionFormat::Koboldcpp => !matches!(field, FrequencyPenalty | PresencePenalty),
+            CompletionFormat::OpenaiCompletions => !matches!(field, TopK | CacheBreakpoints),
+            CompletionFormat::Llamacpp => field != CacheBreakpoints,
+            CompletionFormat::Koboldcpp => {
+                !matches!(field, FrequencyPenalty | PresencePenalty | CacheBreakpoints)
+            }
         }
     }
 }

@@ -41,15 +41,7 @@ fn built(session: &Session) -> BuildResult<'_> {
 }
 
 fn body(format: CompletionFormat, result: &BuildResult<'_>, stream: bool) -> Value {
-    completion_body(
-        format,
-        result,
-        &BodyOptions {
-            model: "local",
-            stream,
-        },
-    )
-    .expect("body")
+    completion_body(format, result, &BodyOptions::new("local", stream)).expect("body")
 }
 
 // RULES 5.12: the prompt string goes as it is, with the template's stop sequences and then the
@@ -132,10 +124,7 @@ fn text_completion_body_of_a_chat_build_is_an_error() {
     let err = completion_body(
         CompletionFormat::Llamacpp,
         &result,
-        &BodyOptions {
-            model: "m",
-            stream: false,
-        },
+        &BodyOptions::new("m", false),
     )
     .expect_err("no prompt string");
     assert!(err.to_string().contains("instruct template"), "{err}");

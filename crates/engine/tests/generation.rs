@@ -58,10 +58,7 @@ fn body_for(model: &str, generation: Value, stream: bool) -> (Value, Vec<String>
     let preset = preset_with(generation);
     let session = session_of(&["u1"]);
     let result = build_with(&preset, &session, model, &[]);
-    let options = BodyOptions {
-        model: "the-model",
-        stream,
-    };
+    let options = BodyOptions::new("the-model", stream);
     let body = request_body_with(
         result.provider_format(),
         &result,

@@ -49,7 +49,7 @@ pub fn request(
     // The URL first: it refuses a text completion through a dialect without one, and a chat
     // through a dialect of text completion only.
     let url = request_url(connection, Some(model), call)?;
-    let options = BodyOptions { model, stream };
+    let options = BodyOptions::new(model, stream);
     let (mut body, warnings, format) = match (
         call.completion,
         connection.dialect.completion_format(),

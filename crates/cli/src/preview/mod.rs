@@ -316,14 +316,7 @@ pub fn run(preview: &PreviewArgs) -> Result<String, CliError> {
                 for said in result.generation.completion_warnings(format) {
                     eprintln!("promptloom: warning: [{}] {said}", format.as_str());
                 }
-                completion_body(
-                    format,
-                    &result,
-                    &BodyOptions {
-                        model: &result.model,
-                        stream: false,
-                    },
-                )
+                completion_body(format, &result, &BodyOptions::new(&result.model, false))
             }
         }
         .map_err(|e| CliError::engine(about(), &e))?;

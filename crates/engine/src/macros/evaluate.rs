@@ -165,6 +165,11 @@ impl Expander<'_, '_> {
             }
         };
         if self.charge(text.len()) {
+            let name = match spaced_roll(body) {
+                Some(_) => "roll",
+                None => split_macro(body).map_or("", |(name, _)| name.trim()),
+            };
+            self.state.record(name, &text);
             Output::Text(text)
         } else {
             Output::Kept

@@ -120,6 +120,19 @@ pub struct MacroState {
     produced: usize,
     /// Set when `produced` reached [`MACRO_BUILD_BYTES`]: every later macro stays as written.
     exhausted: bool,
+    /// The macros evaluated since the last [`MacroState::take_trace`], in order, at most
+    /// [`crate::limits::MACRO_TRACE_ENTRIES`] a build.
+    trace: Vec<MacroUse>,
+    traced: usize,
+}
+
+/// One macro evaluation as the turn-to-turn diff reads it: the name as written and a hash of
+/// what it produced. Two builds whose expansions of the same text differ first at one macro
+/// changed because of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MacroUse {
+    pub name: String,
+    pub output: u64,
 }
 
 impl MacroState {
@@ -132,6 +145,23 @@ impl MacroState {
             picks: HashMap::new(),
             produced: 0,
             exhausted: false,
+            trace: Vec::new(),
+            traced: 0,
+        }
+    }
+
+    /// The macros evaluated since the last call, in order.
+    pub fn take_trace(&mut self) -> Vec<MacroUse> {
+        std::mem::take(&mut self.trace)
+    }
+
+    fn record(&mut self, name: &str, output: &str) {
+        if self.traced < crate::limits::MACRO_TRACE_ENTRIES {
+            self.traced += 1;
+            self.trace.push(MacroUse {
+                name: name.to_string(),
+                output: xxhash_rust::xxh3::xxh3_64(output.as_bytes()),
+            });
         }
     }
 
@@ -145,10 +175,26 @@ impl MacroState {
     }
 }
 
+/// What one text's expansion was made of, for the turn-to-turn diff: where the text comes from
+/// (`template:ID#STEP`, `lorebook:IDS`...), a hash of the text as written, and the macros it
+/// evaluated in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExpansionTrace {
+    pub position: String,
+    pub text: u64,
+    pub macros: Vec<MacroUse>,
+}
+
 pub struct Expansion {
     pub text: String,
     /// What stayed as written and why; `Display` gives the English.
     pub warnings: Vec<crate::said::Said>,
+}
+
+/// A stored message's `createdAt` read as a time (RFC 3339, milliseconds since 1970, or
+/// SillyTavern's "November 22, 2026 3:04pm" in the offset of `now`), as the time macros read it.
+pub fn stored_time(created_at: &str, now: &DateTime<FixedOffset>) -> Option<DateTime<FixedOffset>> {
+    idle::parse_time(created_at, now)
 }
 
 pub fn has_macros(text: &str) -> bool {

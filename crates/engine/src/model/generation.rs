@@ -56,10 +56,36 @@ pub struct GenerationSettings {
     pub presence_penalty: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<i64>,
+    /// Where an Anthropic Messages body marks `cache_control` breakpoints (RULES 5.13); other
+    /// formats have no such marks and leave it out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_breakpoints: Option<CacheBreakpoints>,
     /// Further top-level body fields, written as they are after everything else (so they win over
     /// a typed setting of the same name); none of [`RESERVED_EXTRA_KEYS`].
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub extra: Map<String, Value>,
+}
+
+/// The most `cache_control` breakpoints one Anthropic request may carry.
+pub const MAX_CACHE_BREAKPOINTS: usize = 4;
+
+/// Prompt-cache breakpoints (RULES 5.13): after the system part, and after the message at each
+/// depth (0 is the newest message of the request), at most [`MAX_CACHE_BREAKPOINTS`] in all.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase")]
+pub struct CacheBreakpoints {
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub system: bool,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub depths: Vec<u32>,
+}
+
+impl CacheBreakpoints {
+    /// How many breakpoints these settings ask for.
+    pub fn count(&self) -> usize {
+        usize::from(self.system) + self.depths.len()
+    }
 }
 
 /// One typed generation setting, named as in the documents (camelCase).
@@ -73,10 +99,11 @@ pub enum GenerationField {
     FrequencyPenalty,
     PresencePenalty,
     Seed,
+    CacheBreakpoints,
 }
 
 impl GenerationField {
-    pub const ALL: [GenerationField; 8] = [
+    pub const ALL: [GenerationField; 9] = [
         GenerationField::Temperature,
         GenerationField::TopP,
         GenerationField::TopK,
@@ -85,6 +112,7 @@ impl GenerationField {
         GenerationField::FrequencyPenalty,
         GenerationField::PresencePenalty,
         GenerationField::Seed,
+        GenerationField::CacheBreakpoints,
     ];
 
     /// The field's name in a document.
@@ -98,6 +126,7 @@ impl GenerationField {
             GenerationField::FrequencyPenalty => "frequencyPenalty",
             GenerationField::PresencePenalty => "presencePenalty",
             GenerationField::Seed => "seed",
+            GenerationField::CacheBreakpoints => "cacheBreakpoints",
         }
     }
 }
@@ -119,6 +148,10 @@ impl GenerationSettings {
             GenerationField::FrequencyPenalty => self.frequency_penalty.is_some(),
             GenerationField::PresencePenalty => self.presence_penalty.is_some(),
             GenerationField::Seed => self.seed.is_some(),
+            GenerationField::CacheBreakpoints => self
+                .cache_breakpoints
+                .as_ref()
+                .is_some_and(|c| c.count() > 0),
         }
     }
 
@@ -133,6 +166,9 @@ impl GenerationSettings {
             GenerationField::FrequencyPenalty => self.frequency_penalty = from.frequency_penalty,
             GenerationField::PresencePenalty => self.presence_penalty = from.presence_penalty,
             GenerationField::Seed => self.seed = from.seed,
+            GenerationField::CacheBreakpoints => {
+                self.cache_breakpoints.clone_from(&from.cache_breakpoints)
+            }
         }
     }
 }
@@ -179,6 +215,24 @@ pub fn validate_generation(path: &str, g: &GenerationSettings) -> Result<(), Eng
             format!("{path}.stop[{i}]"),
             "a stop sequence is empty",
         ));
+    }
+    if let Some(c) = &g.cache_breakpoints {
+        if c.count() > MAX_CACHE_BREAKPOINTS {
+            return Err(EngineError::invalid(
+                field("cacheBreakpoints"),
+                format!(
+                    "{} cache breakpoints; a request takes at most {MAX_CACHE_BREAKPOINTS}",
+                    c.count()
+                ),
+            ));
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        if let Some(d) = c.depths.iter().find(|d| !seen.insert(**d)) {
+            return Err(EngineError::invalid(
+                field("cacheBreakpoints.depths"),
+                format!("depth {d} is named twice"),
+            ));
+        }
     }
     for key in g.extra.keys() {
         if key.is_empty() {

@@ -138,6 +138,8 @@ pub struct Blackboard {
     pub regex_growth: usize,
     /// Free-form values processors leave for later ones (and for the preview).
     pub values: BTreeMap<String, serde_json::Value>,
+    /// What each text the assembler expanded was made of, for the turn-to-turn diff.
+    pub macro_traces: Vec<crate::macros::ExpansionTrace>,
 }
 
 /// What the pipeline works on during one build.

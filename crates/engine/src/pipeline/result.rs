@@ -233,6 +233,50 @@ impl DroppedItem {
     }
 }
 
+/// A prompt-cache breakpoint of an Anthropic Messages body (RULES 5.13): the request is cached up
+/// to and including the message `message_index` (an index into the build's messages).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase")]
+pub struct CacheBreakpoint {
+    pub message_index: u32,
+    /// The depth it was asked at (0: the newest message); absent for the one after the system
+    /// part.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth: Option<u32>,
+}
+
+/// Where `asked` puts breakpoints over `messages` as an Anthropic body sends them: the leading
+/// system messages are its `system` text, each later message one turn. A depth past the first
+/// turn, or a system breakpoint without a system part, marks nothing. In message order.
+pub fn place_breakpoints(
+    asked: &crate::model::CacheBreakpoints,
+    messages: &[BuiltMessage<'_>],
+) -> Vec<CacheBreakpoint> {
+    let leading = messages
+        .iter()
+        .take_while(|m| m.role == Role::System)
+        .count();
+    let turns = messages.len() - leading;
+    let mut marks = Vec::new();
+    if asked.system && leading > 0 {
+        marks.push(CacheBreakpoint {
+            message_index: (leading - 1) as u32,
+            depth: None,
+        });
+    }
+    for &depth in &asked.depths {
+        if (depth as usize) < turns {
+            marks.push(CacheBreakpoint {
+                message_index: (messages.len() - 1 - depth as usize) as u32,
+                depth: Some(depth),
+            });
+        }
+    }
+    marks.sort_by_key(|m| m.message_index);
+    marks
+}
+
 /// What a build returns: the final messages, the budget, what was dropped or cut, the logs.
 // History that went in exactly as stored refers to the session the build read (`'s`);
 // `into_owned` gives a result that stands alone.
@@ -277,6 +321,14 @@ pub struct BuildResult<'s> {
     /// check against a model's own chat template renders the same messages through it).
     #[serde(skip)]
     pub instruct: Option<crate::instruct::InstructTemplate>,
+    /// Where an Anthropic Messages body marks `cache_control` breakpoints (RULES 5.13), by the
+    /// settings' `cacheBreakpoints`; empty for other formats and text completion.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cache_breakpoints: Vec<CacheBreakpoint>,
+    /// What each text the assembler expanded was made of (its position, a hash of it as written
+    /// and the macros it evaluated), for the turn-to-turn diff to name a change's cause.
+    #[serde(skip)]
+    pub macro_traces: Vec<crate::macros::ExpansionTrace>,
 }
 
 impl BuildResult<'_> {
@@ -309,6 +361,8 @@ impl BuildResult<'_> {
             tokenizer: self.tokenizer,
             prompt: self.prompt,
             instruct: self.instruct,
+            cache_breakpoints: self.cache_breakpoints,
+            macro_traces: self.macro_traces,
         }
     }
 
@@ -451,6 +505,15 @@ impl<'s> PipelineContext<'_, 's> {
             .filter(|l| l.level >= LogLevel::Warning)
             .cloned()
             .collect();
+        let cache_breakpoints = match self.generation.settings.cache_breakpoints.as_ref() {
+            Some(asked)
+                if prompt.is_none()
+                    && self.profile.provider_format == ProviderFormat::AnthropicMessages =>
+            {
+                place_breakpoints(asked, &built)
+            }
+            _ => Vec::new(),
+        };
         BuildResult {
             recipe: self.recipe,
             model: self.model.to_string(),
@@ -474,8 +537,10 @@ impl<'s> PipelineContext<'_, 's> {
             generation: self.generation,
             model_profile: self.profile,
             tokenizer: self.tokenizer,
+            cache_breakpoints,
             prompt,
             instruct: self.instruct,
+            macro_traces: std::mem::take(&mut self.blackboard.macro_traces),
         }
     }
 }

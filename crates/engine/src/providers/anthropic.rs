@@ -7,6 +7,10 @@
 //! `media_type`. A system message after the first turn (the formatters were switched off) is sent
 //! as a user turn, since the API has no other place for it.
 //!
+//! Prompt-cache breakpoints (RULES 5.13), with `BodyOptions::cache_breakpoints`: the system text
+//! becomes one `text` block, and a marked turn's text one `text` block, the last block of each
+//! carrying `cache_control: {"type": "ephemeral"}`.
+//!
 //! The API's sources: an `image` takes base64 JPEG, PNG, GIF or WebP; a `document` takes a base64
 //! PDF (`application/pdf` only) or plain text as a `text` source (`media_type: text/plain` and
 //! the text itself), which is how a text attachment goes. Audio and video have no block. Images
@@ -33,7 +37,7 @@ struct Body<'a> {
     model: &'a str,
     max_tokens: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
-    system: Option<String>,
+    system: Option<Content<'a>>,
     messages: Vec<Message<'a>>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     stream: bool,
@@ -63,9 +67,52 @@ enum Content<'a> {
 #[derive(Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 enum Block<'a> {
-    Text { text: Cow<'a, str> },
-    Image { source: Source },
-    Document { source: Source },
+    Text {
+        text: Cow<'a, str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cache_control: Option<CacheControl>,
+    },
+    Image {
+        source: Source,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cache_control: Option<CacheControl>,
+    },
+    Document {
+        source: Source,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cache_control: Option<CacheControl>,
+    },
+}
+
+/// A prompt-cache breakpoint on a block: `{"type": "ephemeral"}` (RULES 5.13).
+#[derive(Serialize, Clone, Copy)]
+struct CacheControl {
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+const EPHEMERAL: CacheControl = CacheControl { kind: "ephemeral" };
+
+impl Content<'_> {
+    /// Marks the end of this content as a cache breakpoint: a text becomes one text block.
+    fn mark(&mut self) {
+        if let Content::Text(text) = self {
+            *self = Content::Blocks(vec![Block::Text {
+                text: std::mem::take(text),
+                cache_control: None,
+            }]);
+        }
+        if let Content::Blocks(blocks) = self {
+            if let Some(
+                Block::Text { cache_control, .. }
+                | Block::Image { cache_control, .. }
+                | Block::Document { cache_control, .. },
+            ) = blocks.last_mut()
+            {
+                *cache_control = Some(EPHEMERAL);
+            }
+        }
+    }
 }
 
 /// A `base64` source (`data` is base64), or a `text` source (`data` is the text).
@@ -109,6 +156,7 @@ pub(super) fn body(
                             data: l.base64(),
                             media_type: media,
                         },
+                        cache_control: None,
                     },
                     // Plain text goes as a text source: the base64 source is for PDFs only.
                     _ if media.starts_with("text/") => Block::Document {
@@ -117,6 +165,7 @@ pub(super) fn body(
                             media_type: "text/plain".into(),
                             data: String::from_utf8_lossy(&l.bytes).into_owned(),
                         },
+                        cache_control: None,
                     },
                     _ => Block::Document {
                         source: Source {
@@ -124,16 +173,30 @@ pub(super) fn body(
                             data: l.base64(),
                             media_type: media,
                         },
+                        cache_control: None,
                     },
                 });
             }
             // Anthropic suggests the media first, then the question about it.
             if !text.is_empty() {
-                blocks.push(Block::Text { text });
+                blocks.push(Block::Text {
+                    text,
+                    cache_control: None,
+                });
             }
             Content::Blocks(blocks)
         };
         messages.push(Message { role, content });
+    }
+    let mut system = system.map(|s| Content::Text(Cow::Owned(s)));
+    if options.cache_breakpoints {
+        let leading = result.messages.len() - turns.len();
+        for mark in &result.cache_breakpoints {
+            match (mark.message_index as usize).checked_sub(leading) {
+                Some(turn) => messages.get_mut(turn).map(|m| m.content.mark()),
+                None => system.as_mut().map(Content::mark),
+            };
+        }
     }
     let g = &result.generation.settings;
     let body = Body {

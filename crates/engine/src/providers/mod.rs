@@ -233,6 +233,20 @@ pub struct BodyOptions<'a> {
     /// `stream_options.include_usage` for OpenAI. Gemini streams through another URL
     /// (`streamGenerateContent`), so its body does not change.
     pub stream: bool,
+    /// Mark the build's prompt-cache breakpoints (`BuildResult::cache_breakpoints`, Anthropic
+    /// only; RULES 5.13). A body is compared turn to turn without them.
+    pub cache_breakpoints: bool,
+}
+
+impl<'a> BodyOptions<'a> {
+    /// The body Send sends for `model`: its breakpoints marked.
+    pub fn new(model: &'a str, stream: bool) -> Self {
+        BodyOptions {
+            model,
+            stream,
+            cache_breakpoints: true,
+        }
+    }
 }
 
 /// The request body a build would send for `format`: the build's model, not streamed.
@@ -242,11 +256,13 @@ pub fn request_body(
     session: &Session,
     assets: &dyn AssetSource,
 ) -> Result<Value, EngineError> {
-    let options = BodyOptions {
-        model: &result.model,
-        stream: false,
-    };
-    request_body_with(format, result, session, assets, &options)
+    request_body_with(
+        format,
+        result,
+        session,
+        assets,
+        &BodyOptions::new(&result.model, false),
+    )
 }
 
 /// The body the build's own model would get: its profile's provider format, or for a
@@ -258,10 +274,7 @@ pub fn own_body(
     assets: &dyn AssetSource,
 ) -> Result<Value, EngineError> {
     if result.prompt.is_some() {
-        let options = BodyOptions {
-            model: &result.model,
-            stream: false,
-        };
+        let options = BodyOptions::new(&result.model, false);
         return completion_body(CompletionFormat::OpenaiCompletions, result, &options);
     }
     request_body(result.provider_format(), result, session, assets)

@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::regex_processor::too_long_warning;
 use crate::limits::REGEX_BUILD_GROWTH;
-use crate::macros::{expand, has_macros, needs_expansion, MacroEnv, MacroState};
+use crate::macros::{expand, has_macros, needs_expansion, ExpansionTrace, MacroEnv, MacroState};
 use crate::model::{
     AgentPreset, AnchorPosition, Character, ContextRecipe, InjectionStrategy, MessageTemplate,
     Role, Session, TemplateType,
@@ -243,6 +243,7 @@ impl Processor for InjectionAssembler {
 
         let listed = out.len();
         ctx.variables = macros.state.variables().clone();
+        ctx.blackboard.macro_traces = std::mem::take(&mut macros.traces);
         rules.report(&mut log);
         for line in log {
             match line {
@@ -482,20 +483,34 @@ pub fn expand_for_session(
 struct Macros<'x> {
     env: MacroEnv<'x>,
     state: MacroState,
+    /// Each text expanded, with the macros it evaluated, for the turn-to-turn diff.
+    traces: Vec<ExpansionTrace>,
 }
 
 impl<'x> Macros<'x> {
     fn new(env: MacroEnv<'x>, variables: BTreeMap<String, String>) -> Self {
         let state = MacroState::new(&env, variables);
-        Macros { env, state }
+        Macros {
+            env,
+            state,
+            traces: Vec::new(),
+        }
     }
 
     /// `text` with its macros expanded (RULES 4); each warning is logged under `position`.
     fn expand(&mut self, text: &str, position: &str, log: &mut Vec<LogLine>) -> String {
+        let mut trace = ExpansionTrace {
+            position: position.to_string(),
+            text: xxhash_rust::xxh3::xxh3_64(text.as_bytes()),
+            macros: Vec::new(),
+        };
         if !needs_expansion(text, &self.env) {
+            self.traces.push(trace);
             return text.to_string();
         }
         let out = expand(text, &self.env, &mut self.state, position);
+        trace.macros = self.state.take_trace();
+        self.traces.push(trace);
         log.extend(out.warnings.into_iter().map(|w| {
             LogLine::Warning(
                 texts::MACRO_WARNING

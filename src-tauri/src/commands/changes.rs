@@ -1,0 +1,135 @@
+//! What changed between two builds (RULES 9.5): the preview's build against the previous turn,
+//! the build before the last edit, another session, another model or another swipe of the
+//! newest reply.
+
+use std::sync::Arc;
+
+use promptloom_engine::assets::InlineAssets;
+use promptloom_engine::diff::{diff, previous_turn, BuildDiff, Side};
+use promptloom_engine::model::{Role, Session};
+use promptloom_library::send;
+use serde::{Deserialize, Serialize};
+use tauri::AppHandle;
+
+use super::blocking;
+use super::preview::{build_at, PreviewRequest};
+use crate::error::AppError;
+use crate::state::AppState;
+
+/// What the preview's build is compared with.
+#[derive(Debug, Clone, Deserialize, specta::Type)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum Against {
+    /// The session without its newest exchange, built when that exchange began.
+    PreviousTurn,
+    /// Another request: the preview before the last edit, or another session or model.
+    Request { request: Box<PreviewRequest> },
+    /// The session with its newest reply showing another of its swipes (`position` among all
+    /// its replies, 0 the oldest).
+    Swipe { position: u32 },
+}
+
+#[derive(Debug, Clone, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct ChangesRequest {
+    /// The preview's request: the right side.
+    pub request: PreviewRequest,
+    /// The left side.
+    pub against: Against,
+}
+
+/// One side of the comparison, as the view names it.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct ChangesSide {
+    pub model: String,
+    pub recipe: Option<String>,
+    pub messages: u32,
+}
+
+#[derive(Debug, Clone, Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct Changes {
+    pub diff: BuildDiff,
+    pub left: ChangesSide,
+    pub right: ChangesSide,
+}
+
+/// The preview's build (`request.request`) against `request.against`.
+#[tauri::command]
+#[specta::specta]
+pub async fn changes(app: AppHandle, request: ChangesRequest) -> Result<Changes, AppError> {
+    blocking(app, move |s| compare(s, &request)).await
+}
+
+fn compare(s: &AppState, request: &ChangesRequest) -> Result<Changes, AppError> {
+    let right_request = &request.request;
+    let session = match &right_request.session_id {
+        Some(id) => s.session(id)?,
+        None => Arc::new(Session::empty("(no session)")),
+    };
+    let now = chrono::Local::now().fixed_offset();
+    // The left side: its session, request and time.
+    let (left_session, left_request, left_time) = match &request.against {
+        Against::PreviousTurn => {
+            let earlier = previous_turn(&session, &now)?;
+            let mut left = right_request.clone();
+            // The previous turn had no pending input of this turn's.
+            left.input = None;
+            (
+                Arc::new(earlier.session),
+                left,
+                earlier.timestamp.unwrap_or(now),
+            )
+        }
+        Against::Request { request: other } => {
+            let other_session = match &other.session_id {
+                Some(id) => s.session(id)?,
+                None => Arc::new(Session::empty("(no session)")),
+            };
+            (other_session, (**other).clone(), now)
+        }
+        Against::Swipe { position } => {
+            let mut other = (*session).clone();
+            let at = other
+                .messages
+                .iter()
+                .rposition(|m| m.role == Role::Assistant)
+                .unwrap_or(other.messages.len());
+            send::choose_swipe(&mut other, at, *position as usize)?;
+            (Arc::new(other), right_request.clone(), now)
+        }
+    };
+    build_at(
+        s,
+        &left_request,
+        &left_session,
+        left_time,
+        |left, left_session| {
+            build_at(s, right_request, &session, now, |right, right_session| {
+                let d = diff(
+                    Side {
+                        result: &left,
+                        session: left_session,
+                    },
+                    Side {
+                        result: &right,
+                        session: right_session,
+                    },
+                    &s.cache,
+                    &InlineAssets,
+                )?;
+                let side = |r: &promptloom_engine::BuildResult<'_>| ChangesSide {
+                    model: r.model.clone(),
+                    recipe: r.recipe.clone(),
+                    messages: r.messages.len() as u32,
+                };
+                Ok(Changes {
+                    left: side(&left),
+                    right: side(&right),
+                    diff: d,
+                })
+            })
+        },
+    )
+}
