@@ -4,6 +4,7 @@
 mod assets;
 mod connections;
 mod count;
+mod diff;
 mod error;
 mod library;
 mod load;
@@ -34,6 +35,9 @@ struct Cli {
 enum Command {
     /// Build the context a model would receive, and show it without sending it.
     Preview(preview::PreviewArgs),
+    /// What changed between two builds: this turn against the previous one, or this session
+    /// against another; the prefix a prompt cache can reuse and why it ends where it does.
+    Diff(diff::DiffArgs),
     /// Import a file into the app's database and print what could not be mapped.
     Import(library::ImportArgs),
     /// Export a preset (native or SillyTavern) or a session (native) from the database.
@@ -50,6 +54,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
         Command::Preview(args) => preview::run(&args),
+        Command::Diff(args) => diff::run(&args),
         Command::Import(args) => library::import(&args),
         Command::Export(args) => library::export(&args),
         Command::Profile(args) => profiles::run(&args),

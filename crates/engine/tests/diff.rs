@@ -48,13 +48,14 @@ fn compare(
         Side {
             result: &l,
             session: left.0,
+            assets: &InlineAssets,
         },
         Side {
             result: &r,
             session: right.0,
+            assets: &InlineAssets,
         },
         &cache,
-        &InlineAssets,
     )
     .expect("diffs")
 }
@@ -255,8 +256,9 @@ fn an_edited_template_is_named_template() {
     let side = |result| Side {
         result,
         session: &session,
+        assets: &InlineAssets,
     };
-    let d = diff(side(&l), side(&r), &cache, &InlineAssets).expect("diffs");
+    let d = diff(side(&l), side(&r), &cache).expect("diffs");
     assert_eq!(cause(&d), "template");
     // "You are " is shared: a few tokens, fewer than the message.
     assert!(d.stable_prefix.tokens > 0 && d.stable_prefix.tokens < r.messages[0].tokens);

@@ -111,13 +111,14 @@ fn compare(s: &AppState, request: &ChangesRequest) -> Result<Changes, AppError> 
                     Side {
                         result: &left,
                         session: left_session,
+                        assets: &InlineAssets,
                     },
                     Side {
                         result: &right,
                         session: right_session,
+                        assets: &InlineAssets,
                     },
                     &s.cache,
-                    &InlineAssets,
                 )?;
                 let side = |r: &promptloom_engine::BuildResult<'_>| ChangesSide {
                     model: r.model.clone(),

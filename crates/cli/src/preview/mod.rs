@@ -2,7 +2,7 @@
 //! a listing for people (RULES 8.1, 8.2).
 
 mod json;
-mod text;
+pub(crate) mod text;
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -196,6 +196,27 @@ pub fn inputs(args: &BuildArgs) -> Result<Inputs, CliError> {
         options,
         notes,
     })
+}
+
+impl Inputs {
+    /// The same preset and build options over `session`, at `timestamp`, without the pending
+    /// input: the other side of a diff.
+    pub fn other(
+        &self,
+        session: Session,
+        timestamp: DateTime<FixedOffset>,
+        input: Option<String>,
+    ) -> Inputs {
+        let mut options = self.options.clone();
+        options.timestamp = timestamp;
+        options.input = input;
+        Inputs {
+            preset: self.preset.clone(),
+            session,
+            options,
+            notes: Vec::new(),
+        }
+    }
 }
 
 /// The model's profile, made to count with `tokenizer` (`--tokenizer`): a shipped vocabulary's

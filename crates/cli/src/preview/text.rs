@@ -292,7 +292,7 @@ fn digits(n: usize) -> usize {
 }
 
 /// 191808 -> "191,808".
-fn group(n: u32) -> String {
+pub(crate) fn group(n: u32) -> String {
     let s = n.to_string();
     let mut out = String::with_capacity(s.len() + s.len() / 3);
     for (i, c) in s.chars().enumerate() {

@@ -142,12 +142,13 @@ pub struct BuildDiff {
     pub breakpoints: Vec<BreakpointCheck>,
 }
 
-/// One build to compare: its result and the session it was built from (for the request body's
-/// attachments).
+/// One build to compare: its result, and the session it was built from and where its
+/// attachments are read (for the request body).
 #[derive(Clone, Copy)]
 pub struct Side<'r, 's> {
     pub result: &'r BuildResult<'s>,
     pub session: &'r Session,
+    pub assets: &'r dyn AssetSource,
 }
 
 /// Compares `left` (the earlier, or the one compared against) with `right`.
@@ -155,7 +156,6 @@ pub fn diff(
     left: Side<'_, '_>,
     right: Side<'_, '_>,
     cache: &BuildCache,
-    assets: &dyn AssetSource,
 ) -> Result<BuildDiff, EngineError> {
     let (lm, rm) = (&left.result.messages, &right.result.messages);
     let pairs = align::align(lm, rm);
@@ -186,8 +186,8 @@ pub fn diff(
     }
 
     // The prompts' shared bytes, compared as the provider reads them.
-    let lb = prompt_bytes(&cache_body(left, assets)?);
-    let rb = prompt_bytes(&cache_body(right, assets)?);
+    let lb = prompt_bytes(&cache_body(left)?);
+    let rb = prompt_bytes(&cache_body(right)?);
     let bytes = common_prefix(&lb, &rb) as u32;
 
     let mut tokens: u32 = pairs[..first.unwrap_or(pairs.len())]
@@ -256,7 +256,7 @@ pub fn diff(
 
 /// The body a build's own model gets, without cache breakpoints (they move from turn to turn
 /// and cache nothing themselves): its provider format's, or the text-completion prompt's.
-pub fn cache_body(side: Side<'_, '_>, assets: &dyn AssetSource) -> Result<Value, EngineError> {
+pub fn cache_body(side: Side<'_, '_>) -> Result<Value, EngineError> {
     let result = side.result;
     let options = BodyOptions {
         cache_breakpoints: false,
@@ -269,7 +269,7 @@ pub fn cache_body(side: Side<'_, '_>, assets: &dyn AssetSource) -> Result<Value,
         result.provider_format(),
         result,
         side.session,
-        assets,
+        side.assets,
         &options,
     )
 }
