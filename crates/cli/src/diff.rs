@@ -1,4 +1,4 @@
-//! `promptloom diff` (RULES 8, 9.5): this turn against the previous one, or this session against
+//! `promptloom diff` (RULES 8.6, 9.8): this turn against the previous one, or this session against
 //! another, built with one preset for one model: the stable prefix, the first difference and its
 //! cause, and the messages row by row with their token differences.
 

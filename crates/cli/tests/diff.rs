@@ -1,4 +1,4 @@
-//! `promptloom diff` end to end (RULES 8, 9.5): the real binary on a preset and sessions written
+//! `promptloom diff` end to end (RULES 8.6, 9.8): the real binary on a preset and sessions written
 //! at test time: the JSON contract (stablePrefix, firstDifference with its cause, messages with
 //! their token deltas), the text summary, and bad input.
 

@@ -530,5 +530,70 @@ fn preset_for_llama() -> AgentPreset {
     p
 }
 
-criterion_group!(benches, builds);
+/// The turn-to-turn diff (RULES 9.8) over a session of 1,000 messages: `diff/1000` compares two
+/// builds already made (this turn and the previous one, the Changes view's "last turn");
+/// `diff_with_builds/1000` makes both warm and compares them, all the view waits for. Beside
+/// `warm_edit/1000` in the same run.
+fn diffs(c: &mut Criterion) {
+    use promptloom_engine::assets::InlineAssets;
+    use promptloom_engine::diff::{diff, previous_turn, Side};
+    let pipeline = Pipeline::builtin();
+    let preset = preset();
+    let session = session(1_000);
+    let now = options(Some(WIDE_WINDOW));
+    let earlier = previous_turn(&session, &now.timestamp).expect("the bench session has turns");
+    let mut then = now.clone();
+    then.timestamp = earlier.timestamp.unwrap_or(now.timestamp);
+    let tokens = BuildCache::new();
+    fn side<'r, 's>(result: &'r BuildResult<'s>, session: &'r Session) -> Side<'r, 's> {
+        Side {
+            result,
+            session,
+            assets: &InlineAssets,
+        }
+    }
+    let left = run(MODEL, &pipeline, &preset, &earlier.session, &then, &tokens);
+    let right = run(MODEL, &pipeline, &preset, &session, &now, &tokens);
+    let checked = diff(
+        side(&left, &earlier.session),
+        side(&right, &session),
+        &tokens,
+    )
+    .expect("the builds compare");
+    assert!(checked.first_difference.is_some() && checked.messages.len() > 1_000);
+
+    let mut group = c.benchmark_group("diff");
+    group.bench_function(BenchmarkId::from_parameter(1_000), |b| {
+        b.iter(|| {
+            black_box(
+                diff(
+                    side(&left, &earlier.session),
+                    side(&right, &session),
+                    &tokens,
+                )
+                .expect("compares"),
+            )
+        });
+    });
+    group.finish();
+
+    let mut group = c.benchmark_group("diff_with_builds");
+    group.bench_function(BenchmarkId::from_parameter(1_000), |b| {
+        b.iter(|| {
+            let left = run(MODEL, &pipeline, &preset, &earlier.session, &then, &tokens);
+            let right = run(MODEL, &pipeline, &preset, &session, &now, &tokens);
+            black_box(
+                diff(
+                    side(&left, &earlier.session),
+                    side(&right, &session),
+                    &tokens,
+                )
+                .expect("compares"),
+            )
+        });
+    });
+    group.finish();
+}
+
+criterion_group!(benches, builds, diffs);
 criterion_main!(benches);

@@ -1,4 +1,4 @@
-//! RULES 9.5 and 5.13: the turn-to-turn diff (rows, token deltas, changed words, the stable
+//! RULES 9.8 and 5.13: the turn-to-turn diff (rows, token deltas, changed words, the stable
 //! prefix, the first difference and its cause by name) and Anthropic's cache breakpoints.
 
 mod common;
@@ -60,7 +60,7 @@ fn compare(
     .expect("diffs")
 }
 
-/// This turn (the whole session) against the previous one (RULES 9.5).
+/// This turn (the whole session) against the previous one (RULES 9.8).
 fn against_previous_turn(preset: &AgentPreset, session: &Session, model: &str) -> BuildDiff {
     let now = options();
     let earlier = previous_turn(session, &now.timestamp).expect("has a turn");

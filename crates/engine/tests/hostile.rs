@@ -424,3 +424,118 @@ mod combinations {
         }
     }
 }
+
+/// Compares `left` and `right` (built with `preset` for gpt-4o) under the counting allocator:
+/// the diff and the most memory the comparison held at once.
+fn diff_measured(
+    preset: &Value,
+    left: &Session,
+    right: &Session,
+) -> (promptloom_engine::diff::BuildDiff, usize) {
+    use promptloom_engine::assets::InlineAssets;
+    use promptloom_engine::diff::{diff, Side};
+    let preset = preset_from(preset.clone());
+    let l = try_run(&preset, left, "gpt-4o", &options()).expect("builds");
+    let r = try_run(&preset, right, "gpt-4o", &options()).expect("builds");
+    let cache = promptloom_engine::cache::BuildCache::new();
+    let before = NOW.with(Cell::get);
+    PEAK.with(|peak| peak.set(before));
+    let d = diff(
+        Side {
+            result: &l,
+            session: left,
+            assets: &InlineAssets,
+        },
+        Side {
+            result: &r,
+            session: right,
+            assets: &InlineAssets,
+        },
+        &cache,
+    )
+    .expect("compares");
+    let peak = (PEAK.with(Cell::get) - before).max(0) as usize;
+    eprintln!("diff peak {:.1} MiB", peak as f64 / MIB as f64);
+    (d, peak)
+}
+
+#[test]
+fn a_macro_trace_stops_at_its_cap() {
+    use promptloom_engine::limits::MACRO_TRACE_ENTRIES;
+    // Three templates of 10,000 macros each: 30,000 evaluations.
+    let many = "{{char}}".repeat(10_000);
+    let preset = preset_from(json!({
+        "formatVersion": 1, "id": "t", "name": "T",
+        "messageTemplates": [
+            { "id": "a", "role": "system", "content": many },
+            { "id": "b", "role": "system", "content": many },
+            { "id": "c", "role": "system", "content": many },
+        ],
+        "contextRecipes": [{ "id": "r", "modelFilter": ["*"], "steps": [
+            { "messageId": "a", "enabled": true },
+            { "messageId": "b", "enabled": true },
+            { "messageId": "c", "enabled": true },
+        ]}],
+    }));
+    let session = session_of(&["u hi"]);
+    let result = try_run(&preset, &session, "gpt-4o", &options()).expect("builds");
+    let traced: usize = result.macro_traces.iter().map(|t| t.macros.len()).sum();
+    assert_eq!(traced, MACRO_TRACE_ENTRIES);
+    // Every text is still traced by its hash: the third template's edits are still seen.
+    assert_eq!(result.macro_traces.len(), 3);
+}
+
+#[test]
+fn long_histories_that_share_nothing_are_compared_past_the_table_without_it() {
+    use promptloom_engine::diff::{RowKind, LCS_CELLS};
+    // 3,000 messages a side, every text different: 9 million cells, past the table's cap.
+    let texts = |tag: &str| -> Vec<String> {
+        (0..3_000)
+            .map(|i| format!("{} {tag} message {i}", if i % 2 == 0 { "u" } else { "a" }))
+            .collect()
+    };
+    let (a, b) = (texts("left"), texts("right"));
+    let left = session_of(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    let right = session_of(&b.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(a.len() * b.len() > LCS_CELLS);
+    let (d, peak) = diff_measured(&template_preset("main", json!({})), &left, &right);
+    // Each stored position is its own source: the histories pair up as changed messages.
+    assert_eq!(
+        d.messages
+            .iter()
+            .filter(|r| r.kind == RowKind::Changed)
+            .count(),
+        3_000
+    );
+    assert_eq!(
+        d.first_difference.as_ref().and_then(|f| f.message_index),
+        Some(1)
+    );
+    assert!(peak < 32 * MIB, "peak {} MiB", peak / MIB);
+}
+
+#[test]
+fn a_huge_changed_message_is_compared_by_its_head_and_tail() {
+    use promptloom_engine::diff::{ChangeOp, WORD_DIFF_BYTES};
+    let body = "word ".repeat(800_000); // 4 MB
+    let (a, b) = (format!("u {body}A"), format!("u {body}B"));
+    assert!(a.len() > WORD_DIFF_BYTES);
+    let (d, peak) = diff_measured(
+        &template_preset("main", json!({})),
+        &session_of(&[&a]),
+        &session_of(&[&b]),
+    );
+    let row = d
+        .messages
+        .iter()
+        .find(|r| r.kind == promptloom_engine::diff::RowKind::Changed);
+    let ops: Vec<ChangeOp> = row
+        .expect("a changed row")
+        .changes
+        .iter()
+        .map(|c| c.op)
+        .collect();
+    assert_eq!(ops, [ChangeOp::Equal, ChangeOp::Delete, ChangeOp::Insert]);
+    // The two request bodies and the two texts, a few times over; not a word table.
+    assert!(peak < 64 * MIB, "peak {} MiB", peak / MIB);
+}

@@ -1,4 +1,4 @@
-//! What changed between two builds (RULES 9.5): the preview's build against the previous turn,
+//! What changed between two builds (RULES 9.8): the preview's build against the previous turn,
 //! the build before the last edit, another session, another model or another swipe of the
 //! newest reply.
 

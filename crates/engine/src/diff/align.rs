@@ -1,4 +1,4 @@
-//! Lining up two builds' messages row by row (RULES 9.5): which messages the two contexts share,
+//! Lining up two builds' messages row by row (RULES 9.8): which messages the two contexts share,
 //! which changed, and which only one of them has.
 //!
 //! A message is known by its source: the template (or lorebook entry, processor, one-turn

@@ -1,4 +1,4 @@
-//! Why the first differing message differs (RULES 9.5): the macro, lorebook entry, depth
+//! Why the first differing message differs (RULES 9.8): the macro, lorebook entry, depth
 //! injection, limiter cut, history or template it came from.
 //!
 //! Each build keeps, for every text the assembler expanded, a hash of the text as written and

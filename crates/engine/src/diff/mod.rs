@@ -1,4 +1,4 @@
-//! What changed between two builds (RULES 9.5): this turn against the previous one, a preview
+//! What changed between two builds (RULES 9.8): this turn against the previous one, a preview
 //! against the one before an edit, or two sessions or models. The messages lined up row by row
 //! with each row's token difference and, inside a changed message, the changed words; the
 //! stable prefix the two requests share (what a provider's prompt cache can reuse), and the first
@@ -92,7 +92,7 @@ pub struct DiffRow {
 pub struct StablePrefix {
     /// The right build's tokens up to the first difference, as it counts its messages.
     pub tokens: u32,
-    /// The bytes the two request bodies' prompts share (RULES 9.5).
+    /// The bytes the two request bodies' prompts share (RULES 9.8).
     pub bytes: u32,
 }
 
@@ -127,7 +127,7 @@ pub struct BreakpointCheck {
     pub stable: bool,
 }
 
-/// Two builds compared (RULES 9.5).
+/// Two builds compared (RULES 9.8).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]

@@ -1,4 +1,4 @@
-//! The previous turn of a session (RULES 9.5): the session without its newest exchange, built
+//! The previous turn of a session (RULES 9.8): the session without its newest exchange, built
 //! at the time that exchange began.
 
 use chrono::{DateTime, FixedOffset};
