@@ -43,7 +43,9 @@ pub enum DiffFormat {
 
 pub fn run(args: &DiffArgs) -> Result<String, CliError> {
     let b = &args.build;
-    let right = inputs(b)?;
+    let mut right = inputs(b)?;
+    // The causes are named from what each build's macros made (RULES 9.8).
+    right.options.trace_macros = true;
     let about = b.session.as_deref().unwrap_or(&b.preset);
     if args.previous_turn && b.session.is_none() {
         return Err(CliError::BadInput {

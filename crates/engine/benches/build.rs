@@ -540,7 +540,10 @@ fn diffs(c: &mut Criterion) {
     let pipeline = Pipeline::builtin();
     let preset = preset();
     let session = session(1_000);
-    let now = options(Some(WIDE_WINDOW));
+    let now = BuildOptions {
+        trace_macros: true,
+        ..options(Some(WIDE_WINDOW))
+    };
     let earlier = previous_turn(&session, &now.timestamp).expect("the bench session has turns");
     let mut then = now.clone();
     then.timestamp = earlier.timestamp.unwrap_or(now.timestamp);

@@ -42,8 +42,12 @@ fn compare(
     model: &str,
 ) -> BuildDiff {
     let cache = BuildCache::new();
-    let l = build_on(preset, left.0, model, left.1, &cache);
-    let r = build_on(preset, right.0, model, right.1, &cache);
+    let traced = |o: &BuildOptions| BuildOptions {
+        trace_macros: true,
+        ..o.clone()
+    };
+    let l = build_on(preset, left.0, model, &traced(left.1), &cache);
+    let r = build_on(preset, right.0, model, &traced(right.1), &cache);
     diff(
         Side {
             result: &l,
@@ -249,7 +253,10 @@ fn an_edited_template_is_named_template() {
     let before = preset_with("You are here.", json!([]), json!([]), json!({}));
     let after = preset_with("You are there.", json!([]), json!([]), json!({}));
     let session = chat(2);
-    let now = options();
+    let now = BuildOptions {
+        trace_macros: true,
+        ..options()
+    };
     let cache = BuildCache::new();
     let l = build_on(&before, &session, "gpt-4o", &now, &cache);
     let r = build_on(&after, &session, "gpt-4o", &now, &cache);
@@ -489,4 +496,35 @@ fn the_previous_turn_is_built_at_its_own_time() {
         earlier.timestamp.map(|t| t.to_rfc3339()),
         Some("2026-11-22T08:30:00+00:00".into())
     );
+}
+
+#[test]
+fn without_traced_macros_a_macro_cannot_be_named() {
+    // The live preview keeps no traces; a diff of such builds says `other` rather than guess.
+    let preset = preset_with(
+        &format!(
+            "Mood {{{{random::{}}}}}",
+            (0..40)
+                .map(|i| i.to_string())
+                .collect::<Vec<_>>()
+                .join("::")
+        ),
+        json!([]),
+        json!([]),
+        json!({}),
+    );
+    let session = chat(3);
+    let now = options();
+    let earlier = previous_turn(&session, &now.timestamp).expect("a turn");
+    let cache = BuildCache::new();
+    let l = build_on(&preset, &earlier.session, "gpt-4o", &now, &cache);
+    let r = build_on(&preset, &session, "gpt-4o", &now, &cache);
+    assert!(l.macro_traces.is_empty() && r.macro_traces.is_empty());
+    let side = |result, session| Side {
+        result,
+        session,
+        assets: &InlineAssets,
+    };
+    let d = diff(side(&l, &earlier.session), side(&r, &session), &cache).expect("diffs");
+    assert_eq!(cause(&d), "other");
 }

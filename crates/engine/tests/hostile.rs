@@ -435,8 +435,12 @@ fn diff_measured(
     use promptloom_engine::assets::InlineAssets;
     use promptloom_engine::diff::{diff, Side};
     let preset = preset_from(preset.clone());
-    let l = try_run(&preset, left, "gpt-4o", &options()).expect("builds");
-    let r = try_run(&preset, right, "gpt-4o", &options()).expect("builds");
+    let traced = promptloom_engine::BuildOptions {
+        trace_macros: true,
+        ..options()
+    };
+    let l = try_run(&preset, left, "gpt-4o", &traced).expect("builds");
+    let r = try_run(&preset, right, "gpt-4o", &traced).expect("builds");
     let cache = promptloom_engine::cache::BuildCache::new();
     let before = NOW.with(Cell::get);
     PEAK.with(|peak| peak.set(before));
@@ -478,7 +482,11 @@ fn a_macro_trace_stops_at_its_cap() {
         ]}],
     }));
     let session = session_of(&["u hi"]);
-    let result = try_run(&preset, &session, "gpt-4o", &options()).expect("builds");
+    let traced = promptloom_engine::BuildOptions {
+        trace_macros: true,
+        ..options()
+    };
+    let result = try_run(&preset, &session, "gpt-4o", &traced).expect("builds");
     let traced: usize = result.macro_traces.iter().map(|t| t.macros.len()).sum();
     assert_eq!(traced, MACRO_TRACE_ENTRIES);
     // Every text is still traced by its hash: the third template's edits are still seen.

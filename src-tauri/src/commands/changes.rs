@@ -7,12 +7,13 @@ use std::sync::Arc;
 use promptloom_engine::assets::InlineAssets;
 use promptloom_engine::diff::{diff, previous_turn, BuildDiff, Side};
 use promptloom_engine::model::{Role, Session};
+use promptloom_engine::BuildOptions;
 use promptloom_library::send;
 use serde::{Deserialize, Serialize};
 use tauri::AppHandle;
 
 use super::blocking;
-use super::preview::{build_at, PreviewRequest};
+use super::preview::{build_with, PreviewRequest};
 use crate::error::AppError;
 use crate::state::AppState;
 
@@ -100,37 +101,51 @@ fn compare(s: &AppState, request: &ChangesRequest) -> Result<Changes, AppError> 
             (Arc::new(other), right_request.clone(), now)
         }
     };
-    build_at(
+    build_with(
         s,
         &left_request,
         &left_session,
-        left_time,
+        traced(left_time),
         |left, left_session| {
-            build_at(s, right_request, &session, now, |right, right_session| {
-                let d = diff(
-                    Side {
-                        result: &left,
-                        session: left_session,
-                        assets: &InlineAssets,
-                    },
-                    Side {
-                        result: &right,
-                        session: right_session,
-                        assets: &InlineAssets,
-                    },
-                    &s.cache,
-                )?;
-                let side = |r: &promptloom_engine::BuildResult<'_>| ChangesSide {
-                    model: r.model.clone(),
-                    recipe: r.recipe.clone(),
-                    messages: r.messages.len() as u32,
-                };
-                Ok(Changes {
-                    left: side(&left),
-                    right: side(&right),
-                    diff: d,
-                })
-            })
+            build_with(
+                s,
+                right_request,
+                &session,
+                traced(now),
+                |right, right_session| {
+                    let d = diff(
+                        Side {
+                            result: &left,
+                            session: left_session,
+                            assets: &InlineAssets,
+                        },
+                        Side {
+                            result: &right,
+                            session: right_session,
+                            assets: &InlineAssets,
+                        },
+                        &s.cache,
+                    )?;
+                    let side = |r: &promptloom_engine::BuildResult<'_>| ChangesSide {
+                        model: r.model.clone(),
+                        recipe: r.recipe.clone(),
+                        messages: r.messages.len() as u32,
+                    };
+                    Ok(Changes {
+                        left: side(&left),
+                        right: side(&right),
+                        diff: d,
+                    })
+                },
+            )
         },
     )
+}
+
+/// Build options at `timestamp` that keep the macro traces the diff names causes from.
+fn traced(timestamp: chrono::DateTime<chrono::FixedOffset>) -> BuildOptions {
+    BuildOptions {
+        trace_macros: true,
+        ..BuildOptions::at(timestamp)
+    }
 }

@@ -160,19 +160,20 @@ pub(super) fn build_on<T>(
     session: &Session,
     f: impl FnOnce(BuildResult<'_>, &Session) -> Result<T, AppError>,
 ) -> Result<T, AppError> {
-    build_at(s, request, session, chrono::Local::now().fixed_offset(), f)
+    let options = BuildOptions::at(chrono::Local::now().fixed_offset());
+    build_with(s, request, session, options, f)
 }
 
-/// [`build_on`] with the time macros reading `timestamp`.
-pub(super) fn build_at<T>(
+/// [`build_on`] with `options` (the time macros' timestamp, whether macros are traced) beside
+/// the request's own.
+pub(super) fn build_with<T>(
     s: &AppState,
     request: &PreviewRequest,
     session: &Session,
-    timestamp: chrono::DateTime<chrono::FixedOffset>,
+    mut options: BuildOptions,
     f: impl FnOnce(BuildResult<'_>, &Session) -> Result<T, AppError>,
 ) -> Result<T, AppError> {
     let profiles = s.store()?.model_profiles()?;
-    let mut options = BuildOptions::at(timestamp);
     options.input = request.input.clone().filter(|i| !i.trim().is_empty());
     options.context_window = request.context_window;
     options.reserve = request.reserve;

@@ -124,6 +124,8 @@ pub struct MacroState {
     /// [`crate::limits::MACRO_TRACE_ENTRIES`] a build.
     trace: Vec<MacroUse>,
     traced: usize,
+    /// Whether evaluations are recorded at all ([`MacroState::traced`]).
+    tracing: bool,
 }
 
 /// One macro evaluation as the turn-to-turn diff reads it: the name as written and a hash of
@@ -147,7 +149,14 @@ impl MacroState {
             exhausted: false,
             trace: Vec::new(),
             traced: 0,
+            tracing: false,
         }
+    }
+
+    /// The same state recording each evaluation for [`MacroState::take_trace`].
+    pub fn traced(mut self) -> Self {
+        self.tracing = true;
+        self
     }
 
     /// The macros evaluated since the last call, in order.
@@ -156,7 +165,7 @@ impl MacroState {
     }
 
     fn record(&mut self, name: &str, output: &str) {
-        if self.traced < crate::limits::MACRO_TRACE_ENTRIES {
+        if self.tracing && self.traced < crate::limits::MACRO_TRACE_ENTRIES {
             self.traced += 1;
             self.trace.push(MacroUse {
                 name: name.to_string(),

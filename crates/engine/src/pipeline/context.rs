@@ -34,6 +34,11 @@ pub struct BuildOptions {
     /// Text completion with this instruct template (RULES 5.12), over the model profile's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instruct: Option<crate::instruct::InstructTemplate>,
+    /// Keep what each expanded text was made of (`BuildResult::macro_traces`) for the
+    /// turn-to-turn diff to name a change's cause (RULES 9.8); off, a build keeps none, and the
+    /// live preview pays nothing for it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub trace_macros: bool,
 }
 
 impl BuildOptions {
@@ -45,6 +50,7 @@ impl BuildOptions {
             reserve: None,
             timestamp,
             instruct: None,
+            trace_macros: false,
         }
     }
 }

@@ -190,7 +190,11 @@ impl Processor for InjectionAssembler {
                 config.bool("legacyNames"),
             )
         };
-        let mut macros = Macros::new(env, std::mem::take(&mut ctx.variables));
+        let mut macros = Macros::new(
+            env,
+            std::mem::take(&mut ctx.variables),
+            ctx.options.trace_macros,
+        );
         if config.bool("macrosInHistory") {
             expand_history(&mut history, &mut macros, &mut log);
         }
@@ -243,7 +247,7 @@ impl Processor for InjectionAssembler {
 
         let listed = out.len();
         ctx.variables = macros.state.variables().clone();
-        ctx.blackboard.macro_traces = std::mem::take(&mut macros.traces);
+        ctx.blackboard.macro_traces = macros.traces.take().unwrap_or_default();
         rules.report(&mut log);
         for line in log {
             match line {
@@ -483,34 +487,36 @@ pub fn expand_for_session(
 struct Macros<'x> {
     env: MacroEnv<'x>,
     state: MacroState,
-    /// Each text expanded, with the macros it evaluated, for the turn-to-turn diff.
-    traces: Vec<ExpansionTrace>,
+    /// With the build option `traceMacros`, each text expanded with the macros it evaluated,
+    /// for the turn-to-turn diff; `None` without it.
+    traces: Option<Vec<ExpansionTrace>>,
 }
 
 impl<'x> Macros<'x> {
-    fn new(env: MacroEnv<'x>, variables: BTreeMap<String, String>) -> Self {
+    fn new(env: MacroEnv<'x>, variables: BTreeMap<String, String>, trace: bool) -> Self {
         let state = MacroState::new(&env, variables);
-        Macros {
-            env,
-            state,
-            traces: Vec::new(),
-        }
+        let (state, traces) = if trace {
+            (state.traced(), Some(Vec::new()))
+        } else {
+            (state, None)
+        };
+        Macros { env, state, traces }
     }
 
     /// `text` with its macros expanded (RULES 4); each warning is logged under `position`.
     fn expand(&mut self, text: &str, position: &str, log: &mut Vec<LogLine>) -> String {
-        let mut trace = ExpansionTrace {
-            position: position.to_string(),
-            text: xxhash_rust::xxh3::xxh3_64(text.as_bytes()),
-            macros: Vec::new(),
-        };
-        if !needs_expansion(text, &self.env) {
-            self.traces.push(trace);
-            return text.to_string();
+        let expands = needs_expansion(text, &self.env);
+        let out = expands.then(|| expand(text, &self.env, &mut self.state, position));
+        if let Some(traces) = &mut self.traces {
+            traces.push(ExpansionTrace {
+                position: position.to_string(),
+                text: xxhash_rust::xxh3::xxh3_64(text.as_bytes()),
+                macros: self.state.take_trace(),
+            });
         }
-        let out = expand(text, &self.env, &mut self.state, position);
-        trace.macros = self.state.take_trace();
-        self.traces.push(trace);
+        let Some(out) = out else {
+            return text.to_string();
+        };
         log.extend(out.warnings.into_iter().map(|w| {
             LogLine::Warning(
                 texts::MACRO_WARNING
