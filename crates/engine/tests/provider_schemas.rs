@@ -2,7 +2,8 @@
 //! on each role goes through a real build and into the body of each provider format, which is
 //! then checked against excerpts of the providers' request schemas (tests/data/schemas): the part
 //! or block types each role takes and the media types each block takes. What a body cannot carry
-//! must not vanish: it is in the body, inlined as text, or named in a note.
+//! must not vanish: it is in the body, inlined as text, or named in a note. Anthropic bodies carry
+//! cache marks on the system part and the last turns, checked against the documented shape.
 
 mod common;
 
@@ -154,6 +155,14 @@ fn chat_preset(inline_text: bool) -> AgentPreset {
         priority: None,
         settings,
     }]);
+    // Cache marks on the system part and the last three turns (RULES 5.13): every kind of
+    // block on every role carries one in some case.
+    p.generation = Some(
+        serde_json::from_value(
+            json!({ "cacheBreakpoints": { "system": true, "depths": [0, 1, 2] } }),
+        )
+        .expect("settings"),
+    );
     p
 }
 
@@ -240,8 +249,36 @@ fn check_openai(body: &Value, s: &Value) -> Vec<String> {
 
 fn check_anthropic(body: &Value, s: &Value) -> Vec<String> {
     let mut errors = Vec::new();
-    if !(body["system"].is_null() || body["system"].is_string()) {
-        errors.push("system is not text".into());
+    let cache = &s["cache_control"];
+    let mut marks = 0;
+    let mut mark = |at: &str, block: &Value, errors: &mut Vec<String>| {
+        let Some(c) = block.get("cache_control") else {
+            return;
+        };
+        marks += 1;
+        let known = c.as_object().is_some_and(|o| {
+            o.iter().all(|(k, v)| {
+                v.as_str()
+                    .is_some_and(|v| strings(&cache["shape"][k]).contains(&v))
+            })
+        });
+        if !known || c["type"].is_null() {
+            errors.push(format!(
+                "{at}: cache_control {c} is not of the documented shape"
+            ));
+        }
+    };
+    match &body["system"] {
+        Value::Null | Value::String(_) => {}
+        Value::Array(blocks) => {
+            for (j, b) in blocks.iter().enumerate() {
+                if b["type"] != "text" || !b["text"].is_string() {
+                    errors.push(format!("system block {j} is not a text block"));
+                }
+                mark(&format!("system block {j}"), b, &mut errors);
+            }
+        }
+        _ => errors.push("system is not text".into()),
     }
     for (i, m) in body["messages"]
         .as_array()
@@ -263,6 +300,7 @@ fn check_anthropic(body: &Value, s: &Value) -> Vec<String> {
         for (j, b) in blocks.iter().enumerate() {
             let kind = b["type"].as_str().unwrap_or("?");
             let at = format!("messages[{i}] ({role}) block {j}");
+            mark(&at, b, &mut errors);
             if !allowed.contains(&kind) {
                 errors.push(format!("{at}: a {role} turn takes {allowed:?}, not {kind}"));
                 continue;
@@ -281,6 +319,12 @@ fn check_anthropic(body: &Value, s: &Value) -> Vec<String> {
                 ));
             }
         }
+    }
+    let most = cache["at_most"].as_u64().expect("at_most");
+    if marks > most {
+        errors.push(format!(
+            "{marks} cache_control marks; a request takes at most {most}"
+        ));
     }
     errors
 }
@@ -403,6 +447,12 @@ fn every_case(inline_text: bool) -> Vec<String> {
                         request_body(body_format, &result, &session, &InlineAssets).expect("body");
                     for e in check(body_format, &body) {
                         failures.push(format!("{case}: {e}"));
+                    }
+                    let marked = body.to_string().contains("cache_control");
+                    if marked != (body_format == ProviderFormat::AnthropicMessages) {
+                        failures.push(format!(
+                            "{case}: cache marks only and always in Anthropic's"
+                        ));
                     }
                     if !accounted_for(&body, name, data) {
                         failures.push(format!("{case}: the attachment vanished without a note"));

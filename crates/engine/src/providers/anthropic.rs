@@ -189,9 +189,20 @@ pub(super) fn body(
         messages.push(Message { role, content });
     }
     let mut system = system.map(|s| Content::Text(Cow::Owned(s)));
-    if options.cache_breakpoints {
+    // The build's marks, placed for this body whatever format the build was made for (a
+    // connection of another dialect sends it too).
+    let marks = match (
+        &result.generation.settings.cache_breakpoints,
+        options.cache_breakpoints,
+    ) {
+        (Some(asked), true) if result.prompt.is_none() => {
+            crate::pipeline::place_breakpoints(asked, &result.messages)
+        }
+        _ => Vec::new(),
+    };
+    if !marks.is_empty() {
         let leading = result.messages.len() - turns.len();
-        for mark in &result.cache_breakpoints {
+        for mark in &marks {
             match (mark.message_index as usize).checked_sub(leading) {
                 Some(turn) => messages.get_mut(turn).map(|m| m.content.mark()),
                 None => system.as_mut().map(Content::mark),
