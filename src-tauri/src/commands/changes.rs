@@ -149,3 +149,98 @@ fn traced(timestamp: chrono::DateTime<chrono::FixedOffset>) -> BuildOptions {
         ..BuildOptions::at(timestamp)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An app state on a database of its own, with the built-in presets and example session.
+    fn state(name: &str) -> (AppState, std::path::PathBuf) {
+        let dir =
+            std::env::temp_dir().join(format!("promptloom-changes-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let s = AppState::open(&dir.join("db.sqlite")).expect("opens");
+        (s, dir)
+    }
+
+    fn request(s: &AppState, session: Option<&str>, model: &str) -> PreviewRequest {
+        PreviewRequest {
+            preset: s.store().unwrap().get_preset("general-assistant").unwrap(),
+            session_id: session.map(str::to_string),
+            model: model.into(),
+            input: None,
+            context_window: None,
+            reserve: None,
+        }
+    }
+
+    fn against(request: PreviewRequest, against: Against) -> ChangesRequest {
+        ChangesRequest { request, against }
+    }
+
+    #[test]
+    fn the_example_session_against_its_previous_turn() {
+        let (s, dir) = state("turn");
+        let r = request(&s, Some("example-gull-street"), "gpt-4o");
+        let c = compare(&s, &against(r, Against::PreviousTurn)).expect("compares");
+        assert!(c.right.messages > c.left.messages);
+        // The preset's system prompt says "Today is {{date}}", and the newest exchange began on
+        // 2026-11-20: the previous turn was built on another day.
+        let first = c.diff.first_difference.expect("a difference");
+        assert_eq!(first.cause, "macro:date");
+        assert_eq!(first.message_index, Some(0));
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn another_model_is_the_left_side() {
+        let (s, dir) = state("model");
+        let right = request(&s, Some("example-gull-street"), "gpt-4o");
+        let left = request(&s, Some("example-gull-street"), "claude-sonnet-4-5");
+        let c = compare(
+            &s,
+            &against(
+                right,
+                Against::Request {
+                    request: Box::new(left),
+                },
+            ),
+        )
+        .expect("compares");
+        assert_eq!(c.left.model, "claude-sonnet-4-5");
+        assert_eq!(c.right.model, "gpt-4o");
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn bad_requests_say_what_is_wrong() {
+        let (s, dir) = state("bad");
+        // No session: a new chat has no user message, so no earlier turn.
+        let e = compare(
+            &s,
+            &against(request(&s, None, "gpt-4o"), Against::PreviousTurn),
+        )
+        .expect_err("no turn");
+        assert!(e.message.contains("no user message"), "{}", e.message);
+        // A swipe the newest reply does not have.
+        let r = request(&s, Some("example-gull-street"), "gpt-4o");
+        let e = compare(&s, &against(r, Against::Swipe { position: 9 })).expect_err("no swipe");
+        assert!(e.message.contains("reply 9 of message"), "{}", e.message);
+        // Another session that does not exist.
+        let mut other = request(&s, Some("no-such-session"), "gpt-4o");
+        other.model = "gpt-4o".into();
+        let r = request(&s, Some("example-gull-street"), "gpt-4o");
+        let e = compare(
+            &s,
+            &against(
+                r,
+                Against::Request {
+                    request: Box::new(other),
+                },
+            ),
+        )
+        .expect_err("no session");
+        assert!(e.message.contains("no-such-session"), "{}", e.message);
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
