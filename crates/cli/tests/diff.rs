@@ -45,7 +45,7 @@ fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
-/// A preset whose system prompt draws a mood at random, and a depth-2 note.
+/// A preset: a main prompt, the history, then a mood drawn at random.
 fn preset(scratch: &Scratch) -> String {
     let moods: Vec<String> = (0..30).map(|i| format!("mood{i}")).collect();
     scratch.write(
@@ -80,6 +80,30 @@ fn session(scratch: &Scratch, name: &str, second_answer: &str) -> String {
     )
 }
 
+/// `diff` of a session whose second answer is "very well" against one where it is "fine".
+fn against(scratch: &Scratch, format: &str) -> Output {
+    let p = preset(scratch);
+    let (a, b) = (
+        session(scratch, "a.json", "fine"),
+        session(scratch, "b.json", "very well"),
+    );
+    run(&[
+        "diff",
+        "--preset",
+        &p,
+        "--session",
+        &b,
+        "--against",
+        &a,
+        "--model",
+        "gpt-4o",
+        "--format",
+        format,
+        "--now",
+        NOW,
+    ])
+}
+
 fn diff_json(args: &[&str]) -> Value {
     let output = run(args);
     assert!(output.status.success(), "{}", stderr(&output));
@@ -87,7 +111,7 @@ fn diff_json(args: &[&str]) -> Value {
 }
 
 #[test]
-fn the_previous_turn_json_names_the_macro_and_carries_the_rows() {
+fn the_previous_turn_json_says_where_and_why_and_carries_the_rows() {
     let scratch = Scratch::new("turn");
     let (p, s) = (preset(&scratch), session(&scratch, "s.json", "fine"));
     let v = diff_json(&[
@@ -125,26 +149,9 @@ fn the_previous_turn_json_names_the_macro_and_carries_the_rows() {
 #[test]
 fn another_session_is_the_left_side_and_an_edited_reply_is_history() {
     let scratch = Scratch::new("against");
-    let p = preset(&scratch);
-    let (a, b) = (
-        session(&scratch, "a.json", "fine"),
-        session(&scratch, "b.json", "very well"),
-    );
-    let v = diff_json(&[
-        "diff",
-        "--preset",
-        &p,
-        "--session",
-        &b,
-        "--against",
-        &a,
-        "--model",
-        "gpt-4o",
-        "--format",
-        "json",
-        "--now",
-        NOW,
-    ]);
+    let output = against(&scratch, "json");
+    assert!(output.status.success(), "{}", stderr(&output));
+    let v: Value = serde_json::from_slice(&output.stdout).expect("JSON");
     assert_eq!(v["firstDifference"]["cause"], "history");
     assert_eq!(v["firstDifference"]["messageIndex"], json!(4));
     let row = &v["messages"][v["firstDifference"]["row"].as_u64().unwrap() as usize];
@@ -173,24 +180,7 @@ fn another_session_is_the_left_side_and_an_edited_reply_is_history() {
 #[test]
 fn the_text_summary_names_the_prefix_the_difference_and_folds_what_is_the_same() {
     let scratch = Scratch::new("text");
-    let p = preset(&scratch);
-    let (a, b) = (
-        session(&scratch, "a.json", "fine"),
-        session(&scratch, "b.json", "very well"),
-    );
-    let output = run(&[
-        "diff",
-        "--preset",
-        &p,
-        "--session",
-        &b,
-        "--against",
-        &a,
-        "--model",
-        "gpt-4o",
-        "--now",
-        NOW,
-    ]);
+    let output = against(&scratch, "text");
     assert!(output.status.success(), "{}", stderr(&output));
     let text = String::from_utf8_lossy(&output.stdout);
     assert!(text.starts_with("Stable prefix:"), "{text}");

@@ -12,7 +12,7 @@ use promptloom_engine::diff::{
 };
 use promptloom_engine::model::{AgentPreset, Session};
 use promptloom_engine::providers::request_body;
-use promptloom_engine::{build, BuildOptions, BuildRequest, BuildResult};
+use promptloom_engine::{BuildOptions, BuildResult};
 use serde_json::{json, Value};
 
 fn build_on<'s>(
@@ -22,16 +22,7 @@ fn build_on<'s>(
     options: &BuildOptions,
     cache: &BuildCache,
 ) -> BuildResult<'s> {
-    build(&BuildRequest {
-        preset,
-        session,
-        model,
-        options,
-        cache,
-        profiles: &[],
-        assets: &InlineAssets,
-    })
-    .expect("builds")
+    try_run_cached(preset, session, model, options, cache).expect("builds")
 }
 
 /// `left` against `right`, both built with `preset` for `model`.
@@ -109,6 +100,17 @@ fn preset_with(
         o.extend(m.clone());
     }
     preset_from(v)
+}
+
+/// A preset whose main prompt draws a mood out of 40 at random, with `more` at its top level.
+fn random_mood_preset(more: Value) -> AgentPreset {
+    let moods: Vec<String> = (0..40).map(|i| i.to_string()).collect();
+    preset_with(
+        &format!("Mood {{{{random::{}}}}}", moods.join("::")),
+        json!([]),
+        json!([]),
+        more,
+    )
 }
 
 fn chat(turns: usize) -> Session {
@@ -468,18 +470,8 @@ fn a_breakpoint_before_the_first_difference_is_stable_and_one_after_it_is_not() 
     assert_eq!(marks, [(None, true), (Some(2), true), (Some(0), false)]);
 
     // A random macro in the system part makes every breakpoint unstable.
-    let preset = preset_with(
-        &format!(
-            "Mood {{{{random::{}}}}}",
-            (0..40)
-                .map(|i| i.to_string())
-                .collect::<Vec<_>>()
-                .join("::")
-        ),
-        json!([]),
-        json!([]),
-        json!({ "generation": { "cacheBreakpoints": { "system": true } } }),
-    );
+    let preset =
+        random_mood_preset(json!({ "generation": { "cacheBreakpoints": { "system": true } } }));
     let d = against_previous_turn(&preset, &chat(3), "claude-sonnet-4-5");
     assert_eq!(cause(&d), "macro:random");
     assert!(d.breakpoints.iter().all(|b| !b.stable));
@@ -501,18 +493,7 @@ fn the_previous_turn_is_built_at_its_own_time() {
 #[test]
 fn without_traced_macros_a_macro_cannot_be_named() {
     // The live preview keeps no traces; a diff of such builds says `other` rather than guess.
-    let preset = preset_with(
-        &format!(
-            "Mood {{{{random::{}}}}}",
-            (0..40)
-                .map(|i| i.to_string())
-                .collect::<Vec<_>>()
-                .join("::")
-        ),
-        json!([]),
-        json!([]),
-        json!({}),
-    );
+    let preset = random_mood_preset(json!({}));
     let session = chat(3);
     let now = options();
     let earlier = previous_turn(&session, &now.timestamp).expect("a turn");
