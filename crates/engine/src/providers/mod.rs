@@ -233,8 +233,8 @@ pub struct BodyOptions<'a> {
     /// `stream_options.include_usage` for OpenAI. Gemini streams through another URL
     /// (`streamGenerateContent`), so its body does not change.
     pub stream: bool,
-    /// Mark the build's prompt-cache breakpoints (`BuildResult::cache_breakpoints`, Anthropic
-    /// only; RULES 5.13). A body is compared turn to turn without them.
+    /// Mark the prompt-cache breakpoints the build's `cacheBreakpoints` setting asks for
+    /// (Anthropic only; RULES 5.13). A body is compared turn to turn without them.
     pub cache_breakpoints: bool,
 }
 
