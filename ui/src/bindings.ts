@@ -257,7 +257,7 @@ export type BreakpointCheck = {
 	stable: boolean,
 };
 
-/**  Two builds compared (RULES 9.5). */
+/**  Two builds compared (RULES 9.8). */
 export type BuildDiff = {
 	stablePrefix: StablePrefix,
 	firstDifference: FirstDifference | null,
@@ -1226,7 +1226,7 @@ export type SpanSource =
 export type StablePrefix = {
 	/**  The right build's tokens up to the first difference, as it counts its messages. */
 	tokens: number,
-	/**  The bytes the two request bodies' prompts share (RULES 9.5). */
+	/**  The bytes the two request bodies' prompts share (RULES 9.8). */
 	bytes: number,
 };
 
