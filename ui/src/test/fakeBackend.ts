@@ -827,7 +827,9 @@ function fakePipeline(preset: AgentPreset, model: string): FakeStage[] {
 
 /** The Claude models' profile sets generation settings of its own; the GPT one none. */
 export function fakeModelGeneration(claude: boolean): import("../bindings").GenerationSettings | null {
-  return claude ? { maxOutputTokens: 1024, topK: 40, extra: { metadata: { user_id: "fake" } } } : null;
+  return claude
+    ? { maxOutputTokens: 1024, topK: 40, cacheBreakpoints: { system: true }, extra: { metadata: { user_id: "fake" } } }
+    : null;
 }
 
 /** The generation settings, resolved field by field (and `extra` key by key) as the engine does:
@@ -856,18 +858,19 @@ function fakeGeneration(preset: AgentPreset, claude: boolean): import("../bindin
   return empty ? undefined : resolved;
 }
 
-/** The OpenAI format takes no top K: a set one is left out of the body with a warning. */
+/** The OpenAI format takes no top K and no cache breakpoints: a set one is left out of the body
+ * with a warning. */
 function fakeGenerationWarnings(preset: AgentPreset, claude: boolean) {
-  const topK = fakeGeneration(preset, claude)?.settings.topK;
-  if (claude || topK === undefined || topK === null) return [];
-  return [
-    {
+  const settings = fakeGeneration(preset, claude)?.settings;
+  if (claude || !settings) return [];
+  return (["topK", "cacheBreakpoints"] as const)
+    .filter((setting) => settings[setting] !== undefined && settings[setting] !== null)
+    .map((setting) => ({
       processor: "generation",
       level: "warning",
-      message: "generation setting topK is not taken by the openai format; it is left out of the request",
-      said: said("generation.not-taken", { setting: "topK", format: "openai" }),
-    },
-  ];
+      message: `generation setting ${setting} is not taken by the openai format; it is left out of the request`,
+      said: said("generation.not-taken", { setting, format: "openai" }),
+    }));
 }
 
 /** What the engine says, as it comes over the wire. */
