@@ -12,6 +12,8 @@ import { SessionPicker } from "../session/SessionPicker";
 import { TokenBar } from "./TokenBar";
 import { sourceLabel } from "./source";
 import { CompareControls, ComparePane } from "./ComparePane";
+import { ChangesToggle } from "../changes/ChangesToggle";
+import { ChangesPane } from "../changes/ChangesPane";
 import { ConnectionsButton } from "../send/ConnectionsDialog";
 import { SendPanel } from "../send/SendPanel";
 import { useSend } from "../send/sending";
@@ -26,6 +28,7 @@ export function PreviewPane() {
   const model = useApp((s) => s.model);
   const models = useApp((s) => s.models);
   const comparing = useApp((s) => s.compareModel !== null);
+  const changing = useApp((s) => s.changesMode !== null);
 
   return (
     <section className="preview" aria-label={t("preview.title")}>
@@ -51,6 +54,7 @@ export function PreviewPane() {
           </span>
         )}
         <CompareControls />
+        <ChangesToggle />
         <ConnectionsButton />
       </header>
       <SessionPicker />
@@ -62,6 +66,8 @@ export function PreviewPane() {
       )}
       {comparing ? (
         <ComparePane />
+      ) : changing ? (
+        <ChangesPane />
       ) : preview ? (
         <PreviewBody preview={preview} stale={!!error} />
       ) : (
