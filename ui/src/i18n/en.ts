@@ -163,6 +163,12 @@ export const en = {
   "changes.changed": "changed",
   "changes.hidden": "… {count} characters …",
   "changes.rowTokens": "Tokens before → now",
+  "cache.breakpoint.system": "cache breakpoint · system part",
+  "cache.breakpoint.depth": "cache breakpoint · depth {depth}",
+  "cache.stable": "stable",
+  "cache.changed": "changed since last turn",
+  "cache.stableHint": "Everything up to here is as it was in the last turn: the provider's cache can reuse it",
+  "cache.changedHint": "Something up to here differs from the last turn: the cache written then does not apply",
 
   "session.userProfile": "User profile",
   "session.userName": "Name",

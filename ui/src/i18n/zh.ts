@@ -165,6 +165,12 @@ export const zh: Record<MessageKey, string> = {
   "changes.changed": "已更改",
   "changes.hidden": "……{count} 个字符……",
   "changes.rowTokens": "token：之前 → 现在",
+  "cache.breakpoint.system": "缓存断点 · 系统部分",
+  "cache.breakpoint.depth": "缓存断点 · 深度 {depth}",
+  "cache.stable": "稳定",
+  "cache.changed": "自上一轮以来已变化",
+  "cache.stableHint": "到此为止的内容与上一轮相同：服务商的缓存可以复用",
+  "cache.changedHint": "到此为止有内容与上一轮不同：上一轮写入的缓存不适用",
 
   "session.userProfile": "用户资料",
   "session.userName": "名称",

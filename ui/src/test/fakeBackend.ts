@@ -719,11 +719,25 @@ function fakePreview(request: { preset: AgentPreset; model: string }, history: s
       profile: "anthropic-claude",
       messages: messages.map((m) => ({ ...m, exact: false })),
       tokens: { ...base.result.tokens, total, tokenizer: "claude-estimate", exact: false },
+      cacheBreakpoints: fakeCacheBreakpoints(messages, base.result.generation?.settings.cacheBreakpoints),
     },
     tokenizer: "claude-estimate",
     exact: false,
     providerFormat: "anthropic-messages",
   };
+}
+
+/** Where an Anthropic body marks its cache breakpoints: after the leading system messages, and
+ * after the message at each depth (0 the newest). */
+function fakeCacheBreakpoints(messages: { role: string }[], asked: import("../bindings").CacheBreakpoints | null | undefined) {
+  const marks: import("../bindings").CacheBreakpoint[] = [];
+  const system = messages.findIndex((m) => m.role !== "system");
+  if (asked?.system && system !== 0) marks.push({ messageIndex: (system < 0 ? messages.length : system) - 1 });
+  for (const depth of asked?.depths ?? []) {
+    const at = messages.length - 1 - depth;
+    if (at >= 0) marks.push({ messageIndex: at, depth });
+  }
+  return marks;
 }
 
 function fakeBuild({ preset, model }: { preset: AgentPreset; model: string }, history: string[], claude: boolean) {

@@ -14,6 +14,8 @@ import { sourceLabel } from "./source";
 import { CompareControls, ComparePane } from "./ComparePane";
 import { ChangesToggle } from "../changes/ChangesToggle";
 import { ChangesPane } from "../changes/ChangesPane";
+import { CacheBreakpointMark, useBreakpointMarks } from "./CacheBreakpoint";
+import type { BreakpointMark } from "./breakpoints";
 import { ConnectionsButton } from "../send/ConnectionsDialog";
 import { SendPanel } from "../send/SendPanel";
 import { useSend } from "../send/sending";
@@ -87,6 +89,7 @@ function PreviewBody({ preview, stale }: { preview: Preview; stale: boolean }) {
   const [view, setView] = useState<"prompt" | "messages">("prompt");
   const prompt = result.prompt ?? null;
   const shown = prompt ? view : "messages";
+  const marks = useBreakpointMarks(preview);
   return (
     <div className={stale ? "preview-body stale" : "preview-body"}>
       <div className="totals">
@@ -131,6 +134,7 @@ function PreviewBody({ preview, stale }: { preview: Preview; stale: boolean }) {
             <BuiltRow
               key={i}
               message={result.messages[i]!}
+              mark={marks.get(i)}
               open={open === i}
               style={style}
               measure={measure}
@@ -282,6 +286,8 @@ const BuiltRow = memo(BuiltRowView, (a, b) => {
   const y = b.message;
   return (
     a.open === b.open &&
+    a.mark?.depth === b.mark?.depth &&
+    a.mark?.stable === b.mark?.stable &&
     a.style?.top === b.style?.top &&
     a.measure === b.measure &&
     x.role === y.role &&
@@ -295,12 +301,15 @@ const BuiltRow = memo(BuiltRowView, (a, b) => {
 
 function BuiltRowView({
   message,
+  mark,
   open,
   style,
   measure,
   onToggle,
 }: {
   message: BuiltMessage;
+  /** The request's cache breakpoint after this message, if it has one. */
+  mark?: BreakpointMark;
   open: boolean;
   style?: React.CSSProperties;
   measure?: (el: HTMLElement | null) => void;
@@ -311,11 +320,12 @@ function BuiltRowView({
     <li
       ref={measure}
       style={style}
-      className={`built-message role-${message.role} src-${kind}${open ? " open" : ""}`}
+      className={`built-message role-${message.role} src-${kind}${open ? " open" : ""}${mark ? " cache-mark" : ""}`}
       data-source={sourceLabel(message.source)}
     >
       <MessageHead message={message} open={open} onToggle={onToggle} />
       <div className={open ? "built-content open" : "built-content"}>{message.content}</div>
+      {mark && <CacheBreakpointMark mark={mark} />}
     </li>
   );
 }
