@@ -115,6 +115,16 @@ export async function previewSources(browser) {
   );
 }
 
+/** Replaces the preview's model with `text`, typed key by key as a hand does. */
+export async function typeModel(browser, text) {
+  const el = await browser.$('[data-testid="model-input"]');
+  await el.click();
+  await browser.keys(["Control", "a"]);
+  await browser.keys(["Control"]);
+  for (const key of text) await browser.keys(key);
+  await until(() => el.getValue(), (v) => v === text, `the model ${text}`);
+}
+
 /** The recipe's steps in the editor, by template id. */
 export async function stepIds(browser) {
   return browser.execute(() =>

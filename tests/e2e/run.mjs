@@ -12,6 +12,7 @@ import { countTests } from "./count.mjs";
 import { generationTests } from "./generation.mjs";
 import { textCompletionTests } from "./textCompletion.mjs";
 import { tokenTests } from "./tokens.mjs";
+import { changesTests } from "./changes.mjs";
 
 const tests = [];
 const test = (name, fn) => tests.push({ name, fn });
@@ -347,6 +348,7 @@ countTests(test, () => app);
 generationTests(test, () => app);
 textCompletionTests(test, () => app);
 tokenTests(test, () => app);
+changesTests(test, () => app);
 
 test("a damaged database is reported in the window and left as it was", async () => {
   await app.close();

@@ -2,7 +2,7 @@
 // local model's family is counted exactly with its own vocabulary, read when it is first
 // previewed, and every message says so; a Claude model's counts are estimates, each marked.
 import assert from "node:assert/strict";
-import { shot, until } from "./harness.mjs";
+import { shot, typeModel as typeModelIn, until } from "./harness.mjs";
 
 export function tokenTests(test, current) {
   const browser = () => current().browser;
@@ -12,14 +12,7 @@ export function tokenTests(test, current) {
   const messageCounts = () =>
     browser().execute(() => [...document.querySelectorAll('[data-testid="message-tokens"]')].map((e) => e.textContent));
 
-  async function typeModel(text) {
-    const el = await byTest("model-input");
-    await el.click();
-    await browser().keys(["Control", "a"]);
-    await browser().keys(["Control"]);
-    for (const key of text) await browser().keys(key);
-    await until(() => el.getValue(), (v) => v === text, `the model ${text}`);
-  }
+  const typeModel = (text) => typeModelIn(browser(), text);
 
   test("token counts: a local model's family counts exactly, Claude's are marked estimates", async () => {
     if (!(await (await byTest("model-input")).isExisting())) {

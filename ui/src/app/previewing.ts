@@ -5,7 +5,7 @@ import type { Preview, PreviewRequest } from "../bindings";
 import type { Chat } from "./model";
 import { api, errorMessage } from "./api";
 import { withStoredHistory } from "../features/preview/storedHistory";
-import { SETTINGS, set, state } from "./state";
+import { SETTINGS, set, state, type ChangesMode } from "./state";
 
 /**
  * The preset `ui.opening` names until its preview returns. Were the app to die in that preview
@@ -40,12 +40,18 @@ export function setInput(input: string) {
   requestPreview();
 }
 
-/** Compares the preview with a build for `model`; null stops comparing. */
+/** Compares the preview with a build for `model`; null stops comparing. The Changes view goes. */
 export function setCompareModel(model: string | null) {
   if (model === state.compareModel) return;
   // The previous model's build is not shown as this one's.
-  set({ compareModel: model, comparePreview: null, compareError: null });
+  set({ compareModel: model, comparePreview: null, compareError: null, ...(model !== null ? { changesMode: null } : {}) });
   if (model !== null) requestCompare();
+}
+
+/** Shows the Changes view in `mode` (RULES 9.8); null hides it. Comparing stops. */
+export function setChangesMode(mode: ChangesMode | null) {
+  if (mode !== null) setCompareModel(null);
+  set({ changesMode: mode });
 }
 
 /** What the preview builds: the preset as edited, the stored session, the model, the input. */

@@ -8,6 +8,9 @@ import type { SaveStatus } from "./saver";
 
 export type Theme = "light" | "dark";
 export type EditorMode = "simple" | "advanced";
+/** What the Changes view compares the preview with (RULES 9.8): the session's previous turn,
+ * the preset before its last edit, or two builds the user picks. */
+export type ChangesMode = "lastTurn" | "lastEdit" | "pick";
 export type Snapshot =
   | { kind: "preset"; value: Preset }
   | { kind: "session"; value: Chat };
@@ -31,6 +34,13 @@ export interface AppState {
   /** The same build for `compareModel`, rebuilt after every edit right after `preview`. */
   comparePreview: Preview | null;
   compareError: string | null;
+  /** The Changes view's mode, or null when the preview does not show it; never on with Compare. */
+  changesMode: ChangesMode | null;
+  /**
+   * The preset as it was before its last edit (a run of typing in one field is one edit, as for
+   * undo): "Last edit" builds the preview's request with it, against the request as it is now.
+   */
+  beforeEdit: Preset | null;
   /** The recipe the last successful build used: simple mode edits it. */
   recipeId: string | null;
   selectedStep: number | null;
@@ -65,6 +75,8 @@ export const initial: AppState = {
   compareModel: null,
   comparePreview: null,
   compareError: null,
+  changesMode: null,
+  beforeEdit: null,
   recipeId: null,
   selectedStep: null,
   save: { state: "saved" },

@@ -22,8 +22,8 @@ import { guardOpening, requestPreview, resetPreviewing } from "./previewing";
 import { flushSave, flushSession, presetSaver, resetSaving, sessionSaver } from "./saving";
 
 export { getState, subscribe, useApp } from "./state";
-export type { AppState, EditorMode, Theme } from "./state";
-export { previewRequest, requestPreview, setCompareModel, setInput, setModel } from "./previewing";
+export type { AppState, ChangesMode, EditorMode, Theme } from "./state";
+export { previewRequest, requestPreview, setChangesMode, setCompareModel, setInput, setModel } from "./previewing";
 export { flushSave, flushSession, keepMine, retrySaves, saveBeforeClose } from "./saving";
 
 /** For tests: back to the state before `start`. */
@@ -104,6 +104,7 @@ function load({ preset, revision }: OpenedPreset) {
     selectedStep: null,
     recipeId: null,
     workbenchRecipe: null,
+    beforeEdit: null,
     undo: [],
     redo: [],
   });
@@ -191,6 +192,8 @@ export function editPreset(change: (p: Preset) => Preset, coalesce?: string) {
     preset: after,
     undo: merge ? state.undo : [...state.undo, { kind: "preset" as const, value: before }].slice(-200),
     redo: [],
+    // Typing in one field is one edit: "Last edit" compares with the preset before it began.
+    ...(merge ? {} : { beforeEdit: before }),
   });
   presetSaver.schedule();
   requestPreview();
@@ -313,7 +316,7 @@ function current(kind: Snapshot["kind"]): Snapshot | null {
 function apply(snapshot: Snapshot) {
   lastCoalesce = null;
   if (snapshot.kind === "preset") {
-    set({ preset: snapshot.value });
+    set({ preset: snapshot.value, beforeEdit: state.preset });
     presetSaver.schedule();
     requestPreview();
   } else {

@@ -8,7 +8,12 @@ import { emit } from "@tauri-apps/api/event";
 import type {
   AgentPreset,
   AppError,
+  BuiltMessage,
+  CacheBreakpoint,
+  Changes,
+  ChangesRequest,
   ChatMessage,
+  DiffRow,
   ChosenFile,
   ConnectionDoc,
   ExportFormat,
@@ -153,6 +158,9 @@ export function fakeBackend() {
     requests: 0,
     kept: new Map(),
   };
+  /** What `changes` answers: by default the two fake builds lined up (`fakeChanges`); a test can
+   * answer instead. */
+  const changing: { answer: ((request: ChangesRequest) => Changes) | null } = { answer: null };
 
   const choose = (file: FakeFile): ChosenFile => {
     const id = files.size + 1;
@@ -306,6 +314,11 @@ export function fakeBackend() {
         const history = session?.messages.map((m) => m.content) ?? [];
         const preview = fakePreview(request, history);
         return options.elideHistory ? elide(preview, history.length) : preview;
+      }
+      case "changes": {
+        const request = args.request as ChangesRequest;
+        if (changing.answer) return changing.answer(request);
+        return fakeChanges(request, (id) => (id ? sessions.get(id) : undefined));
       }
       case "instruct_templates":
         return FAKE_INSTRUCT_TEMPLATES;
@@ -517,6 +530,7 @@ export function fakeBackend() {
     },
     options,
     instruct,
+    changing,
     /**
      * The answers to `cmd` (those to calls `when` picks) wait until the returned release is
      * called; from then on it answers at once again.
@@ -541,6 +555,122 @@ export function fakeBackend() {
       await emit("tauri://close-requested", null);
     },
   };
+}
+
+/**
+ * The two builds of a `changes` request lined up as the engine does, in small: messages paired by
+ * source (a longest common subsequence), `same` when role and text agree, else `changed` with
+ * the common head and tail as equal pieces; the previous turn is the session without its newest
+ * user message and what follows it.
+ */
+function fakeChanges(request: ChangesRequest, session: (id: string | null) => Chat | undefined): Changes {
+  const historyOf = (messages: ChatMessage[] | undefined) => messages?.map((m) => m.content) ?? [];
+  const now = session(request.request.sessionId);
+  const right = fakePreview(request.request, historyOf(now?.messages));
+  const against = request.against;
+  let left: ReturnType<typeof fakePreview>;
+  if (against.kind === "previousTurn") {
+    const messages = now?.messages ?? [];
+    const at = messages.map((m) => m.role).lastIndexOf("user");
+    if (at < 0) {
+      throw {
+        code: "invalid_document",
+        message: `session "${now?.id ?? "(no session)"}": it has no user message, so there is no earlier turn to compare with`,
+      };
+    }
+    left = fakePreview({ ...request.request, input: null } as typeof request.request, historyOf(messages.slice(0, at)));
+  } else if (against.kind === "request") {
+    left = fakePreview(against.request, historyOf(session(against.request.sessionId)?.messages));
+  } else {
+    left = fakePreview(request.request, historyOf(now?.messages));
+  }
+  const l = left.result.messages as BuiltMessage[];
+  const r = right.result.messages as BuiltMessage[];
+  const key = (m: BuiltMessage) => {
+    const s = m.source;
+    return `${s.kind}:${s.templateId ?? s.processor ?? s.entryId ?? s.historyIndex ?? ""}`;
+  };
+  // best[i][j]: the most pairs of left[i..] and right[j..].
+  const best = Array.from({ length: l.length + 1 }, () => new Array<number>(r.length + 1).fill(0));
+  for (let i = l.length - 1; i >= 0; i--) {
+    for (let j = r.length - 1; j >= 0; j--) {
+      best[i]![j] = key(l[i]!) === key(r[j]!) ? best[i + 1]![j + 1]! + 1 : Math.max(best[i + 1]![j]!, best[i]![j + 1]!);
+    }
+  }
+  const rows: DiffRow[] = [];
+  const row = (kind: DiffRow["kind"], i: number | null, j: number | null): DiffRow => {
+    const a = i === null ? null : l[i]!;
+    const b = j === null ? null : r[j]!;
+    const shown = (b ?? a)!;
+    const base = {
+      kind,
+      left: i,
+      right: j,
+      role: shown.role,
+      source: shown.source,
+      leftTokens: a?.tokens ?? 0,
+      rightTokens: b?.tokens ?? 0,
+      tokenDelta: (b?.tokens ?? 0) - (a?.tokens ?? 0),
+    };
+    if (kind === "changed") return { ...base, changes: fakeTextChanges(a!.content, b!.content) };
+    if (kind === "same") return base;
+    return { ...base, text: shown.content };
+  };
+  let i = 0;
+  let j = 0;
+  while (i < l.length || j < r.length) {
+    if (i < l.length && j < r.length && key(l[i]!) === key(r[j]!)) {
+      const same = l[i]!.role === r[j]!.role && l[i]!.content === r[j]!.content;
+      rows.push(row(same ? "same" : "changed", i++, j++));
+    } else if (j >= r.length || (i < l.length && best[i + 1]![j]! >= best[i]![j + 1]!)) rows.push(row("left", i++, null));
+    else rows.push(row("right", null, j++));
+  }
+  const first = rows.findIndex((x) => x.kind !== "same");
+  const firstRight = first < 0 ? null : (rows.slice(first).find((x) => x.right !== null)?.right ?? r.length);
+  const stable = rows.slice(0, first < 0 ? rows.length : first);
+  const cause = (x: DiffRow) =>
+    x.source.kind === "template" || x.source.kind === "history" ? x.source.kind : x.source.kind === "lorebook" ? `lorebook:${x.source.entryId}` : "other";
+  const side = (p: ReturnType<typeof fakePreview>) => ({
+    model: p.result.model,
+    recipe: p.result.recipe,
+    messages: p.result.messages.length,
+  });
+  return {
+    diff: {
+      stablePrefix: {
+        tokens: stable.reduce((n, x) => n + x.rightTokens, 0),
+        bytes: stable.reduce((n, x) => n + new TextEncoder().encode(r[x.right!]!.content).length, 0),
+      },
+      firstDifference:
+        first < 0
+          ? null
+          : { row: first, messageIndex: firstRight, offset: 0, source: rows[first]!.source, cause: cause(rows[first]!) },
+      messages: rows,
+      leftTokens: left.result.tokens.total,
+      rightTokens: right.result.tokens.total,
+      breakpoints: ((right.result as { cacheBreakpoints?: CacheBreakpoint[] }).cacheBreakpoints ?? []).map((b) => ({
+        ...b,
+        stable: firstRight === null || b.messageIndex < firstRight,
+      })),
+    },
+    left: side(left),
+    right: side(right),
+  };
+}
+
+/** The common head and tail of two texts as equal pieces, the middle deleted and inserted. */
+function fakeTextChanges(a: string, b: string) {
+  let head = 0;
+  while (head < Math.min(a.length, b.length) && a[head] === b[head]) head++;
+  let tail = 0;
+  while (tail < Math.min(a.length, b.length) - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
+  const pieces = [
+    { op: "equal", text: a.slice(0, head) },
+    { op: "delete", text: a.slice(head, a.length - tail) },
+    { op: "insert", text: b.slice(head, b.length - tail) },
+    { op: "equal", text: a.slice(a.length - tail) },
+  ] as const;
+  return pieces.filter((p) => p.text !== "");
 }
 
 /** Entries fire when a key occurs in a message: enough to show the report, not the engine's rules. */
@@ -589,11 +719,25 @@ function fakePreview(request: { preset: AgentPreset; model: string }, history: s
       profile: "anthropic-claude",
       messages: messages.map((m) => ({ ...m, exact: false })),
       tokens: { ...base.result.tokens, total, tokenizer: "claude-estimate", exact: false },
+      cacheBreakpoints: fakeCacheBreakpoints(messages, base.result.generation?.settings.cacheBreakpoints),
     },
     tokenizer: "claude-estimate",
     exact: false,
     providerFormat: "anthropic-messages",
   };
+}
+
+/** Where an Anthropic body marks its cache breakpoints: after the leading system messages, and
+ * after the message at each depth (0 the newest). */
+function fakeCacheBreakpoints(messages: { role: string }[], asked: import("../bindings").CacheBreakpoints | null | undefined) {
+  const marks: import("../bindings").CacheBreakpoint[] = [];
+  const system = messages.findIndex((m) => m.role !== "system");
+  if (asked?.system && system !== 0) marks.push({ messageIndex: (system < 0 ? messages.length : system) - 1 });
+  for (const depth of asked?.depths ?? []) {
+    const at = messages.length - 1 - depth;
+    if (at >= 0) marks.push({ messageIndex: at, depth });
+  }
+  return marks;
 }
 
 function fakeBuild({ preset, model }: { preset: AgentPreset; model: string }, history: string[], claude: boolean) {
@@ -827,7 +971,9 @@ function fakePipeline(preset: AgentPreset, model: string): FakeStage[] {
 
 /** The Claude models' profile sets generation settings of its own; the GPT one none. */
 export function fakeModelGeneration(claude: boolean): import("../bindings").GenerationSettings | null {
-  return claude ? { maxOutputTokens: 1024, topK: 40, extra: { metadata: { user_id: "fake" } } } : null;
+  return claude
+    ? { maxOutputTokens: 1024, topK: 40, cacheBreakpoints: { system: true }, extra: { metadata: { user_id: "fake" } } }
+    : null;
 }
 
 /** The generation settings, resolved field by field (and `extra` key by key) as the engine does:
@@ -856,18 +1002,19 @@ function fakeGeneration(preset: AgentPreset, claude: boolean): import("../bindin
   return empty ? undefined : resolved;
 }
 
-/** The OpenAI format takes no top K: a set one is left out of the body with a warning. */
+/** The OpenAI format takes no top K and no cache breakpoints: a set one is left out of the body
+ * with a warning. */
 function fakeGenerationWarnings(preset: AgentPreset, claude: boolean) {
-  const topK = fakeGeneration(preset, claude)?.settings.topK;
-  if (claude || topK === undefined || topK === null) return [];
-  return [
-    {
+  const settings = fakeGeneration(preset, claude)?.settings;
+  if (claude || !settings) return [];
+  return (["topK", "cacheBreakpoints"] as const)
+    .filter((setting) => settings[setting] !== undefined && settings[setting] !== null)
+    .map((setting) => ({
       processor: "generation",
       level: "warning",
-      message: "generation setting topK is not taken by the openai format; it is left out of the request",
-      said: said("generation.not-taken", { setting: "topK", format: "openai" }),
-    },
-  ];
+      message: `generation setting ${setting} is not taken by the openai format; it is left out of the request`,
+      said: said("generation.not-taken", { setting, format: "openai" }),
+    }));
 }
 
 /** What the engine says, as it comes over the wire. */

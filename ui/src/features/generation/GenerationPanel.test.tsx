@@ -179,4 +179,66 @@ describe("the generation panel", () => {
     expect(screen.getByTestId("generation-error-temperature").textContent).toBe("必须在 0 到 2 之间。未保存。");
     expect((await screen.findByTestId("generation-warning-topK")).textContent).toContain("格式不接受生成设置 topK");
   });
+
+  it("sets cache breakpoints for Anthropic models: the system part and depths, refusing what the engine would", async () => {
+    const { saved } = await openGeneration();
+    expect(screen.getByTestId("generation-row-cacheBreakpoints").textContent).toContain("Anthropic models only");
+    expect(origin("cacheBreakpoints")).toBe("default");
+    fireEvent.click(screen.getByTestId("generation-cacheSystem"));
+    expect(getState().preset?.generation).toEqual({ cacheBreakpoints: { system: true } });
+    type("cacheBreakpoints", "0, 2");
+    expect(getState().preset?.generation).toEqual({ cacheBreakpoints: { system: true, depths: [0, 2] } });
+    expect(origin("cacheBreakpoints")).toBe("preset");
+    await waitFor(() => expect(saved()).toEqual({ cacheBreakpoints: { system: true, depths: [0, 2] } }), { timeout: 2000 });
+    // A GPT model's format does not take them: the build says so under the setting.
+    const warning = await screen.findByTestId("generation-warning-cacheBreakpoints");
+    expect(warning.textContent).toContain("not taken by the openai format");
+
+    type("cacheBreakpoints", "0, 2, 0");
+    expect(screen.getByTestId("generation-error-cacheBreakpoints").textContent).toBe("Depth 0 is named twice. Not saved.");
+    // As with every field: while the text is refused, the preset has what it had before the typing.
+    expect(getState().preset?.generation).toEqual({ cacheBreakpoints: { system: true } });
+    type("cacheBreakpoints", "a");
+    expect(screen.getByTestId("generation-error-cacheBreakpoints").textContent).toBe(
+      "Depths are whole numbers from 0, separated by commas. Not saved.",
+    );
+    type("cacheBreakpoints", "0, 1, 2, 3");
+    expect(screen.getByTestId("generation-error-cacheBreakpoints").textContent).toBe(
+      "5 breakpoints; a request takes at most 4. Not saved.",
+    );
+    expect(getState().preset?.generation).toEqual({ cacheBreakpoints: { system: true } });
+
+    // Without the system part the four depths are taken; the system part on top of them is
+    // refused, and its box stays clear.
+    fireEvent.click(screen.getByTestId("generation-cacheSystem"));
+    expect(getState().preset?.generation).toEqual({ cacheBreakpoints: { depths: [0, 1, 2, 3] } });
+    expect(screen.queryByTestId("generation-error-cacheBreakpoints")).toBeNull();
+    fireEvent.click(screen.getByTestId("generation-cacheSystem"));
+    expect(screen.getByTestId("generation-error-cacheBreakpoints").textContent).toBe(
+      "5 breakpoints; a request takes at most 4. Not saved.",
+    );
+    expect((screen.getByTestId("generation-cacheSystem") as HTMLInputElement).checked).toBe(false);
+    expect(getState().preset?.generation).toEqual({ cacheBreakpoints: { depths: [0, 1, 2, 3] } });
+
+    fireEvent.click(screen.getByTestId("generation-reset-cacheBreakpoints"));
+    expect(input("cacheBreakpoints").value).toBe("");
+    expect(screen.queryByTestId("generation-error-cacheBreakpoints")).toBeNull();
+    await waitFor(() => expect(saved()).toBeUndefined(), { timeout: 2000 });
+  });
+
+  it("shows a model profile's cache breakpoints as the model's; a depth typed makes them the preset's", async () => {
+    const { saved } = await openGeneration();
+    act(() => setModel("claude-3-5-sonnet"));
+    await waitFor(() => expect(origin("cacheBreakpoints")).toBe("model"));
+    expect((screen.getByTestId("generation-cacheSystem") as HTMLInputElement).checked).toBe(true);
+    expect(input("cacheBreakpoints").value).toBe("");
+    // The preset's value replaces the model profile's whole: it keeps the system part shown.
+    type("cacheBreakpoints", "1");
+    expect(origin("cacheBreakpoints")).toBe("preset");
+    await waitFor(() => expect(saved()).toEqual({ cacheBreakpoints: { system: true, depths: [1] } }), { timeout: 2000 });
+    act(() => setLanguage("zh-CN"));
+    const row = screen.getByTestId("generation-row-cacheBreakpoints");
+    expect(row.textContent).toContain("仅适用于 Anthropic 模型");
+    expect(row.textContent).toContain("系统部分之后");
+  });
 });

@@ -11,9 +11,12 @@ import {
   formatExtra,
   formatStops,
   generationOf,
+  formatDepths,
   inheritedExtra,
+  MAX_CACHE_BREAKPOINTS,
   MAX_STOP_SEQUENCES,
   NUMBER_FIELDS,
+  parseCacheBreakpoints,
   parseExtra,
   parseNumber,
   parseStops,
@@ -107,6 +110,7 @@ export function GenerationPanel() {
           <NumberRow key={field.key} field={field} preset={preset} resolved={resolved} warnings={warningsOf(field.key)} />
         ))}
         <StopRow preset={preset} resolved={resolved} warnings={warningsOf("stop")} />
+        <CacheRow preset={preset} resolved={resolved} warnings={warningsOf("cacheBreakpoints")} />
         <ExtraRow preset={preset} resolved={resolved} />
       </div>
       <TextCompletionSettings preset={preset} />
@@ -192,6 +196,72 @@ function StopRow({ preset, resolved, warnings }: RowProps) {
   );
 }
 
+/**
+ * Anthropic's prompt-cache breakpoints (RULES 5.13): after the system part (a checkbox) and after
+ * the messages at the depths typed (`0, 2`). A value the engine would refuse (a depth twice, more
+ * than four in all) is said and not written, as for the other settings.
+ */
+function CacheRow({ preset, resolved, warnings }: RowProps) {
+  const t = useT();
+  const view = fieldView(preset, resolved, "cacheBreakpoints");
+  const own = generationOf(preset).cacheBreakpoints;
+  const system = view.value?.system ?? false;
+  const draft = useDraft("cacheBreakpoints", own, (text) => parseCacheBreakpoints(system, text));
+  const text = draft.text ?? formatDepths(view.value?.depths ?? undefined);
+  // The system part switched on over four depths: refused, and said until the next change.
+  const [refused, setRefused] = useState<Problem | null>(null);
+  const parsed = parseCacheBreakpoints(system, text);
+  return (
+    <Row
+      fieldKey="cacheBreakpoints"
+      origin={view.origin}
+      canReset={view.canReset}
+      onReset={() => {
+        draft.clear();
+        setRefused(null);
+      }}
+      problem={parsed.ok ? refused : parsed.problem}
+      warnings={warnings}
+      max={MAX_CACHE_BREAKPOINTS}
+    >
+      <div className="cache-fields">
+        <label className="check">
+          <input
+            type="checkbox"
+            data-testid="generation-cacheSystem"
+            checked={system}
+            onChange={(e) => {
+              const next = parseCacheBreakpoints(e.target.checked, text);
+              if (!next.ok) return setRefused(next.problem);
+              setRefused(null);
+              draft.clear();
+              editPreset((p) => setField(p, "cacheBreakpoints", next.value));
+            }}
+          />
+          {t("generation.cacheSystem")}
+        </label>
+        <label className="check">
+          {t("generation.cacheDepths")}
+          <input
+            id="generation-cacheBreakpoints"
+            data-testid="generation-cacheBreakpoints"
+            className="depths-input"
+            value={text}
+            placeholder="0, 2"
+            spellCheck={false}
+            aria-invalid={parsed.ok ? undefined : true}
+            onChange={(e) => {
+              setRefused(null);
+              draft.change(e.target.value);
+            }}
+            onBlur={draft.leave}
+          />
+        </label>
+      </div>
+    </Row>
+  );
+}
+
 function ExtraRow({ preset, resolved }: RowProps) {
   const t = useT();
   const own = generationOf(preset).extra;
@@ -239,6 +309,7 @@ function Row({
   problem,
   warnings,
   note,
+  max = MAX_STOP_SEQUENCES,
   children,
 }: {
   fieldKey: FieldKey;
@@ -248,6 +319,8 @@ function Row({
   problem: Problem | null;
   warnings?: LogEntry[];
   note?: ReactNode;
+  /** The `{max}` its help names. */
+  max?: number;
   children: ReactNode;
 }) {
   const t = useT();
@@ -281,7 +354,7 @@ function Row({
           {problemText(t, problem)}
         </p>
       )}
-      <p className="setting-description muted">{t(`generation.help.${fieldKey}`, { max: MAX_STOP_SEQUENCES })}</p>
+      <p className="setting-description muted">{t(`generation.help.${fieldKey}`, { max })}</p>
       {note}
       {warnings?.map((w, i) => (
         <p key={i} className="setting-description warn-text" data-testid={`generation-warning-${fieldKey}`}>
@@ -312,6 +385,12 @@ function problemText(t: (key: MessageKey, vars?: Record<string, string | number>
       return t("generation.problem.reservedKey", { key: problem.key });
     case "emptyKey":
       return t("generation.problem.emptyKey");
+    case "notDepths":
+      return t("generation.problem.notDepths");
+    case "repeatedDepth":
+      return t("generation.problem.repeatedDepth", { depth: problem.depth });
+    case "tooManyBreakpoints":
+      return t("generation.problem.tooManyBreakpoints", { count: problem.count, max: problem.max });
   }
 }
 

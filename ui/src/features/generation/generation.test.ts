@@ -6,6 +6,9 @@ import {
   formatStops,
   inheritedExtra,
   NUMBER_FIELDS,
+  formatDepths,
+  isSet,
+  parseCacheBreakpoints,
   parseExtra,
   parseNumber,
   parseStops,
@@ -74,5 +77,27 @@ describe("generation settings", () => {
     expect(parseExtra('{"stream":true}')).toEqual({ ok: false, problem: { kind: "reservedKey", key: "stream" } });
     expect(parseExtra('{"":1}')).toEqual({ ok: false, problem: { kind: "emptyKey" } });
     expect(parseExtra("{").ok).toBe(false);
+  });
+
+  it("take cache breakpoints as the system part and depths, none twice, at most four", () => {
+    expect(parseCacheBreakpoints(false, "")).toEqual({ ok: true, value: undefined });
+    expect(parseCacheBreakpoints(true, "")).toEqual({ ok: true, value: { system: true } });
+    expect(parseCacheBreakpoints(false, "0, 2 5")).toEqual({ ok: true, value: { depths: [0, 2, 5] } });
+    expect(parseCacheBreakpoints(true, " 3，1 ")).toEqual({ ok: true, value: { system: true, depths: [3, 1] } });
+    for (const bad of ["-1", "1.5", "two", "0,, x"]) {
+      expect(parseCacheBreakpoints(false, bad), bad).toEqual({ ok: false, problem: { kind: "notDepths" } });
+    }
+    expect(parseCacheBreakpoints(false, "2, 0, 2")).toEqual({ ok: false, problem: { kind: "repeatedDepth", depth: 2 } });
+    expect(parseCacheBreakpoints(false, "0, 1, 2, 3")).toMatchObject({ ok: true });
+    expect(parseCacheBreakpoints(true, "0, 1, 2, 3")).toEqual({
+      ok: false,
+      problem: { kind: "tooManyBreakpoints", max: 4, count: 5 },
+    });
+    expect(formatDepths([0, 2])).toBe("0, 2");
+    expect(formatDepths(undefined)).toBe("");
+    // Asking for none is not setting it.
+    expect(isSet({ cacheBreakpoints: {} }, "cacheBreakpoints")).toBe(false);
+    expect(setField(preset(), "cacheBreakpoints", { depths: [] })).toEqual(preset());
+    expect(setField(preset(), "cacheBreakpoints", { system: true }).generation).toEqual({ cacheBreakpoints: { system: true } });
   });
 });

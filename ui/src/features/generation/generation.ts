@@ -6,17 +6,25 @@
 // processors' config, which the preset replaces whole); `extra` merges key by key. An empty stop
 // list counts as not set. The ranges are the engine's (crates/engine/src/model/generation.rs):
 // a preset with a value outside them cannot be saved, so the panel never writes one.
-import type { AgentPreset, GenerationSettings, ResolvedGeneration, SettingOrigin, Value } from "../../bindings";
+import type {
+  AgentPreset,
+  CacheBreakpoints,
+  GenerationSettings,
+  ResolvedGeneration,
+  SettingOrigin,
+  Value,
+} from "../../bindings";
 // Keys `extra` may not set: the engine writes them itself (its list, through the bindings).
 import { RESERVED_EXTRA_KEYS } from "../../bindings";
 import { sameValue } from "../pipeline/pipeline";
 
 /** The most stop sequences the engine takes. */
 export const MAX_STOP_SEQUENCES = 16;
-
+/** The most cache breakpoints one Anthropic request takes (the engine's MAX_CACHE_BREAKPOINTS). */
+export const MAX_CACHE_BREAKPOINTS = 4;
 
 export type NumberKey = "temperature" | "topP" | "topK" | "maxOutputTokens" | "frequencyPenalty" | "presencePenalty" | "seed";
-export type FieldKey = NumberKey | "stop" | "extra";
+export type FieldKey = NumberKey | "stop" | "extra" | "cacheBreakpoints";
 
 export interface NumberField {
   key: NumberKey;
@@ -41,13 +49,19 @@ export function generationOf(preset: AgentPreset): GenerationSettings {
   return preset.generation ?? {};
 }
 
-/** Whether `settings` sets `key`: a stop list or extra counts when it is not empty. */
+/** Whether `settings` sets `key`: a stop list, extra or cache breakpoints count when not empty. */
 export function isSet(settings: GenerationSettings | null | undefined, key: FieldKey): boolean {
   const v = settings?.[key];
   if (v === undefined || v === null) return false;
   if (key === "stop") return (v as string[]).length > 0;
   if (key === "extra") return Object.keys(v as object).length > 0;
+  if (key === "cacheBreakpoints") return breakpointCount(v as CacheBreakpoints) > 0;
   return true;
+}
+
+/** How many breakpoints `c` asks for: the system part's and one a depth. */
+export function breakpointCount(c: CacheBreakpoints | null | undefined): number {
+  return (c?.system ? 1 : 0) + (c?.depths?.length ?? 0);
 }
 
 /** The settings with the unset fields left out; null when nothing is left. */
@@ -149,7 +163,10 @@ export type Problem =
   | { kind: "json"; message: string }
   | { kind: "notObject" }
   | { kind: "reservedKey"; key: string }
-  | { kind: "emptyKey" };
+  | { kind: "emptyKey" }
+  | { kind: "notDepths" }
+  | { kind: "repeatedDepth"; depth: number }
+  | { kind: "tooManyBreakpoints"; max: number; count: number };
 
 export type Parsed<T> = { ok: true; value: T | undefined } | { ok: false; problem: Problem };
 
@@ -221,4 +238,27 @@ export function parseExtra(text: string): Parsed<{ [key: string]: Value }> {
   }
   const object = value as { [key: string]: Value };
   return { ok: true, value: Object.keys(object).length > 0 ? object : undefined };
+}
+
+/** Cache breakpoint depths as the field shows them: `0, 2`. */
+export function formatDepths(depths: readonly number[] | undefined): string {
+  return (depths ?? []).join(", ");
+}
+
+/**
+ * The cache breakpoints of the system part's checkbox and the depths' field (whole numbers from
+ * 0, separated by commas or spaces): none repeated, at most four in all. Nothing asked is not set.
+ */
+export function parseCacheBreakpoints(system: boolean, text: string): Parsed<CacheBreakpoints> {
+  const words = text.split(/[\s,，、]+/).filter((w) => w !== "");
+  if (words.some((w) => !/^\d+$/.test(w) || Number(w) > 4294967295)) return { ok: false, problem: { kind: "notDepths" } };
+  const depths = words.map(Number);
+  const twice = depths.find((d, i) => depths.indexOf(d) !== i);
+  if (twice !== undefined) return { ok: false, problem: { kind: "repeatedDepth", depth: twice } };
+  const count = (system ? 1 : 0) + depths.length;
+  if (count > MAX_CACHE_BREAKPOINTS) {
+    return { ok: false, problem: { kind: "tooManyBreakpoints", max: MAX_CACHE_BREAKPOINTS, count } };
+  }
+  if (count === 0) return { ok: true, value: undefined };
+  return { ok: true, value: { ...(system ? { system } : {}), ...(depths.length > 0 ? { depths } : {}) } };
 }

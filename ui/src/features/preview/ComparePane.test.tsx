@@ -4,6 +4,7 @@ import { App } from "../../App";
 import { getState, resetForTests, start } from "../../app/store";
 import { fakeBackend } from "../../test/fakeBackend";
 import type { Preset } from "../../app/model";
+import type { ChangesRequest } from "../../bindings";
 
 /** The sample preset with a recipe of its own for Claude models and the model named in a prompt. */
 function withClaudeRecipe(preset: Preset, extraSteps = 0) {
@@ -70,6 +71,25 @@ describe("comparing two models", () => {
 
     const models = calls.filter((c) => c.cmd === "preview").map((c) => (c.args.request as { model: string }).model);
     expect(models.slice(-2)).toEqual(["gpt-4o", "claude-3-5-sonnet"]);
+
+    // The engine lines them up: the compared model's request against the main model's.
+    const asked = calls.filter((c) => c.cmd === "changes").at(-1)!.args.request as ChangesRequest;
+    expect(asked.request.model).toBe("claude-3-5-sonnet");
+    expect(asked.against).toMatchObject({ kind: "request", request: { model: "gpt-4o" } });
+    // Each side of a changed message marks what the other does not have.
+    const [left, right] = rows[0]!.querySelectorAll(".compare-cell");
+    expect(left!.querySelector("del")?.textContent).toBe("gpt-4o");
+    expect(left!.querySelector("ins")).toBeNull();
+    expect(right!.querySelector("ins")?.textContent).toBe("claude-3-5-sonnet");
+  });
+
+  it("shows the engine's refusal to compare in place of the rows", async () => {
+    const backend = await renderApp();
+    backend.fail("changes", 5, { code: "engine", message: "the builds could not be compared" });
+    fireEvent.click(screen.getByTestId("compare-toggle"));
+    const error = await screen.findByTestId("compare-rows-error");
+    expect(error.textContent).toBe("The comparison failed: the builds could not be compared");
+    expect(screen.getByTestId("compare-recipe-right").textContent).toBe("claude");
   });
 
   it("follows every edit with both builds", async () => {

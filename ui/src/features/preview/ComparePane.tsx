@@ -1,12 +1,14 @@
-import { useMemo, useRef, useState } from "react";
-import type { BuiltMessage, Preview } from "../../bindings";
-import { setCompareModel, useApp } from "../../app/store";
+import { useMemo, useState } from "react";
+import type { BuiltMessage, DiffRow, Preview, TextChange } from "../../bindings";
+import { previewRequest, setCompareModel, useApp } from "../../app/store";
 import { useT } from "../../app/useT";
 import { MessageHead } from "./MessageHead";
-import { alignMessages, defaultCompareModel, foldRows, summarize, type DiffRow } from "./compare";
-
-/** How many rows of a folded run one click shows. */
-const SHOW_MORE = 50;
+import { cellMessage, defaultCompareModel, signed, summarize } from "./compare";
+import { FoldedRow, useFoldedRows } from "./Folded";
+import { ViewToggle } from "./ViewToggle";
+import { useChanges } from "../changes/useChanges";
+import { ChangedText } from "../changes/ChangedText";
+import { sidePieces } from "../changes/changes";
 
 /** The Compare switch of the preview's header, and the second model picker while it is on. */
 export function CompareControls() {
@@ -14,29 +16,20 @@ export function CompareControls() {
   const model = useApp((s) => s.model);
   const models = useApp((s) => s.models);
   const compareModel = useApp((s) => s.compareModel);
-  // The model compared last, offered again when comparing is switched back on.
-  const last = useRef<string | null>(null);
-  const on = compareModel !== null;
   return (
     <>
-      <button
-        type="button"
-        className={on ? "compare-toggle on" : "compare-toggle"}
-        data-testid="compare-toggle"
-        aria-pressed={on}
-        title={t("compare.toggleHint")}
-        onClick={() => {
-          if (on) {
-            last.current = compareModel;
-            setCompareModel(null);
-          } else {
-            setCompareModel(last.current ?? defaultCompareModel(model, models));
-          }
-        }}
+      {/* Switched back on, it compares with the model compared last. */}
+      <ViewToggle
+        value={compareModel}
+        set={setCompareModel}
+        first={() => defaultCompareModel(model, models)}
+        testId="compare-toggle"
+        className="compare-toggle"
+        hint={t("compare.toggleHint")}
       >
         ⇆ {t("compare.toggle")}
-      </button>
-      {on && (
+      </ViewToggle>
+      {compareModel !== null && (
         <label className="model-picker">
           {t("compare.model")}
           <input
@@ -51,7 +44,7 @@ export function CompareControls() {
   );
 }
 
-/** The builds of the two models side by side, aligned message by message (RULES 9.4). */
+/** The builds of the two models side by side, aligned message by message by the engine (RULES 9.4). */
 export function ComparePane() {
   const t = useT();
   const left = useApp((s) => s.preview);
@@ -133,13 +126,56 @@ function ColumnHead({
 
 function CompareRows({ left, right, stale }: { left: Preview; right: Preview; stale: boolean }) {
   const t = useT();
+  const compareModel = useApp((s) => s.compareModel) ?? "";
+  // The engine lines the two builds up: the compared model's request against the main one's.
+  const answer = useChanges(
+    () => {
+      const request = previewRequest();
+      return request && compareModel ? { request: { ...request, model: compareModel }, against: { kind: "request", request } } : null;
+    },
+    right,
+    compareModel,
+  );
+  const diff = answer.changes?.diff;
+  if (!diff) {
+    return answer.error ? (
+      <p className="error" role="alert" data-testid="compare-rows-error">
+        {t("changes.failed", { message: answer.error })}
+      </p>
+    ) : (
+      <p className="muted">{t("preview.building")}</p>
+    );
+  }
+  return (
+    <AlignedRows
+      rows={diff.messages}
+      delta={diff.rightTokens - diff.leftTokens}
+      left={left}
+      right={right}
+      stale={stale || answer.stale}
+    />
+  );
+}
+
+function AlignedRows({
+  rows,
+  delta,
+  left,
+  right,
+  stale,
+}: {
+  rows: DiffRow[];
+  delta: number;
+  left: Preview;
+  right: Preview;
+  stale: boolean;
+}) {
+  const t = useT();
   const a = left.result.messages;
   const b = right.result.messages;
-  const rows = useMemo(() => alignMessages(a, b), [a, b]);
   const summary = useMemo(() => summarize(rows), [rows]);
-  const [expanded, setExpanded] = useState<ReadonlyMap<number, number>>(new Map());
   const [open, setOpen] = useState<ReadonlySet<number>>(new Set());
-  const shown = useMemo(() => foldRows(rows, 2, expanded), [rows, expanded]);
+  const { shown, more } = useFoldedRows(rows);
 
   const leftRecipe = left.result.recipe ?? t("compare.noRecipe");
   const rightRecipe = right.result.recipe ?? t("compare.noRecipe");
@@ -150,7 +186,7 @@ function CompareRows({ left, right, stale }: { left: Preview; right: Preview; st
     leftRecipe === rightRecipe
       ? t("compare.sameRecipe", { recipe: leftRecipe })
       : t("compare.recipes", { left: leftRecipe, right: rightRecipe }),
-    t("compare.delta", { delta: signed(right.result.tokens.total - left.result.tokens.total) }),
+    t("compare.delta", { delta: signed(delta) }),
   ];
 
   return (
@@ -172,22 +208,13 @@ function CompareRows({ left, right, stale }: { left: Preview; right: Preview; st
       <ol className="compare-rows" data-testid="compare-rows">
         {shown.map((s) =>
           s.kind === "folded" ? (
-            <li key={`f${s.from}`} className="compare-folded" data-testid="compare-folded">
-              <span>{t("compare.folded", { count: s.count })}</span>
-              <button
-                type="button"
-                className="link"
-                onClick={() => setExpanded((m) => new Map(m).set(s.from, (m.get(s.from) ?? 0) + SHOW_MORE))}
-              >
-                {t("compare.showMore", { count: Math.min(SHOW_MORE, s.count) })}
-              </button>
-            </li>
+            <FoldedRow key={`f${s.from}`} count={s.count} testId="compare-folded" onMore={() => more(s.from)} />
           ) : (
             <CompareRow
               key={s.index}
               row={s.row}
-              left={s.row.left === null ? null : a[s.row.left]!}
-              right={s.row.right === null ? null : b[s.row.right]!}
+              left={cellMessage(s.row, "left", a)}
+              right={cellMessage(s.row, "right", b)}
               open={open.has(s.index)}
               onToggle={() =>
                 setOpen((o) => {
@@ -219,15 +246,27 @@ function CompareRow({
 }) {
   const t = useT();
   const label = row.kind === "same" ? undefined : t(`compare.row.${row.kind}`);
+  const changes = row.changes?.length ? row.changes : null;
   return (
     <li className={`compare-row diff-${row.kind}${open ? " open" : ""}`} data-diff={row.kind} title={label}>
-      <Cell message={left} open={open} onToggle={onToggle} />
-      <Cell message={right} open={open} onToggle={onToggle} />
+      <Cell message={left} changes={changes && sidePieces(changes, "left")} open={open} onToggle={onToggle} />
+      <Cell message={right} changes={changes && sidePieces(changes, "right")} open={open} onToggle={onToggle} />
     </li>
   );
 }
 
-function Cell({ message, open, onToggle }: { message: BuiltMessage | null; open: boolean; onToggle: () => void }) {
+/** One side of a row; a changed message marks what the other side does not have. */
+function Cell({
+  message,
+  changes,
+  open,
+  onToggle,
+}: {
+  message: BuiltMessage | null;
+  changes: TextChange[] | null;
+  open: boolean;
+  onToggle: () => void;
+}) {
   const t = useT();
   if (!message) {
     return (
@@ -240,12 +279,9 @@ function Cell({ message, open, onToggle }: { message: BuiltMessage | null; open:
   return (
     <div className={`compare-cell role-${message.role} src-${kind}`}>
       <MessageHead message={message} open={open} onToggle={onToggle} />
-      <div className={open ? "compare-content open" : "compare-content"}>{message.content}</div>
+      <div className={open ? "compare-content open" : "compare-content"}>
+        {changes ? <ChangedText changes={changes} whole /> : message.content}
+      </div>
     </div>
   );
-}
-
-/** `+120`, `−40`, `±0`. */
-function signed(n: number): string {
-  return n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "±0";
 }

@@ -1,7 +1,7 @@
 import type { BuiltMessage } from "../../bindings";
 import { useT } from "../../app/useT";
 import { RoleIcon } from "../../app/RoleIcon";
-import { sourceDetail } from "./source";
+import { SourceBadge } from "./SourceBadge";
 
 /** The line above a built message: role, provenance badge, its detail, cut mark, tokens. A click
  * opens or closes the message's text. */
@@ -15,12 +15,10 @@ export function MessageHead({
   onToggle: () => void;
 }) {
   const t = useT();
-  const kind = message.source.kind;
   return (
     <button type="button" className="built-head" onClick={onToggle} aria-expanded={open}>
       <RoleIcon role={message.role} />
-      <span className={`badge badge-${kind}`}>{t(`source.${kind}`)}</span>
-      <span className="badge-detail">{sourceDetail(message.source)}</span>
+      <SourceBadge source={message.source} />
       {message.truncated && <span className="badge badge-truncated">✂</span>}
       <span
         className={message.exact ? "tokens" : "tokens estimate"}

@@ -12,6 +12,10 @@ import { SessionPicker } from "../session/SessionPicker";
 import { TokenBar } from "./TokenBar";
 import { sourceLabel } from "./source";
 import { CompareControls, ComparePane } from "./ComparePane";
+import { ChangesToggle } from "../changes/ChangesToggle";
+import { ChangesPane } from "../changes/ChangesPane";
+import { CacheBreakpointMark, useBreakpointMarks } from "./CacheBreakpoint";
+import type { BreakpointMark } from "./breakpoints";
 import { ConnectionsButton } from "../send/ConnectionsDialog";
 import { SendPanel } from "../send/SendPanel";
 import { useSend } from "../send/sending";
@@ -26,6 +30,7 @@ export function PreviewPane() {
   const model = useApp((s) => s.model);
   const models = useApp((s) => s.models);
   const comparing = useApp((s) => s.compareModel !== null);
+  const changing = useApp((s) => s.changesMode !== null);
 
   return (
     <section className="preview" aria-label={t("preview.title")}>
@@ -51,6 +56,7 @@ export function PreviewPane() {
           </span>
         )}
         <CompareControls />
+        <ChangesToggle />
         <ConnectionsButton />
       </header>
       <SessionPicker />
@@ -62,6 +68,8 @@ export function PreviewPane() {
       )}
       {comparing ? (
         <ComparePane />
+      ) : changing ? (
+        <ChangesPane />
       ) : preview ? (
         <PreviewBody preview={preview} stale={!!error} />
       ) : (
@@ -81,6 +89,7 @@ function PreviewBody({ preview, stale }: { preview: Preview; stale: boolean }) {
   const [view, setView] = useState<"prompt" | "messages">("prompt");
   const prompt = result.prompt ?? null;
   const shown = prompt ? view : "messages";
+  const marks = useBreakpointMarks(preview);
   return (
     <div className={stale ? "preview-body stale" : "preview-body"}>
       <div className="totals">
@@ -125,6 +134,7 @@ function PreviewBody({ preview, stale }: { preview: Preview; stale: boolean }) {
             <BuiltRow
               key={i}
               message={result.messages[i]!}
+              mark={marks.get(i)}
               open={open === i}
               style={style}
               measure={measure}
@@ -276,6 +286,8 @@ const BuiltRow = memo(BuiltRowView, (a, b) => {
   const y = b.message;
   return (
     a.open === b.open &&
+    a.mark?.depth === b.mark?.depth &&
+    a.mark?.stable === b.mark?.stable &&
     a.style?.top === b.style?.top &&
     a.measure === b.measure &&
     x.role === y.role &&
@@ -289,12 +301,15 @@ const BuiltRow = memo(BuiltRowView, (a, b) => {
 
 function BuiltRowView({
   message,
+  mark,
   open,
   style,
   measure,
   onToggle,
 }: {
   message: BuiltMessage;
+  /** The request's cache breakpoint after this message, if it has one. */
+  mark?: BreakpointMark;
   open: boolean;
   style?: React.CSSProperties;
   measure?: (el: HTMLElement | null) => void;
@@ -305,11 +320,12 @@ function BuiltRowView({
     <li
       ref={measure}
       style={style}
-      className={`built-message role-${message.role} src-${kind}${open ? " open" : ""}`}
+      className={`built-message role-${message.role} src-${kind}${open ? " open" : ""}${mark ? " cache-mark" : ""}`}
       data-source={sourceLabel(message.source)}
     >
       <MessageHead message={message} open={open} onToggle={onToggle} />
       <div className={open ? "built-content open" : "built-content"}>{message.content}</div>
+      {mark && <CacheBreakpointMark mark={mark} />}
     </li>
   );
 }

@@ -1,106 +1,20 @@
 import { describe, expect, it } from "vitest";
-import type { BuiltMessage, Role } from "../../bindings";
-import { alignMessages, defaultCompareModel, foldRows, summarize, type DiffRow } from "./compare";
+import { defaultCompareModel, foldRows, signed, summarize, type Row } from "./compare";
 
-function template(id: string, content = `text of ${id}`, role: Role = "system"): BuiltMessage {
-  return { role, content, tokens: 5, exact: true, source: { kind: "template", templateId: id, placement: { mode: "list" } } };
-}
-
-function history(index: number, content = `message ${index}`): BuiltMessage {
-  return {
-    role: index % 2 === 0 ? "user" : "assistant",
-    content,
-    tokens: 5,
-    exact: true,
-    source: { kind: "history", historyIndex: index, placement: { mode: "list" } },
-  };
-}
-
-function historyRun(from: number, to: number): BuiltMessage[] {
-  return Array.from({ length: to - from }, (_, i) => history(from + i));
-}
-
-/** The rows as `kind:left:right` strings, for readable expectations. */
-const show = (rows: DiffRow[]) => rows.map((r) => `${r.kind}:${r.left ?? "-"}:${r.right ?? "-"}`);
-
-/** Every message of both sides appears exactly once, in its side's order. */
-function expectComplete(rows: DiffRow[], left: number, right: number) {
-  expect(rows.flatMap((r) => (r.left === null ? [] : [r.left]))).toEqual(Array.from({ length: left }, (_, i) => i));
-  expect(rows.flatMap((r) => (r.right === null ? [] : [r.right]))).toEqual(Array.from({ length: right }, (_, i) => i));
-}
-
-describe("aligning two built contexts", () => {
-  it("pairs identical lists row by row, all the same", () => {
-    const list = [template("main"), ...historyRun(0, 3), template("style")];
-    const rows = alignMessages(list, list.map((m) => ({ ...m })));
-    expect(show(rows)).toEqual(["same:0:0", "same:1:1", "same:2:2", "same:3:3", "same:4:4"]);
-    expect(summarize(rows).differ).toBe(0);
+describe("summarizing the rows", () => {
+  it("counts the rows that differ, by kind", () => {
+    const rows: Row[] = ["same", "changed", "left", "same", "right", "right"].map((kind) => ({ kind }) as Row);
+    expect(summarize(rows)).toEqual({ differ: 4, changed: 1, onlyLeft: 1, onlyRight: 2 });
+    expect(summarize([])).toEqual({ differ: 0, changed: 0, onlyLeft: 0, onlyRight: 0 });
   });
 
-  it("shows a moved message as gone from one place and come in another", () => {
-    const left = [template("main"), template("style"), ...historyRun(0, 2)];
-    const right = [template("main"), ...historyRun(0, 2), template("style")];
-    const rows = alignMessages(left, right);
-    expect(show(rows)).toEqual(["same:0:0", "left:1:-", "same:2:1", "same:3:2", "right:-:3"]);
-    expect(summarize(rows)).toEqual({ differ: 2, changed: 0, onlyLeft: 1, onlyRight: 1 });
-    expectComplete(rows, 4, 4);
-  });
-
-  it("pairs a message of one source whose text differs as changed", () => {
-    const left = [template("main", "You are Ann."), history(0), template("style")];
-    const right = [template("main", "You are Ann, an assistant."), history(0), template("style")];
-    expect(show(alignMessages(left, right))).toEqual(["changed:0:0", "same:1:1", "same:2:2"]);
-  });
-
-  it("counts a changed role as a change", () => {
-    const rows = alignMessages([template("note", "x", "system")], [template("note", "x", "user")]);
-    expect(show(rows)).toEqual(["changed:0:0"]);
-  });
-
-  it("prefers identical pairs to changed ones in the middle", () => {
-    const left = [template("a"), template("b", "one"), template("c"), template("b", "two"), template("z")];
-    const right = [template("a", "A"), template("b", "two"), template("z", "Z")];
-    const rows = alignMessages(left, right);
-    expect(show(rows)).toEqual(["changed:0:0", "left:1:-", "left:2:-", "same:3:1", "changed:4:2"]);
-  });
-
-  it("puts every message of the only non-empty side on a row of its own", () => {
-    const list = [template("main"), history(0)];
-    expect(show(alignMessages(list, []))).toEqual(["left:0:-", "left:1:-"]);
-    expect(show(alignMessages([], list))).toEqual(["right:-:0", "right:-:1"]);
-    expect(alignMessages([], [])).toEqual([]);
-  });
-
-  it("aligns a long history whose head differs in one pass over the shared stretch", () => {
-    const n = 20_000;
-    const left = [template("main"), template("claude-only"), ...historyRun(0, n), template("style")];
-    const right = [template("main", "shorter"), ...historyRun(0, n), template("style")];
-    const started = performance.now();
-    const rows = alignMessages(left, right);
-    expect(performance.now() - started).toBeLessThan(1000);
-    expect(show(rows.slice(0, 3))).toEqual(["changed:0:0", "left:1:-", "same:2:1"]);
-    expect(rows).toHaveLength(n + 3);
-    expect(summarize(rows)).toEqual({ differ: 2, changed: 1, onlyLeft: 1, onlyRight: 0 });
-    expectComplete(rows, n + 3, n + 2);
-  });
-
-  it("keeps a long middle it cannot tabulate aligned by the sources both sides hold once", () => {
-    // The right side dropped the oldest history and rewrote every message: no shared head or tail.
-    const n = 3000;
-    const left = [template("main"), ...historyRun(0, n)];
-    const right = [template("other"), ...historyRun(500, n).map((m) => ({ ...m, content: m.content + "!" })), template("end")];
-    const rows = alignMessages(left, right);
-    expectComplete(rows, n + 1, n - 500 + 2);
-    const s = summarize(rows);
-    expect(s.changed).toBe(n - 500);
-    expect(s.onlyLeft).toBe(1 + 500);
-    expect(s.onlyRight).toBe(2);
+  it("writes a token difference with its sign", () => {
+    expect([signed(120), signed(-40), signed(0)]).toEqual(["+120", "−40", "±0"]);
   });
 });
 
 describe("folding identical runs", () => {
-  const rows = (kinds: string): DiffRow[] =>
-    [...kinds].map((k, i) => ({ kind: k === "s" ? "same" : "changed", left: i, right: i }));
+  const rows = (kinds: string): Row[] => [...kinds].map((k) => ({ kind: k === "s" ? "same" : "changed" }));
   const shape = (shown: ReturnType<typeof foldRows>) =>
     shown.map((s) => (s.kind === "folded" ? `[${s.count}]` : s.row.kind[0])).join("");
 
