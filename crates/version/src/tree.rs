@@ -119,21 +119,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_line_names_the_version_and_the_short_commit() {
+    fn the_line_names_the_short_commit_and_marks_a_dirty_tree_after_it() {
         let commit = "269d4c6a1b2c3d4e5f60718293a4b5c6d7e8f901";
-        assert_eq!(
-            version_line("0.1.0", Some(commit), false),
-            "0.1.0 (269d4c6a1b2c)"
-        );
-    }
-
-    #[test]
-    fn a_dirty_tree_is_marked_after_the_commit() {
-        let commit = "269d4c6a1b2c3d4e5f60718293a4b5c6d7e8f901";
-        assert_eq!(
-            version_line("0.1.0", Some(commit), true),
-            "0.1.0 (269d4c6a1b2c-dirty)"
-        );
+        let clean = version_line("0.1.0", Some(commit), false);
+        assert_eq!(clean, "0.1.0 (269d4c6a1b2c)");
+        let dirty = version_line("0.1.0", Some(commit), true);
+        assert_eq!(dirty, "0.1.0 (269d4c6a1b2c-dirty)");
     }
 
     #[test]
