@@ -59,6 +59,8 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             commands::send::calibration,
             commands::instruct::instruct_templates,
             commands::instruct::check_chat_template,
+            commands::about::about,
+            commands::about::open_database_folder,
         ])
         .events(collect_events![commands::transfer::FileDropped])
         // The keys a preset's extra body fields may not set: the engine's own list, not a copy.

@@ -118,6 +118,10 @@ export const commands = {
 	 *  engine's words.
 	 */
 	checkChatTemplate: (request: PreviewRequest, chatTemplate: string, bos: string, eos: string) => typedError<JinjaCheck, AppError>(__TAURI_INVOKE("check_chat_template", { request, chatTemplate, bos, eos })),
+	/**  The version the app was built as and the database it uses. */
+	about: () => typedError<About, AppError>(__TAURI_INVOKE("about")),
+	/**  Opens the folder that holds the database in the system's file manager. */
+	openDatabaseFolder: () => typedError<null, AppError>(__TAURI_INVOKE("open_database_folder")),
 };
 
 /** Events */
@@ -129,6 +133,20 @@ export const events = {
 export const RESERVED_EXTRA_KEYS = ["messages","model","stream","stream_options","system","contents","systemInstruction","system_instruction","generationConfig","generation_config","prompt"] as const;
 
 /* Types */
+/**  The app's version and database, for an About dialog. */
+export type About = {
+	/**  The workspace version, `0.1.0`. */
+	version: string,
+	/**  The full hash of the commit the app was built from; null when it was built without git. */
+	commit: string | null,
+	/**  Whether tracked files had uncommitted changes when the app was built. */
+	dirty: boolean,
+	/**  The version as `promptloom --version` prints it: `0.1.0 (269d4c6a1b2c-dirty)`. */
+	versionLine: string,
+	/**  The database file the app uses. */
+	databasePath: string,
+};
+
 export type ActivatedEntry = {
 	entryId: string,
 	name?: string | null,

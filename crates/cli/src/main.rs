@@ -23,7 +23,8 @@ use crate::error::CliError;
 #[derive(Debug, Parser)]
 #[command(
     name = "promptloom",
-    version,
+    // The same line as the app's: the workspace version, the commit and a dirty mark.
+    version = promptloom_version::VERSION_LINE,
     about = "Assemble and inspect LLM prompt contexts from agent presets."
 )]
 struct Cli {

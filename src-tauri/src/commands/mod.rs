@@ -3,6 +3,7 @@
 //! through the generated `bindings.ts`.
 //! They are grouped by domain, one module each; what several share lives here.
 
+pub mod about;
 pub mod changes;
 pub mod connections;
 pub mod instruct;
