@@ -4,6 +4,7 @@ import { useT } from "../../app/useT";
 import { sourceDetail, sourceLabel } from "../preview/source";
 import { escapeText, markSpecial, runsOf, segmentsOf, specialTokenPattern, trailingWhitespace, type Run } from "./segments";
 import { ChatTemplateCheck } from "./ChatTemplateCheck";
+import { CopyButton } from "../../components/CopyButton";
 
 /**
  * The text-completion view of the preview (RULES 5.12): the prompt string exactly as the model
@@ -43,7 +44,7 @@ export function PromptString({
           <span className="ps-message">{t("prompt.legendMessage")}</span>
           <mark className="special-token">{t("prompt.legendSpecial")}</mark>
         </span>
-        <CopyButton text={prompt.prompt} />
+        <CopyButton text={prompt.prompt} testId="prompt-copy" />
       </div>
       <PromptText
         prompt={prompt}
@@ -201,46 +202,4 @@ function runNode(run: Run, key: string | number): ReactNode {
     );
   }
   return <span key={key}>{run.text}</span>;
-}
-
-/** Copies `text` exactly: the clipboard API where the page may use it, else a selection. */
-export async function copyText(text: string): Promise<boolean> {
-  try {
-    await navigator.clipboard.writeText(text);
-    return true;
-  } catch {
-    const area = document.createElement("textarea");
-    area.value = text;
-    area.setAttribute("readonly", "");
-    area.style.position = "fixed";
-    area.style.opacity = "0";
-    document.body.appendChild(area);
-    area.select();
-    try {
-      return document.execCommand("copy");
-    } catch {
-      return false;
-    } finally {
-      area.remove();
-    }
-  }
-}
-
-function CopyButton({ text }: { text: string }) {
-  const t = useT();
-  const [done, setDone] = useState<"copied" | "failed" | null>(null);
-  return (
-    <button
-      type="button"
-      data-testid="prompt-copy"
-      onClick={() => {
-        void copyText(text).then((ok) => {
-          setDone(ok ? "copied" : "failed");
-          setTimeout(() => setDone(null), 2000);
-        });
-      }}
-    >
-      {done === "copied" ? t("prompt.copied") : done === "failed" ? t("prompt.copyFailed") : t("prompt.copy")}
-    </button>
-  );
 }
