@@ -7,6 +7,8 @@ import { SaveState } from "./app/SaveState";
 import { CrashNotice } from "./app/CrashNotice";
 import { ConflictDialog } from "./app/ConflictDialog";
 import { CloseGuard } from "./app/CloseGuard";
+import { AboutButton } from "./app/AboutDialog";
+import { Tour } from "./app/Tour";
 import { ImportDialog } from "./features/presets/ImportDialog";
 import { inspectImport } from "./features/presets/importing";
 import { ExportDialog } from "./features/presets/ExportDialog";
@@ -93,6 +95,7 @@ export function App() {
               </option>
             ))}
           </select>
+          <AboutButton />
         </div>
       </header>
       <CrashNotice />
@@ -105,6 +108,7 @@ export function App() {
       <ExportDialog />
       <ConflictDialog />
       <CloseGuard />
+      <Tour />
     </div>
   );
 }

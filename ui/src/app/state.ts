@@ -49,6 +49,8 @@ export interface AppState {
   conflict: { id: string; name: string } | null;
   /** The preset not opened at start because the app closed while previewing it last time. */
   crashNotice: string | null;
+  /** The step of the first-run tour shown (0 to 2), or null when the tour is not shown. */
+  tour: number | null;
   undo: Snapshot[];
   redo: Snapshot[];
   theme: Theme;
@@ -82,6 +84,7 @@ export const initial: AppState = {
   save: { state: "saved" },
   conflict: null,
   crashNotice: null,
+  tour: null,
   undo: [],
   redo: [],
   theme: "light",
@@ -128,4 +131,6 @@ export const SETTINGS = {
   connection: "ui.connection",
   /** The preset whose preview at start has not returned yet: set before, cleared after. */
   opening: "ui.opening",
+  /** Set once the first-run tour was finished or skipped: it is not shown at start again. */
+  tourSeen: "ui.tourSeen",
 };

@@ -45,7 +45,7 @@ export async function start() {
       api.knownModels(),
     ]);
     const read = async (key: string) => (await api.getSetting(key)) ?? null;
-    const [presetId, sessionId, model, theme, language, editorMode, opening] = await Promise.all([
+    const [presetId, sessionId, model, theme, language, editorMode, opening, tourSeen] = await Promise.all([
       read(SETTINGS.preset),
       read(SETTINGS.session),
       read(SETTINGS.model),
@@ -53,6 +53,7 @@ export async function start() {
       read(SETTINGS.language),
       read(SETTINGS.editorMode),
       read(SETTINGS.opening),
+      read(SETTINGS.tourSeen),
     ]);
     set({
       presets,
@@ -62,6 +63,8 @@ export async function start() {
       theme: theme === "dark" ? "dark" : "light",
       language: language === "zh-CN" ? "zh-CN" : "en",
       editorMode: editorMode === "advanced" ? "advanced" : "simple",
+      // The first start shows the tour, over the same render as the panes it points at.
+      tour: tourSeen === null ? 0 : null,
       ready: true,
     });
     const firstPreset = presets.find((p) => p.id === presetId) ?? presets[0];
@@ -84,6 +87,28 @@ export async function start() {
 
 export function dismissCrashNotice() {
   set({ crashNotice: null });
+}
+
+// ---- the first-run tour ---------------------------------------------------------------------
+
+/** The tour's steps: the library and recipe, the preview, the import. */
+export const TOUR_STEPS = 3;
+
+/** Shows the tour from its first step (at the first start, or asked for from the About dialog). */
+export function startTour() {
+  set({ tour: 0 });
+}
+
+/** Shows step `step` of the tour; past the last one the tour ends as finished. */
+export function showTourStep(step: number) {
+  if (step >= TOUR_STEPS) endTour();
+  else set({ tour: Math.max(0, step) });
+}
+
+/** Closes the tour, finished or skipped; it is not shown at start again. */
+export function endTour() {
+  set({ tour: null });
+  void api.setSetting(SETTINGS.tourSeen, "1");
 }
 
 // ---- presets --------------------------------------------------------------------------------

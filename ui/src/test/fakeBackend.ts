@@ -95,7 +95,17 @@ export function fakeBackend() {
   /** Each preset's revision: every save moves it on; a save over an older one is a conflict. */
   const revisions = new Map<string, number>([["helper", 1]]);
   const sessions = new Map<string, Chat>([["chat-1", sampleSession()]]);
-  const settings = new Map<string, string>();
+  // The first-run tour was seen: it would stand over the panes other tests look at; the tour's
+  // own tests delete the setting.
+  const settings = new Map<string, string>([["ui.tourSeen", "1"]]);
+  /** What the About dialog reads. */
+  const about: import("../bindings").About = {
+    version: "0.1.0",
+    commit: "269d4c6a1b2c3d4e5f60718293a4b5c6d7e8f901",
+    dirty: false,
+    versionLine: "0.1.0 (269d4c6a1b2c)",
+    databasePath: "/home/someone/.local/share/promptloom/promptloom.db",
+  };
   /** What the export commands wrote, by path. */
   const exported = new Map<string, { format: string; preset?: AgentPreset; session?: Chat }>();
   /** The files chosen or dropped so far, by the id the page names them by. */
@@ -202,6 +212,10 @@ export function fakeBackend() {
         return settings.get(args.key as string) ?? null;
       case "set_setting":
         settings.set(args.key as string, args.value as string);
+        return null;
+      case "about":
+        return { ...about };
+      case "open_database_folder":
         return null;
       case "get_preset": {
         const preset = presets.get(args.id as string);
@@ -517,6 +531,7 @@ export function fakeBackend() {
     revisions,
     sessions,
     settings,
+    about,
     exported,
     dialogs,
     /** Command `cmd` fails the next `count` times with `error`. */
