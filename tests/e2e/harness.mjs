@@ -13,6 +13,8 @@ const execFileAsync = promisify(execFile);
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 export const APP = process.env.PROMPTLOOM_APP ?? path.join(ROOT, "target/debug/promptloom-app");
+/** The command-line tool, built alongside the app. */
+export const CLI = process.env.PROMPTLOOM_CLI ?? path.join(ROOT, "target/debug/promptloom");
 export const SHOTS = path.join(ROOT, "tests/e2e/screenshots");
 mkdirSync(SHOTS, { recursive: true });
 
@@ -59,8 +61,12 @@ export function scratchDatabase() {
   return { path: path.join(dir, "promptloom.db"), remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** Starts the app on `db` and returns the WebDriver session and a `close` that ends both. */
-export async function launch(db, ready = '[data-testid="new-preset"]') {
+/**
+ * Starts the app on `db` and returns the WebDriver session and a `close` that ends both. A new
+ * database's first start shows the first-run tour over the panes; it is skipped (which the app
+ * stores in `db`) unless `tour` is set, for the tests of the tour.
+ */
+export async function launch(db, ready = '[data-testid="new-preset"]', { tour = false } = {}) {
   const port = await freePort();
   const driverBin = process.env.TAURI_DRIVER ?? "tauri-driver";
   const driver = spawn(
@@ -82,6 +88,12 @@ export async function launch(db, ready = '[data-testid="new-preset"]') {
       capabilities: { "tauri:options": { application: APP } },
     });
     await browser.$(ready).waitForExist({ timeout: 20000 });
+    // The tour shows in the same render as the panes, or not at all.
+    const skip = await browser.$('[data-testid="tour-skip"]');
+    if (!tour && (await skip.isExisting())) {
+      await skip.click();
+      await browser.$('[data-testid="tour"]').waitForExist({ reverse: true, timeout: 5000 });
+    }
     return {
       browser,
       async close() {

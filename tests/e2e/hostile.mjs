@@ -7,10 +7,9 @@ import { execFile, spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
-import { answerDialog, launch, ROOT, scratchDatabase, shot, until } from "./harness.mjs";
+import { answerDialog, CLI, launch, scratchDatabase, shot, until } from "./harness.mjs";
 
 const execFileAsync = promisify(execFile);
-const CLI = process.env.PROMPTLOOM_CLI ?? path.join(ROOT, "target/debug/promptloom");
 // Names the Chinese UI shows as they are: products, formats, units, the model picked.
 const NAMES = new Set(["Token", "SillyTavern", "Promptloom", "PDF", "API", "ID", "KiB", "MiB", "MB", "gpt-4o"]);
 

@@ -13,6 +13,7 @@ import { generationTests } from "./generation.mjs";
 import { textCompletionTests } from "./textCompletion.mjs";
 import { tokenTests } from "./tokens.mjs";
 import { changesTests } from "./changes.mjs";
+import { aboutTests } from "./about.mjs";
 
 const tests = [];
 const test = (name, fn) => tests.push({ name, fn });
@@ -349,6 +350,7 @@ generationTests(test, () => app);
 textCompletionTests(test, () => app);
 tokenTests(test, () => app);
 changesTests(test, () => app);
+aboutTests(test, () => app, (next) => (app = next), db);
 
 test("a damaged database is reported in the window and left as it was", async () => {
   await app.close();
