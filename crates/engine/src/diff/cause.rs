@@ -179,17 +179,7 @@ fn by_trace(
 
 /// The expansion of the text `source` came from: where the assembler expanded it.
 fn trace<'t>(traces: &'t [ExpansionTrace], source: &Source) -> Option<&'t ExpansionTrace> {
-    let position = match (source.kind, &source.template_id, source.step_index) {
-        (SourceKind::Template, Some(id), Some(step)) => format!("template:{id}#{step}"),
-        (kind, _, _) => {
-            let id = source
-                .entry_id
-                .as_deref()
-                .or(source.template_id.as_deref())
-                .unwrap_or("injection");
-            format!("{}:{id}", kind.as_str())
-        }
-    };
+    let position = source.expansion_position();
     traces.iter().find(|t| t.position == position)
 }
 

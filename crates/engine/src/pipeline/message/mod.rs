@@ -158,6 +158,25 @@ impl Source {
         }
     }
 
+    /// Where a text of this source is expanded, as the macro warnings, `{{pick}}`'s seed and the
+    /// turn-to-turn diff's traces name it: `template:ID#STEP` for a recipe step's template, else
+    /// `KIND:ID` with the lorebook entries, the template or `injection`.
+    pub fn expansion_position(&self) -> String {
+        match (self.kind, &self.template_id, self.step_index) {
+            (SourceKind::Template, Some(id), Some(step)) => format!("template:{id}#{step}"),
+            (kind, _, _) => format!("{}:{}", kind.as_str(), self.expansion_id()),
+        }
+    }
+
+    /// What a placed text is named by in [`Source::expansion_position`]: its lorebook entries,
+    /// else its template, else `injection`.
+    pub fn expansion_id(&self) -> &str {
+        self.entry_id
+            .as_deref()
+            .or(self.template_id.as_deref())
+            .unwrap_or("injection")
+    }
+
     /// A short label for people: `template sys · depth 2`, `history #4`.
     pub fn badge(&self) -> String {
         let mut s = self.kind.as_str().to_string();

@@ -726,15 +726,15 @@ fn instantiate_steps(
             .or(template.content.as_deref())
             .unwrap_or("");
         let raw = st.step_text(&template.id, preset.character.as_ref(), raw);
-        let content = macros.expand(&raw, &format!("template:{}#{step_index}", template.id), log);
+        let mut source = Source::new(SourceKind::Template, Placement::List);
+        source.template_id = Some(template.id.clone());
+        source.step_index = Some(step_index as u32);
+        let content = macros.expand(&raw, &source.expansion_position(), log);
         let content = rules.apply(role, content, regex_growth);
         if content.trim().is_empty() {
             log.push(LogLine::Info(texts::STEP_EMPTY.part("step", label)));
             continue;
         }
-        let mut source = Source::new(SourceKind::Template, Placement::List);
-        source.template_id = Some(template.id.clone());
-        source.step_index = Some(step_index as u32);
         let message = PipelineMessage::new(role, content, source);
         match classify(&strategy) {
             Class::List => {

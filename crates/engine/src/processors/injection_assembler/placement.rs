@@ -23,16 +23,10 @@ pub(super) fn place_candidates(
     let mut folded = Folded::default();
     let fold_examples = fold_examples && layout.anchors.contains_key(EXAMPLES_ANCHOR);
     for (i, candidate) in candidates.into_iter().enumerate() {
-        let position = candidate
-            .source
-            .entry_id
-            .as_deref()
-            .or(candidate.source.template_id.as_deref())
-            .unwrap_or("injection")
-            .to_string();
+        let position = candidate.source.expansion_id().to_string();
         let content = macros.expand(
             &candidate.content,
-            &format!("{}:{position}", candidate.source.kind.as_str()),
+            &candidate.source.expansion_position(),
             log,
         );
         if content.trim().is_empty() {
