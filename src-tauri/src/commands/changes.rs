@@ -6,14 +6,14 @@ use std::sync::Arc;
 
 use promptloom_engine::assets::InlineAssets;
 use promptloom_engine::diff::{diff, previous_turn, BuildDiff, Side};
-use promptloom_engine::model::{Role, Session};
+use promptloom_engine::model::Role;
 use promptloom_engine::BuildOptions;
 use promptloom_library::send;
 use serde::{Deserialize, Serialize};
 use tauri::AppHandle;
 
 use super::blocking;
-use super::preview::{build_with, PreviewRequest};
+use super::preview::{build_with, session_of, PreviewRequest};
 use crate::error::AppError;
 use crate::state::AppState;
 
@@ -65,10 +65,7 @@ pub async fn changes(app: AppHandle, request: ChangesRequest) -> Result<Changes,
 
 fn compare(s: &AppState, request: &ChangesRequest) -> Result<Changes, AppError> {
     let right_request = &request.request;
-    let session = match &right_request.session_id {
-        Some(id) => s.session(id)?,
-        None => Arc::new(Session::empty("(no session)")),
-    };
+    let session = session_of(s, right_request)?;
     let now = chrono::Local::now().fixed_offset();
     // The left side: its session, request and time.
     let (left_session, left_request, left_time) = match &request.against {
@@ -84,10 +81,7 @@ fn compare(s: &AppState, request: &ChangesRequest) -> Result<Changes, AppError> 
             )
         }
         Against::Request { request: other } => {
-            let other_session = match &other.session_id {
-                Some(id) => s.session(id)?,
-                None => Arc::new(Session::empty("(no session)")),
-            };
+            let other_session = session_of(s, other)?;
             (other_session, (**other).clone(), now)
         }
         Against::Swipe { position } => {

@@ -145,11 +145,16 @@ pub(super) fn with_build<T>(
     request: &PreviewRequest,
     f: impl FnOnce(BuildResult<'_>, &Session) -> Result<T, AppError>,
 ) -> Result<T, AppError> {
-    let session = match &request.session_id {
-        Some(id) => s.session(id)?,
-        None => Arc::new(Session::empty("(no session)")),
-    };
+    let session = session_of(s, request)?;
     build_on(s, request, &session, f)
+}
+
+/// The stored session `request` names, or an empty one when it names none.
+pub(super) fn session_of(s: &AppState, request: &PreviewRequest) -> Result<Arc<Session>, AppError> {
+    match &request.session_id {
+        Some(id) => s.session(id),
+        None => Ok(Arc::new(Session::empty("(no session)"))),
+    }
 }
 
 /// [`with_build`] over `session` instead of the stored one `request` names (a regenerated
