@@ -8,8 +8,7 @@ pub mod diff;
 mod error;
 pub mod instruct;
 pub mod limits;
-pub mod lorebook_scan;
-pub mod lorebook_st;
+pub mod lorebook;
 pub mod macros;
 pub mod model;
 pub mod pattern;
@@ -22,7 +21,10 @@ pub mod regex_pattern;
 pub mod regex_rule;
 pub mod said;
 pub mod texts;
-pub mod tokens;
+
+/// Token counting lives in its own crate, `promptloom-tokens`; the engine's modules and its
+/// callers reach it here as `tokens`.
+pub use promptloom_tokens as tokens;
 
 pub use build::{build, builtin_processors};
 pub use error::{codes, EngineError};

@@ -17,14 +17,14 @@
 //! Group `load` times reading each family's shipped vocabulary afresh: what the first count of
 //! a family costs.
 //!
-//! The corpora are about 64 KiB each: English prose, Chinese prose, Rust code (the engine's own
+//! The corpora are about 64 KiB each: English prose, Chinese prose, Rust code (this crate's own
 //! sources) and text mixed with emoji. Neither counter caches, so repeating a passage to reach
 //! the size costs what fresh text of the same kind would.
 
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use promptloom_engine::tokens::TokenizerKind;
+use promptloom_tokens::TokenizerKind;
 use tiktoken_rs::CoreBPE;
 
 const CORPUS_BYTES: usize = 64 * 1024;
@@ -60,13 +60,14 @@ Weekend plans: hiking 🥾⛰️ with the family 👨‍👩‍👧‍👦, then
 Flags for the i18n demo: 🇨🇳 🇺🇸 🇩🇪 🇯🇵 🇧🇷 — café, naïve, jalapeño, Zürich, São Paulo 😅\n\
 Reminder: the build is red 🔴 again… who touched the tokenizer?? 🤔😂 (it was me 🙈)\n\n";
 
-/// The engine's own sources: real code, indentation, punctuation, long identifiers.
+/// This crate's own sources: real code, indentation, punctuation, long identifiers.
 const CODE: &[&str] = &[
-    include_str!("../src/processors/injection_assembler/mod.rs"),
-    include_str!("../src/processors/injection_assembler/placement.rs"),
-    include_str!("../src/processors/token_limiter.rs"),
-    include_str!("../src/tokens/mod.rs"),
-    include_str!("../src/pipeline/history.rs"),
+    include_str!("../src/compact_bpe/mod.rs"),
+    include_str!("../src/compact_bpe/read.rs"),
+    include_str!("../src/lib.rs"),
+    include_str!("../src/pieces.rs"),
+    include_str!("../src/hf.rs"),
+    include_str!("../src/families.rs"),
 ];
 
 /// Repeats `parts` until the text is at least `CORPUS_BYTES` long.

@@ -1,14 +1,14 @@
 //! What a vocabulary costs in resident memory (docs/PERFORMANCE.md): run once per vocabulary,
 //! each in a fresh process, on Linux (it reads /proc/self/status).
 //!
-//!     cargo run --release -p promptloom-engine --example vocabulary_memory -- llama3
+//!     cargo run --release -p promptloom-tokens --example vocabulary_memory -- llama3
 //!
 //! Prints the process's resident memory before the vocabulary is loaded, after it is loaded,
 //! and after counting a 64 KiB text with it, and how long the load (the first count) took.
 
 use std::time::Instant;
 
-use promptloom_engine::tokens::TokenizerKind;
+use promptloom_tokens::TokenizerKind;
 
 fn resident_kib() -> (u64, u64) {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
