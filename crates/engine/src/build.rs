@@ -5,10 +5,11 @@
 //! the context and the result) and `processors/` (the built-in processors, which implement the
 //! trait). The framework knows none of its processors; this is the one place that lists them.
 
+use crate::lorebook::Lorebook;
 use crate::pipeline::{BuildRequest, BuildResult, Pipeline, Processor};
 use crate::processors::{
     AssetResolver, AuthorsNote, CharacterNote, ConvertSystemToUser, EnsureAlternation,
-    EphemeralInjection, HistoryOperations, InjectionAssembler, InstructionPinning, Lorebook,
+    EphemeralInjection, HistoryOperations, InjectionAssembler, InstructionPinning,
     MergeConsecutiveRoles, MergeSystemToHead, RegexProcessor, SessionLoader, TokenLimiter,
     TranscriptionProcessor,
 };

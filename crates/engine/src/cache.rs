@@ -11,7 +11,7 @@ use std::hash::{BuildHasherDefault, Hash};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
-use crate::lorebook_scan::KeyIndex;
+use crate::lorebook::scan::KeyIndex;
 use crate::model::{Lorebook, Role};
 use crate::tokens::{KeyHasher, Vocabulary};
 

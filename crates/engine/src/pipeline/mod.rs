@@ -10,15 +10,15 @@ mod config;
 mod context;
 mod generation;
 mod history;
-mod lorebook_report;
 mod message;
 mod result;
 
+/// The lorebook's report, which the build result carries (`crate::lorebook::report`).
+pub use crate::lorebook::report::*;
 pub use config::*;
 pub use context::*;
 pub use generation::*;
 pub use history::History;
-pub use lorebook_report::*;
 pub use message::*;
 pub use result::*;
 

@@ -1,5 +1,6 @@
-//! The built-in processors of RULES 5.1, one file each, named by id. Each implements
-//! `pipeline::Processor`; the engine's `build` module lists them and registers them.
+//! The built-in processors of RULES 5.1, one file each, named by id (the lorebook's lives with the
+//! rest of the lorebook, in `crate::lorebook`). Each implements `pipeline::Processor`; the
+//! engine's `build` module lists them and registers them.
 
 mod asset_resolver;
 mod authors_note;
@@ -10,7 +11,6 @@ mod ephemeral_injection;
 mod history_operations;
 mod injection_assembler;
 mod instruction_pinning;
-mod lorebook;
 mod merge_consecutive_roles;
 mod merge_system_to_head;
 mod regex_processor;
@@ -30,7 +30,6 @@ pub use ephemeral_injection::EphemeralInjection;
 pub use history_operations::HistoryOperations;
 pub use injection_assembler::{expand_for_session, InjectionAssembler};
 pub use instruction_pinning::InstructionPinning;
-pub use lorebook::Lorebook;
 pub use merge_consecutive_roles::MergeConsecutiveRoles;
 pub use merge_system_to_head::MergeSystemToHead;
 pub use regex_processor::{default_rules, RegexProcessor};
