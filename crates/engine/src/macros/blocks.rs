@@ -15,7 +15,8 @@
 
 use std::fmt;
 
-use super::evaluate::{shorten, Expander, Output};
+use super::expander::{Expander, Output};
+use super::text::shorten;
 use crate::said::Said;
 use crate::texts;
 

@@ -2,22 +2,18 @@
 //! RULES 4.4: what each name becomes, the warnings for what stays as written, and the bytes
 //! charged against the expansion's and the build's caps.
 
-use std::collections::HashSet;
-
 use chrono::{Datelike, Timelike};
 
 use super::blocks::is_block_tag;
+use super::env::{has_macros, MAX_EVALUATIONS, MAX_VALUE_DEPTH};
+use super::expander::{Expander, Output, Problem, Value};
 use super::idle::idle_duration;
 use super::random::Dice;
-use super::scan::{char_floor, split_macro};
+use super::scan::split_macro;
+use super::text::shorten;
 use super::variables::add_values;
-use super::{has_macros, MacroEnv, MacroState, MAX_EVALUATIONS, MAX_VALUE_DEPTH};
-use crate::limits::{MACRO_BUILD_BYTES, MACRO_EXPANSION_BYTES, MACRO_VARIABLE_NAME_BYTES};
-use crate::said::Said;
+use crate::limits::MACRO_VARIABLE_NAME_BYTES;
 use crate::texts;
-
-/// Distinct warnings one `expand` call reports at most.
-const MAX_WARNINGS: usize = 50;
 
 const MONTHS: [&str; 12] = [
     "January",
@@ -43,91 +39,7 @@ const WEEKDAYS: [&str; 7] = [
     "Sunday",
 ];
 
-pub(super) enum Output {
-    Text(String),
-    /// The macro stays as written (with the macros in its arguments expanded).
-    Kept,
-    Trim,
-}
-
-pub(super) enum Problem {
-    Unknown,
-    NoArguments,
-    NeedsArguments,
-    BadDice,
-    NoVariableName,
-    LongVariableName,
-    /// A cap was reached; the warning is already given.
-    Stopped,
-}
-
-pub(super) enum Value {
-    Plain(String),
-    /// A value that may itself hold macros (a description with `{{user}}`).
-    Expandable(String),
-    Trim,
-}
-
-pub(super) struct Expander<'x, 'a> {
-    pub(super) env: &'x MacroEnv<'a>,
-    pub(super) state: &'x mut MacroState,
-    pub(super) position: &'x str,
-    pub(super) warnings: Vec<Said>,
-    pub(super) warned: HashSet<Said>,
-    pub(super) evaluations: usize,
-    /// Bytes this expansion's macros have produced (output and stored values).
-    pub(super) produced: usize,
-    /// Set when a cap was reached: every later macro of this expansion stays as written.
-    pub(super) stopped: bool,
-}
-
-impl<'x, 'a> Expander<'x, 'a> {
-    pub(super) fn new(env: &'x MacroEnv<'a>, state: &'x mut MacroState, position: &'x str) -> Self {
-        Expander {
-            env,
-            state,
-            position,
-            warnings: Vec::new(),
-            warned: HashSet::new(),
-            evaluations: 0,
-            produced: 0,
-            stopped: false,
-        }
-    }
-}
-
 impl Expander<'_, '_> {
-    pub(super) fn warn(&mut self, warning: impl FnOnce() -> Said) {
-        if self.warnings.len() >= MAX_WARNINGS {
-            return;
-        }
-        let warning = warning();
-        if self.warned.insert(warning.clone()) {
-            self.warnings.push(warning);
-        }
-    }
-
-    /// Counts `bytes` of macro output (or of a stored value) against this expansion's and this
-    /// build's caps; false, with a warning, when they would cross one.
-    pub(super) fn charge(&mut self, bytes: usize) -> bool {
-        if self.produced + bytes > MACRO_EXPANSION_BYTES {
-            self.stopped = true;
-            self.warn(|| texts::EXPANSION_CAP.with("size", in_words(MACRO_EXPANSION_BYTES)));
-            return false;
-        }
-        if self.state.produced + bytes > MACRO_BUILD_BYTES {
-            self.stopped = true;
-            // Said once per build, where it happened; later expansions stay as written.
-            if !std::mem::replace(&mut self.state.exhausted, true) {
-                self.warn(|| texts::BUILD_CAP.with("size", in_words(MACRO_BUILD_BYTES)));
-            }
-            return false;
-        }
-        self.produced += bytes;
-        self.state.produced += bytes;
-        true
-    }
-
     /// Evaluates one macro whose arguments are already expanded (`body`); `raw` is its source.
     pub(super) fn evaluate(&mut self, body: &str, raw: &str, depth: usize) -> Output {
         // Block tags were resolved, or warned about, before the scan.
@@ -336,18 +248,4 @@ fn spaced_roll(body: &str) -> Option<&str> {
 /// A message index as the id macros say it: empty when there is none.
 fn index_text(index: Option<usize>) -> String {
     index.map(|i| i.to_string()).unwrap_or_default()
-}
-
-/// A macro's source as a warning shows it: long ones are cut.
-pub(super) fn shorten(raw: &str) -> String {
-    const SHOWN: usize = 80;
-    if raw.len() <= SHOWN {
-        return raw.to_string();
-    }
-    format!("{}…", &raw[..char_floor(raw, SHOWN)])
-}
-
-/// A cap in words: "2 MiB".
-pub(super) fn in_words(bytes: usize) -> String {
-    format!("{} MiB", bytes >> 20)
 }

@@ -3,7 +3,7 @@
 //! environment says so. Each replacement counts against the caps like a macro's output
 //! (RULES 4.4); past a cap the rest stays as written.
 
-use super::evaluate::Expander;
+use super::expander::Expander;
 
 /// The tags after their `<`, in lower case, with whether each is the user's name.
 const TAGS: [(&str, bool); 5] = [

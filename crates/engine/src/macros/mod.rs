@@ -42,172 +42,43 @@
 //! Blocks (`{{#if NAME}}…{{else}}…{{/if}}`, `{{#unless NAME}}…{{/unless}}`) are resolved first,
 //! in `blocks.rs`: a block is taken when the macro it names expands to more than white space.
 //!
-//! The module's files: `blocks.rs` resolves the blocks, `scan.rs` parses (the left-to-right scan, a macro's name and arguments),
-//! `evaluate.rs` evaluates one macro within the caps, `variables.rs` holds `{{setvar}}` and
-//! `{{addvar}}`, `random.rs` the seeded generator, `{{pick}}` and the dice.
+//! The module's files, each using only those listed before it: `random.rs` the seeded generator
+//! and the dice; `idle.rs` times in words; `env.rs` what an expansion reads and what a build's
+//! expansions share; `expander.rs` one expansion's bookkeeping (warnings, the caps charged,
+//! `{{pick}}`'s seeds); `scan.rs` the left-to-right scan, a macro's name and arguments;
+//! `variables.rs` `{{setvar}}` and `{{addvar}}`; `blocks.rs` the blocks; `legacy.rs` the legacy
+//! names; `evaluate.rs` what each macro becomes. `mod.rs` is the entry point over them.
 //!
 //! [`MACRO_EXPANSION_BYTES`]: crate::limits::MACRO_EXPANSION_BYTES
 //! [`MACRO_VARIABLE_BYTES`]: crate::limits::MACRO_VARIABLE_BYTES
 //! [`MACRO_BUILD_BYTES`]: crate::limits::MACRO_BUILD_BYTES
 
 mod blocks;
+mod env;
 mod evaluate;
+mod expander;
 mod idle;
 mod legacy;
 mod random;
 mod scan;
 #[cfg(test)]
 mod tests;
+mod text;
 mod variables;
 
-use std::collections::{BTreeMap, HashMap};
-
 use chrono::{DateTime, FixedOffset};
-use xxhash_rust::xxh3::xxh3_64_with_seed;
 
 pub use blocks::{block_problems, BlockProblem, BlockProblemKind, MAX_BLOCK_DEPTH};
-use evaluate::Expander;
-use random::{SplitMix64, RANDOM_STREAM};
-
-/// How many times a macro value holding macros is expanded again; a value that names itself
-/// stops here.
-pub const MAX_VALUE_DEPTH: usize = 4;
-/// Macros one `expand` call evaluates at most; later ones stay as written.
-pub const MAX_EVALUATIONS: usize = 10_000;
-
-pub struct MacroEnv<'a> {
-    pub user: &'a str,
-    pub char_name: &'a str,
-    pub description: &'a str,
-    pub personality: &'a str,
-    pub scenario: &'a str,
-    pub persona: &'a str,
-    pub mes_examples: &'a str,
-    /// `{{wiBefore}}` and `{{wiAfter}}`: the lorebook's texts for the places before and after the
-    /// character, when a template writes them itself (RULES 4.2).
-    pub wi_before: &'a str,
-    pub wi_after: &'a str,
-    pub summary: &'a str,
-    pub model: &'a str,
-    pub last_message: &'a str,
-    pub last_user_message: &'a str,
-    pub last_char_message: &'a str,
-    /// `{{lastMessageId}}`: the stored index of the newest message (the input counts), if any.
-    pub last_message_id: Option<usize>,
-    /// `{{firstIncludedMessageId}}`: the stored index of the oldest history message the build
-    /// reads, if any.
-    pub first_included_message_id: Option<usize>,
-    /// `{{idle_duration}}`: when the user's message before the newest message was written, as
-    /// stored (`createdAt`).
-    pub idle_since: Option<&'a str>,
-    /// `<USER>`, `<BOT>`, `<CHAR>` (and `<GROUP>`, `<CHARIFNOTGROUP>`) stand for the names
-    /// (RULES 4.2; a setting of the assembler).
-    pub legacy_names: bool,
-    pub timestamp: DateTime<FixedOffset>,
-    pub session_id: &'a str,
-    pub message_count: usize,
-}
-
-/// What macros carry from one `expand` call to the next within a build: the variables and the
-/// random stream.
-pub struct MacroState {
-    variables: BTreeMap<String, String>,
-    seed: u64,
-    random: SplitMix64,
-    /// How many `pick`s each position has had in this build.
-    picks: HashMap<String, u64>,
-    /// Bytes this build's macros have produced so far: their output and the values they stored.
-    produced: usize,
-    /// Set when `produced` reached [`MACRO_BUILD_BYTES`]: every later macro stays as written.
-    exhausted: bool,
-    /// The macros evaluated since the last [`MacroState::take_trace`], in order, at most
-    /// [`crate::limits::MACRO_TRACE_ENTRIES`] a build.
-    trace: Vec<MacroUse>,
-    traced: usize,
-    /// Whether evaluations are recorded at all ([`MacroState::traced`]).
-    tracing: bool,
-}
-
-/// One macro evaluation as the turn-to-turn diff reads it: the name as written and a hash of
-/// what it produced. Two builds whose expansions of the same text differ first at one macro
-/// changed because of it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MacroUse {
-    pub name: String,
-    pub output: u64,
-}
-
-impl MacroState {
-    pub fn new(env: &MacroEnv<'_>, variables: BTreeMap<String, String>) -> Self {
-        let seed = xxh3_64_with_seed(env.session_id.as_bytes(), env.message_count as u64);
-        MacroState {
-            variables,
-            seed,
-            random: SplitMix64(seed ^ RANDOM_STREAM),
-            picks: HashMap::new(),
-            produced: 0,
-            exhausted: false,
-            trace: Vec::new(),
-            traced: 0,
-            tracing: false,
-        }
-    }
-
-    /// The same state recording each evaluation for [`MacroState::take_trace`].
-    pub fn traced(mut self) -> Self {
-        self.tracing = true;
-        self
-    }
-
-    /// The macros evaluated since the last call, in order.
-    pub fn take_trace(&mut self) -> Vec<MacroUse> {
-        std::mem::take(&mut self.trace)
-    }
-
-    fn record(&mut self, name: &str, output: &str) {
-        if self.tracing && self.traced < crate::limits::MACRO_TRACE_ENTRIES {
-            self.traced += 1;
-            self.trace.push(MacroUse {
-                name: name.to_string(),
-                output: xxhash_rust::xxh3::xxh3_64(output.as_bytes()),
-            });
-        }
-    }
-
-    pub fn variables(&self) -> &BTreeMap<String, String> {
-        &self.variables
-    }
-
-    /// Bytes this build's macros have produced so far (output and stored values).
-    pub fn produced(&self) -> usize {
-        self.produced
-    }
-}
-
-/// What one text's expansion was made of, for the turn-to-turn diff: where the text comes from
-/// (`template:ID#STEP`, `lorebook:IDS`...), a hash of the text as written, and the macros it
-/// evaluated in order.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ExpansionTrace {
-    pub position: String,
-    pub text: u64,
-    pub macros: Vec<MacroUse>,
-}
-
-pub struct Expansion {
-    pub text: String,
-    /// What stayed as written and why; `Display` gives the English.
-    pub warnings: Vec<crate::said::Said>,
-}
+pub use env::{
+    has_macros, Expansion, ExpansionTrace, MacroEnv, MacroState, MacroUse, MAX_EVALUATIONS,
+    MAX_VALUE_DEPTH,
+};
+use expander::Expander;
 
 /// A stored message's `createdAt` read as a time (RFC 3339, milliseconds since 1970, or
 /// SillyTavern's "November 22, 2026 3:04pm" in the offset of `now`), as the time macros read it.
 pub fn stored_time(created_at: &str, now: &DateTime<FixedOffset>) -> Option<DateTime<FixedOffset>> {
     idle::parse_time(created_at, now)
-}
-
-pub fn has_macros(text: &str) -> bool {
-    text.contains("{{")
 }
 
 /// True when `text` has anything `env` expands: a macro, or a legacy name when they are on.

@@ -1,10 +1,6 @@
 //! Chance (RULES 4.3): one seeded generator per build for `{{random}}` and `{{roll}}`, a seed per
 //! session, position and occurrence for `{{pick}}`, and the dice of `{{roll}}`.
 
-use xxhash_rust::xxh3::xxh3_64_with_seed;
-
-use super::evaluate::Expander;
-
 const MAX_DICE: u64 = 1_000;
 const MAX_SIDES: u64 = 1_000_000_000;
 const MAX_DICE_MODIFIER: i64 = 1_000_000_000_000;
@@ -27,28 +23,6 @@ impl SplitMix64 {
     /// A number in `0..n`; multiply-shift, whose bias (below n / 2^64) does not matter here.
     pub(super) fn below(&mut self, n: u64) -> u64 {
         ((u128::from(self.next_u64()) * u128::from(n)) >> 64) as u64
-    }
-}
-
-impl Expander<'_, '_> {
-    /// The generator for the next `{{pick}}` at this position: the same session, position and
-    /// occurrence always give the same choice.
-    pub(super) fn pick_seed(&mut self) -> SplitMix64 {
-        let occurrence = match self.state.picks.get_mut(self.position) {
-            Some(count) => {
-                *count += 1;
-                *count - 1
-            }
-            None => {
-                self.state.picks.insert(self.position.to_string(), 1);
-                0
-            }
-        };
-        let mut key = Vec::with_capacity(self.position.len() + 9);
-        key.extend_from_slice(self.position.as_bytes());
-        key.push(0xff); // never in UTF-8, so the position cannot run into the count
-        key.extend_from_slice(&occurrence.to_le_bytes());
-        SplitMix64(xxh3_64_with_seed(&key, self.state.seed))
     }
 }
 

@@ -2,7 +2,8 @@
 //! innermost macro closes first and its result becomes part of the enclosing one's arguments;
 //! a macro's name and arguments (`name::a::b` or `name:a,b`).
 
-use super::evaluate::{Expander, Output};
+use super::expander::{Expander, Output};
+use super::text::char_floor;
 use crate::limits::MACRO_NAME_BYTES;
 
 /// One open `{{` during the scan; the bottom frame is the text itself. Every frame writes into
@@ -170,16 +171,4 @@ pub(super) fn split_macro(body: &str) -> Option<(&str, Option<Args<'_>>)> {
             }),
         ),
     })
-}
-
-/// The largest char boundary of `text` at or below `at`.
-pub(super) fn char_floor(text: &str, at: usize) -> usize {
-    if at >= text.len() {
-        return text.len();
-    }
-    let mut end = at;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    end
 }

@@ -1,6 +1,6 @@
 //! The macros' tests: each rule of RULES 4 and its caps, and properties over macro soup.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 
 use proptest::prelude::*;
 

@@ -1,8 +1,9 @@
 //! Variables (RULES 4.2, 4.3): `{{setvar}}` and `{{addvar}}` store values within the variable's
 //! cap; `{{addvar}}` adds numbers and appends anything else.
 
-use super::evaluate::{in_words, shorten, Expander, Problem};
-use super::scan::{char_floor, Args};
+use super::expander::{Expander, Problem};
+use super::scan::Args;
+use super::text::{char_floor, in_words, shorten};
 use crate::limits::{MACRO_VARIABLE_BYTES, MACRO_VARIABLE_NAME_BYTES};
 use crate::texts;
 

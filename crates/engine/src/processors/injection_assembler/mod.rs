@@ -17,15 +17,14 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::regex_processor::too_long_warning;
 use crate::limits::REGEX_BUILD_GROWTH;
-use crate::macros::{expand, has_macros, needs_expansion, ExpansionTrace, MacroEnv, MacroState};
+use crate::macros::MacroEnv;
 use crate::model::{
     AgentPreset, AnchorPosition, Character, ContextRecipe, InjectionStrategy, MessageTemplate,
-    Role, Session, TemplateType,
+    Role, TemplateType,
 };
 use crate::pipeline::{
-    BuildOptions, CompatDefaults, ConfigField, DropAction, DroppedItem, InjectionCandidate,
-    PipelineContext, PipelineMessage, Placement, Processor, ProcessorDescriptor, ResolvedConfig,
-    Source, SourceKind,
+    CompatDefaults, ConfigField, DropAction, DroppedItem, InjectionCandidate, PipelineContext,
+    PipelineMessage, Placement, Processor, ProcessorDescriptor, ResolvedConfig, Source, SourceKind,
 };
 use crate::recipe::choose_recipe;
 use crate::regex_rule::{rewrite, CompiledRule};
@@ -33,9 +32,12 @@ use crate::said::Said;
 use crate::texts;
 use crate::EngineError;
 
+mod macro_env;
 mod placement;
 mod sillytavern;
 
+pub use macro_env::expand_for_session;
+use macro_env::{expand_history, macro_env, LastMessages, Macros};
 use placement::*;
 use sillytavern::*;
 
@@ -357,190 +359,6 @@ fn take_lore_texts(
 enum LogLine {
     Info(Said),
     Warning(Said),
-}
-
-/// The newest history messages of any role, of the user and of the assistant, as the earlier
-/// processors left the history: what `{{lastMessage}}`, `{{lastUserMessage}}` and
-/// `{{lastCharMessage}}` read; and the message indexes and the time `{{lastMessageId}}`,
-/// `{{firstIncludedMessageId}}` and `{{idle_duration}}` read (RULES 4.2).
-struct LastMessages<'s> {
-    any: String,
-    user: String,
-    assistant: String,
-    last_id: Option<usize>,
-    first_included: Option<usize>,
-    idle_since: Option<&'s str>,
-}
-
-impl<'s> LastMessages<'s> {
-    fn of(history: &[PipelineMessage<'_>], session: &'s Session) -> Self {
-        let last_of = |role: Option<Role>| {
-            history
-                .iter()
-                .rev()
-                .find(|m| role.is_none_or(|r| m.role == r))
-                .map(|m| m.content().to_string())
-                .unwrap_or_default()
-        };
-        let stored = session.messages.len();
-        // The input, when appended, is the newest message, numbered after the stored ones.
-        let input = history
-            .last()
-            .is_some_and(|m| m.kind() == SourceKind::Input);
-        let count = stored + usize::from(input);
-        let first_included = history.first().map(|m| match m.history_index() {
-            Some(i) => i as usize,
-            None => stored,
-        });
-        // The user's message before the newest message (RULES 4.2, `{{idle_duration}}`).
-        let before_newest = &session.messages[..stored.saturating_sub(usize::from(!input))];
-        let idle_since = before_newest
-            .iter()
-            .rev()
-            .find(|m| m.role == Role::User)
-            .and_then(|m| m.created_at.as_deref());
-        LastMessages {
-            any: last_of(None),
-            user: last_of(Some(Role::User)),
-            assistant: last_of(Some(Role::Assistant)),
-            last_id: count.checked_sub(1),
-            first_included,
-            idle_since,
-        }
-    }
-
-    fn none() -> Self {
-        LastMessages {
-            any: String::new(),
-            user: String::new(),
-            assistant: String::new(),
-            last_id: None,
-            first_included: None,
-            idle_since: None,
-        }
-    }
-}
-
-/// The macro environment (RULES 4.2): the user profile, the preset's character (its name
-/// falling back to the preset's), the session's summary, the model id, the newest history texts
-/// and the build's timestamp; the session seeds the random macros (RULES 4.3).
-fn macro_env<'x>(
-    preset: &'x AgentPreset,
-    session: &'x Session,
-    model: &'x str,
-    options: &BuildOptions,
-    last: &'x LastMessages<'x>,
-    legacy_names: bool,
-) -> MacroEnv<'x> {
-    let character = preset.character.as_ref();
-    let field = |f: fn(&Character) -> &Option<String>| {
-        character.and_then(|c| f(c).as_deref()).unwrap_or("")
-    };
-    let profile = session.user_profile.as_ref();
-    MacroEnv {
-        user: profile.map(|p| p.name.as_str()).unwrap_or("User"),
-        char_name: character.map(|c| c.name.as_str()).unwrap_or(&preset.name),
-        description: field(|c| &c.description),
-        personality: field(|c| &c.personality),
-        scenario: field(|c| &c.scenario),
-        persona: profile.and_then(|p| p.content.as_deref()).unwrap_or(""),
-        mes_examples: field(|c| &c.example_dialogue),
-        wi_before: "",
-        wi_after: "",
-        summary: session.summary.as_deref().unwrap_or(""),
-        model,
-        last_message: &last.any,
-        last_user_message: &last.user,
-        last_char_message: &last.assistant,
-        last_message_id: last.last_id,
-        first_included_message_id: last.first_included,
-        idle_since: last.idle_since,
-        legacy_names,
-        timestamp: options.timestamp,
-        session_id: &session.id,
-        message_count: session.messages.len(),
-    }
-}
-
-/// `text` with its macros expanded as a build of `preset` over `session` at `timestamp` would
-/// expand them (RULES 4), for a message written into the session outside a build: a new chat's
-/// greeting, which SillyTavern stores with `{{user}}` and `{{char}}` already replaced.
-pub fn expand_for_session(
-    preset: &AgentPreset,
-    session: &Session,
-    text: &str,
-    timestamp: chrono::DateTime<chrono::FixedOffset>,
-) -> String {
-    if !has_macros(text) {
-        return text.to_string();
-    }
-    let last = LastMessages::none();
-    let options = BuildOptions::at(timestamp);
-    let env = macro_env(preset, session, "", &options, &last, false);
-    let variables = preset.variables.clone().unwrap_or_default();
-    let mut state = MacroState::new(&env, variables);
-    crate::macros::expand(text, &env, &mut state, "greeting").text
-}
-
-/// The macros of one assembly: the environment, and the variables and random stream that carry
-/// from one text to the next (RULES 4.3).
-struct Macros<'x> {
-    env: MacroEnv<'x>,
-    state: MacroState,
-    /// With the build option `traceMacros`, each text expanded with the macros it evaluated,
-    /// for the turn-to-turn diff; `None` without it.
-    traces: Option<Vec<ExpansionTrace>>,
-}
-
-impl<'x> Macros<'x> {
-    fn new(env: MacroEnv<'x>, variables: BTreeMap<String, String>, trace: bool) -> Self {
-        let state = MacroState::new(&env, variables);
-        let (state, traces) = if trace {
-            (state.traced(), Some(Vec::new()))
-        } else {
-            (state, None)
-        };
-        Macros { env, state, traces }
-    }
-
-    /// `text` with its macros expanded (RULES 4); each warning is logged under `position`.
-    fn expand(&mut self, text: &str, position: &str, log: &mut Vec<LogLine>) -> String {
-        let expands = needs_expansion(text, &self.env);
-        let out = expands.then(|| expand(text, &self.env, &mut self.state, position));
-        if let Some(traces) = &mut self.traces {
-            traces.push(ExpansionTrace {
-                position: position.to_string(),
-                text: xxhash_rust::xxh3::xxh3_64(text.as_bytes()),
-                macros: self.state.take_trace(),
-            });
-        }
-        let Some(out) = out else {
-            return text.to_string();
-        };
-        log.extend(out.warnings.into_iter().map(|w| {
-            LogLine::Warning(
-                texts::MACRO_WARNING
-                    .with("position", position)
-                    .part("warning", w),
-            )
-        }));
-        out.text
-    }
-}
-
-/// With the `macrosInHistory` setting, the history's macros are expanded first, oldest first
-/// (RULES 4.1, 4.3).
-fn expand_history(
-    history: &mut [PipelineMessage<'_>],
-    macros: &mut Macros<'_>,
-    log: &mut Vec<LogLine>,
-) {
-    for (i, m) in history.iter_mut().enumerate() {
-        if needs_expansion(m.content(), &macros.env) {
-            let text = macros.expand(m.content(), &format!("history:{i}"), log);
-            m.set_content(text);
-        }
-    }
 }
 
 /// The regex rules of scope `templates` or `both`, compiled by the regex processor, as the
