@@ -15,8 +15,9 @@ use serde::Serialize;
 
 use crate::assets::FileAssets;
 use crate::error::CliError;
+use crate::inputs::BuildArgs;
 use crate::library::{open, store_error};
-use crate::preview::BuildArgs;
+use crate::request::{about, request};
 
 /// The provider's count beside ours.
 #[derive(Debug, Clone, Serialize)]
@@ -50,15 +51,15 @@ pub fn exactly(
     session: &Session,
     assets: &FileAssets,
 ) -> Result<Exact, CliError> {
-    let prepared = crate::send::request(db, name, args, result, session, assets)?;
+    let prepared = request(db, name, args, result, session, assets)?;
     let connection = prepared.connection;
-    let counting = count::counting(&connection, &args.model, &prepared.body)
-        .map_err(|e| crate::send::about(name, e))?;
+    let counting =
+        count::counting(&connection, &args.model, &prepared.body).map_err(|e| about(name, e))?;
     let store = open(db)?;
     let db_path = store.path().map(Path::to_path_buf).unwrap_or_default();
     let kept = |e| match e {
         promptloom_library::LibraryError::Store(e) => store_error(&db_path, e),
-        e => crate::send::about(name, e),
+        e => about(name, e),
     };
     let mut exact = Exact {
         tokens: 0,
@@ -72,8 +73,7 @@ pub fn exactly(
         exact.cached = true;
         return Ok(exact);
     }
-    let key = connections::require_key(&connection, &OsKeychain)
-        .map_err(|e| crate::send::about(name, e))?;
+    let key = connections::require_key(&connection, &OsKeychain).map_err(|e| about(name, e))?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -11,9 +11,9 @@ use promptloom_engine::diff::{diff, previous_turn, BuildDiff, ChangeOp, DiffRow,
 
 use crate::assets::FileAssets;
 use crate::error::CliError;
+use crate::inputs::{build_of, inputs, warn, BuildArgs};
 use crate::load;
 use crate::preview::text::group;
-use crate::preview::{build_of, inputs, warn, BuildArgs};
 
 #[derive(Debug, Args)]
 #[command(group(ArgGroup::new("other").required(true).args(["previous_turn", "against"])))]

@@ -6,10 +6,12 @@ mod connections;
 mod count;
 mod diff;
 mod error;
+mod inputs;
 mod library;
 mod load;
 mod preview;
 mod profiles;
+mod request;
 mod send;
 mod terminal;
 

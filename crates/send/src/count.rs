@@ -30,9 +30,9 @@ use crate::dialect::Dialect;
 use crate::error::{SendError, TimeoutPhase};
 use crate::http::{client, post, shown};
 use crate::key::ApiKey;
+use crate::options::SendOptions;
 use crate::request::{anthropic_path, gemini_model, gemini_path, request_headers};
-use crate::send::SendOptions;
-use crate::CancellationToken;
+use tokio_util::sync::CancellationToken;
 
 /// The largest count reply read; a count is a few dozen bytes.
 const MAX_COUNT_REPLY: usize = 64 * 1024;

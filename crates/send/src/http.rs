@@ -8,7 +8,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::decode::provider_error_text;
 use crate::error::{SendError, TimeoutPhase};
-use crate::send::SendOptions;
+use crate::options::SendOptions;
 
 /// How much of an error reply's body is read to find the provider's message.
 const ERROR_BODY_READ: usize = 64 * 1024;

@@ -11,43 +11,9 @@ use crate::decode::{decode_full, Decoder, StreamEvent, Usage};
 use crate::error::{SendError, TimeoutPhase};
 use crate::http::{client, post, shown};
 use crate::key::ApiKey;
+use crate::options::SendOptions;
 use crate::request::{request_headers, request_url, Call};
 use crate::sse::{SseParser, MAX_STREAM_BYTES};
-
-/// Timeouts and retries of one send.
-///
-/// | setting | default |
-/// |---|---|
-/// | `connect_timeout`: opening the connection (TCP and TLS) | 10 s |
-/// | `first_byte_timeout`: from sending the request to the reply's status and headers | 60 s |
-/// | `idle_timeout`: between two parts of the reply's body, and before the first | 60 s |
-/// | `max_retries`: further attempts after a 429 or 5xx status | 2 |
-/// | `max_retry_wait`: the longest wait before a retry | 20 s |
-///
-/// A retry waits as long as the provider's `Retry-After` header asks (in seconds); when it asks
-/// for longer than `max_retry_wait`, there is no retry and its status is the error. Without the
-/// header the waits are 1 s, then 2 s (never more than `max_retry_wait`). A retry only ever
-/// happens before any of the reply was read, so nothing is streamed twice.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SendOptions {
-    pub connect_timeout: Duration,
-    pub first_byte_timeout: Duration,
-    pub idle_timeout: Duration,
-    pub max_retries: u32,
-    pub max_retry_wait: Duration,
-}
-
-impl Default for SendOptions {
-    fn default() -> Self {
-        SendOptions {
-            connect_timeout: Duration::from_secs(10),
-            first_byte_timeout: Duration::from_secs(60),
-            idle_timeout: Duration::from_secs(60),
-            max_retries: 2,
-            max_retry_wait: Duration::from_secs(20),
-        }
-    }
-}
 
 /// What came back.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
