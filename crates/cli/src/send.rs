@@ -5,22 +5,21 @@
 //! known good, and nothing is written when the send fails.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::Args;
 use promptloom_engine::cache::BuildCache;
-use promptloom_engine::model::{parse_session, Session};
-use promptloom_engine::BuildResult;
+use promptloom_engine::model::parse_session;
 use promptloom_library::calibration::{self, Sample};
 use promptloom_library::connections;
 use promptloom_library::keychain::OsKeychain;
-use promptloom_library::{send, LibraryError};
-use promptloom_send::{Call, CancellationToken, Connection, SendOptions, StreamEvent};
+use promptloom_library::send;
+use promptloom_send::{CancellationToken, SendOptions, StreamEvent};
 
 use crate::assets::FileAssets;
 use crate::error::CliError;
 use crate::inputs::{build_of, inputs, warn, BuildArgs};
-use crate::library::{open, store_error};
+use crate::library::open;
 use crate::request::{about, request};
 
 #[derive(Debug, Args)]
