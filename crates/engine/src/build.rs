@@ -10,8 +10,8 @@ use crate::pipeline::{BuildRequest, BuildResult, Pipeline, Processor};
 use crate::processors::{
     AssetResolver, AuthorsNote, CharacterNote, ConvertSystemToUser, EnsureAlternation,
     EphemeralInjection, HistoryOperations, InjectionAssembler, InstructionPinning,
-    MergeConsecutiveRoles, MergeSystemToHead, RegexProcessor, SessionLoader, TokenLimiter,
-    TranscriptionProcessor,
+    MergeConsecutiveRoles, MergeSystemToHead, RegexProcessor, SessionLoader, SquashSystemMessages,
+    TokenLimiter, TranscriptionProcessor,
 };
 use crate::EngineError;
 
@@ -29,6 +29,7 @@ pub fn builtin_processors() -> Vec<Box<dyn Processor>> {
         Box::new(EphemeralInjection),
         Box::new(TokenLimiter),
         Box::new(InstructionPinning),
+        Box::new(SquashSystemMessages),
         Box::new(MergeSystemToHead),
         Box::new(ConvertSystemToUser),
         Box::new(MergeConsecutiveRoles),
@@ -147,6 +148,7 @@ mod tests {
                 "ephemeral-injection",
                 "token-limiter",
                 "instruction-pinning",
+                "squash-system-messages",
                 "merge-system-to-head",
                 "convert-system-to-user",
                 "merge-consecutive-roles",

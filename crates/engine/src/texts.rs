@@ -142,6 +142,7 @@ crate::texts! {
     ASSEMBLED = "assembler.summary" => "{listed} messages: {skeleton} skeleton parts, {depth} depth and {anchor} anchor injections, {history} history";
 
     // authors-note (RULES 5.11.2)
+    SESSION_LOADER_COMPAT = "session-loader.compat" => "sends the history as SillyTavern does: without the speakers' names unless the preset names them (its names_behavior), and without carriage returns";
     COMPAT_AUTHORS_NOTE = "authors-note.compat" => "places the session's author's note as SillyTavern does, with the lorebook entries aimed before and after it";
     NOTE_PLACED = "authors-note.placed" => "author's note placed {where} ({entries} lorebook entries folded in)";
     NOTE_AT_DEPTH = "authors-note.at-depth" => "in the chat at depth {depth}";
@@ -183,6 +184,7 @@ crate::texts! {
     PINNED = "instruction-pinning.pinned" => "the newest user request is restated at the end";
     SYSTEM_MERGED = "merge-system-to-head.merged" => "{count} system messages merged into the head";
     SYSTEM_CONVERTED = "convert-system-to-user.converted" => "{count} system messages converted to user";
+    SYSTEM_SQUASHED = "squash-system-messages.squashed" => "{count} system messages joined to the one before them or left out as empty";
     ROLES_MERGED = "merge-consecutive-roles.merged" => "{count} messages merged into their predecessors";
     TURNS_ADDED = "ensure-alternation.added" => "{count} placeholder turns added";
 

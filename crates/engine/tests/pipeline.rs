@@ -402,6 +402,7 @@ fn pipeline_runs_in_priority_order_and_lists_its_processors() {
             ("ephemeral-injection", 350),
             ("token-limiter", 400),
             ("instruction-pinning", 450),
+            ("squash-system-messages", 480),
             ("merge-system-to-head", 500),
             ("convert-system-to-user", 600),
             ("merge-consecutive-roles", 700),

@@ -44,6 +44,8 @@ promptloom_engine::texts! {
     NOT_A_PROMPT = "import.not-a-prompt" => "{kind} instead of a prompt; skipped";
     NO_IDENTIFIER = "import.no-identifier" => "no identifier; skipped";
     SECOND_PROMPT = "import.second-prompt" => "a second prompt with this identifier; skipped";
+    NEVER_SENT = "import.never-sent" => "flagged system_prompt but not one of SillyTavern's own prompts, so SillyTavern never sends it; its step is off";
+    NAMES_BEHAVIOR = "import.names-behavior" => "names_behavior {value} is none of -1, 0, 1, 2; no names are sent";
     NOT_IN_ORDER = "import.not-in-order" => "not in the order list; kept as a template without a step";
     SAMPLER_NOT_MAPPED = "import.sampler-not-mapped" => "{value} is not a value this model takes ({range}); not mapped";
     PRESET_SETTINGS = "import.preset-settings" => "not mapped (sampler, API and formatting settings of SillyTavern)";

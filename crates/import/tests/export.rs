@@ -29,6 +29,8 @@ fn st_preset() -> Value {
         "presence_penalty": -0.2,
         "seed": 5,
         "min_p": 0.05,
+        "squash_system_messages": true,
+        "names_behavior": 2,
         "prompts": [
             { "identifier": "main", "name": "Main Prompt", "system_prompt": true, "role": "system",
               "content": "Be {{char}}." },

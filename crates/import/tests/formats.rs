@@ -277,6 +277,82 @@ fn preset_prompt_outside_the_order_list_is_kept_and_reported() {
 }
 
 #[test]
+fn preset_squash_system_messages_switches_the_squash_processor_on() {
+    let mut file = st_preset();
+    file["squash_system_messages"] = json!(true);
+    let r = import("p.json", &file);
+    let configs = preset_of(&r).processors.clone().unwrap_or_default();
+    let squash = configs
+        .iter()
+        .find(|c| c.id == "squash-system-messages")
+        .expect("the squash processor's config");
+    assert_eq!(squash.enabled, Some(true));
+    // Off, it sets nothing: the processor is off by default.
+    file["squash_system_messages"] = json!(false);
+    let r = import("p.json", &file);
+    assert!(preset_of(&r)
+        .processors
+        .iter()
+        .flatten()
+        .all(|c| c.id != "squash-system-messages"));
+}
+
+#[test]
+fn preset_names_behavior_becomes_the_session_loaders_names() {
+    let names = |value: serde_json::Value| {
+        let mut file = st_preset();
+        file["names_behavior"] = value;
+        let r = import("p.json", &file);
+        let name = preset_of(&r)
+            .processors
+            .iter()
+            .flatten()
+            .find(|c| c.id == "session-loader")
+            .map(|c| c.settings["names"].as_str().unwrap().to_string());
+        (name, r.report.mentions("names_behavior"))
+    };
+    // none (-1) and default (0) are what compatibility starts from: nothing to set.
+    assert_eq!(names(json!(-1)), (None, false));
+    assert_eq!(names(json!(0)), (None, false));
+    assert_eq!(names(json!(1)), (Some("completion".into()), false));
+    assert_eq!(names(json!(2)), (Some("content".into()), false));
+    assert_eq!(names(json!(7)), (None, true));
+}
+
+#[test]
+fn preset_custom_prompt_flagged_system_prompt_is_never_sent_and_reported() {
+    let mut file = st_preset();
+    file["prompts"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({ "identifier": "hidden", "name": "Hidden", "system_prompt": true,
+                      "role": "system", "content": "SillyTavern never sends this." }));
+    file["prompt_order"][0]["order"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({ "identifier": "hidden", "enabled": true }));
+    let r = import("p.json", &file);
+    let step = preset_of(&r).context_recipes[0]
+        .steps
+        .iter()
+        .find(|s| s.message_id == "hidden")
+        .expect("its step");
+    assert!(!step.enabled);
+    assert!(r
+        .report
+        .items
+        .iter()
+        .any(|i| i.item.contains("hidden") && i.message.contains("never sends it")));
+    // SillyTavern's own prompts flagged so are sent as ever.
+    let main = preset_of(&r).context_recipes[0]
+        .steps
+        .iter()
+        .find(|s| s.message_id == "main")
+        .unwrap();
+    assert!(main.enabled);
+}
+
+#[test]
 fn preset_samplers_become_generation_settings_and_the_rest_is_reported_on_one_line() {
     let r = import("p.json", &st_preset());
     let lines: Vec<_> = r

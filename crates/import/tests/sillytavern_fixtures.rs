@@ -324,7 +324,10 @@ fn sillytavern_default_preset_with_seraphina_gives_sillytavern_messages() {
         names(&e.content)
     };
     let world_info = ["2", "3", "1", "0"].map(entry).join("\n");
-    let description = names(card.character.description.as_deref().expect("description"));
+    // SillyTavern reads card fields trimmed and without carriage returns (cleanCardFields).
+    let description = names(card.character.description.as_deref().expect("description"))
+        .trim()
+        .replace('\r', "");
     use promptloom_engine::model::Role::{Assistant, System, User};
     let expected: Vec<(promptloom_engine::model::Role, String)> = vec![
         (

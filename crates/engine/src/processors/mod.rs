@@ -15,6 +15,7 @@ mod merge_consecutive_roles;
 mod merge_system_to_head;
 mod regex_processor;
 mod session_loader;
+mod squash_system_messages;
 mod token_limiter;
 mod transcription_processor;
 
@@ -34,6 +35,7 @@ pub use merge_consecutive_roles::MergeConsecutiveRoles;
 pub use merge_system_to_head::MergeSystemToHead;
 pub use regex_processor::{default_rules, RegexProcessor};
 pub use session_loader::{input_to_append, SessionLoader};
+pub use squash_system_messages::SquashSystemMessages;
 pub use token_limiter::TokenLimiter;
 pub use transcription_processor::TranscriptionProcessor;
 

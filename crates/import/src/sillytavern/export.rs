@@ -146,6 +146,30 @@ fn prompt_manager_settings(
             }
             continue;
         }
+        // `squash_system_messages` and `names_behavior` (RULES 5.11.6, 5.11.7).
+        if p.id == "squash-system-messages" && p.priority.is_none() && p.settings.is_empty() {
+            if let Some(on) = p.enabled {
+                formats.insert("squash_system_messages".into(), json!(on));
+            }
+            continue;
+        }
+        if p.id == "session-loader" && p.enabled.is_none() && p.priority.is_none() {
+            for (key, value) in &p.settings {
+                let behavior = match (key.as_str(), value.as_str()) {
+                    ("names", Some("none")) => Some(-1),
+                    ("names", Some("completion")) => Some(1),
+                    ("names", Some("content")) => Some(2),
+                    _ => None,
+                };
+                match behavior {
+                    Some(b) => {
+                        formats.insert("names_behavior".into(), json!(b));
+                    }
+                    None => left.push(format!("{}.{key}", p.id)),
+                }
+            }
+            continue;
+        }
         if p.id != ASSEMBLER {
             left.push(p.id.clone());
             continue;

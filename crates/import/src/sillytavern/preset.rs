@@ -47,6 +47,29 @@ pub(crate) const OVERRIDABLE: &[(&str, &str)] = &[
     ("jailbreak", "postHistoryTemplate"),
 ];
 
+/// The prompts SillyTavern flags `system_prompt` and still sends: its built-ins and markers. A
+/// prompt with content of another identifier flagged so is never sent there (1.12's
+/// `populateChatCompletion` sends these by name and, of the rest, only those with
+/// `system_prompt: false`). Markers of other identifiers send nothing either way and stay.
+const SENT_SYSTEM_PROMPTS: &[&str] = &[
+    "main",
+    "nsfw",
+    "jailbreak",
+    "enhanceDefinitions",
+    "worldInfoBefore",
+    "worldInfoAfter",
+    "charDescription",
+    "charPersonality",
+    "scenario",
+    "personaDescription",
+    "dialogueExamples",
+    "chatHistory",
+];
+
+/// The processor `names_behavior` goes to, and `squash_system_messages`'s.
+const SESSION_LOADER: &str = "session-loader";
+const SQUASH: &str = "squash-system-messages";
+
 /// Id of the recipe an imported preset gets.
 pub const IMPORTED_RECIPE_ID: &str = "default";
 
@@ -122,6 +145,8 @@ pub(crate) fn preset_from_value(
     // Each prompt's own `enabled`, used only when there is no order list.
     let mut own_enabled: Vec<bool> = Vec::new();
     let mut settings = serde_json::Map::new();
+    // Prompts SillyTavern never sends (see SENT_SYSTEM_PROMPTS).
+    let mut never_sent: Vec<String> = Vec::new();
     for (i, value) in prompts.iter().enumerate() {
         let Value::Object(prompt) = value else {
             report.push(
@@ -145,10 +170,22 @@ pub(crate) fn preset_from_value(
                 settings.insert((*key).into(), Value::from(""));
             }
         }
+        if json::boolean(prompt, "system_prompt") == Some(true)
+            && json::boolean(prompt, "marker") != Some(true)
+            && !SENT_SYSTEM_PROMPTS.contains(&id.as_str())
+        {
+            report.push(&item, texts::NEVER_SENT);
+            never_sent.push(id.clone());
+        }
         templates.push(template_from_prompt(&id, prompt, &item, &mut report));
     }
 
-    let steps = steps_from_order(root, &templates, &own_enabled, &mut report)?;
+    let mut steps = steps_from_order(root, &templates, &own_enabled, &mut report)?;
+    for step in &mut steps {
+        if never_sent.contains(&step.message_id) {
+            step.enabled = false;
+        }
+    }
     let in_order: HashSet<&str> = steps.iter().map(|s| s.message_id.as_str()).collect();
     for template in &templates {
         if !in_order.contains(template.id.as_str()) {
@@ -158,7 +195,14 @@ pub(crate) fn preset_from_value(
 
     let generation = generation_from(root, &mut report);
     formats_from(root, &mut templates, &mut settings, &mut report);
-    let mut known = vec!["prompts", "prompt_order", "wi_format"];
+    let mut processors = request_formatting(root, &mut report);
+    let mut known = vec![
+        "prompts",
+        "prompt_order",
+        "wi_format",
+        "names_behavior",
+        "squash_system_messages",
+    ];
     known.extend_from_slice(SAMPLER_KEYS);
     known.extend(FORMAT_KEYS.iter().map(|(key, _)| *key));
     let mut other_keys: Vec<&str> = json::unknown_set_keys(root, &known);
@@ -204,6 +248,7 @@ pub(crate) fn preset_from_value(
                 });
             }
             configs.extend(wi_format(root).into_iter().flatten());
+            configs.append(&mut processors);
             (!configs.is_empty()).then_some(configs)
         },
         variables: None,
@@ -250,6 +295,42 @@ fn formats_from(
             ),
         }
     }
+}
+
+/// SillyTavern's request formatting that changes the messages: `squash_system_messages` switches
+/// on the `squash-system-messages` processor; `names_behavior` 1 (completion) and 2 (content)
+/// become the session loader's `names`. -1 (none) and 0 (default, which names only the members
+/// of a group chat) are what SillyTavern compatibility starts from: no names.
+fn request_formatting(root: &Object, report: &mut ImportReport) -> Vec<ProcessorConfig> {
+    let mut configs = Vec::new();
+    if json::boolean(root, "squash_system_messages") == Some(true) {
+        configs.push(ProcessorConfig {
+            id: SQUASH.into(),
+            enabled: Some(true),
+            priority: None,
+            settings: serde_json::Map::new(),
+        });
+    }
+    let names = match json::int(root, "names_behavior") {
+        None | Some(-1 | 0) => None,
+        Some(1) => Some("completion"),
+        Some(2) => Some("content"),
+        Some(other) => {
+            report.push("names_behavior", texts::NAMES_BEHAVIOR.with("value", other));
+            None
+        }
+    };
+    if let Some(names) = names {
+        configs.push(ProcessorConfig {
+            id: SESSION_LOADER.into(),
+            enabled: None,
+            priority: None,
+            settings: [("names".to_string(), Value::from(names))]
+                .into_iter()
+                .collect(),
+        });
+    }
+    configs
 }
 
 /// `wi_format` -> the `lorebook` processor's `wiFormat` setting (RULES 5.11.1), when it is not

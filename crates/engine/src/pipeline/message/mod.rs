@@ -277,21 +277,23 @@ pub(super) struct Parts {
 }
 
 impl<'s> Body<'s> {
-    fn stored(index: usize, message: &'s ChatMessage) -> Self {
+    fn stored(index: usize, message: &'s ChatMessage, named: bool) -> Self {
         Body::Stored(Stored {
             index: index as u32,
             role: message.role,
-            has_name: message.name.is_some(),
+            has_name: named && message.name.is_some(),
             has_attachments: !message.attachments.is_empty(),
             message,
         })
     }
 
-    /// The stored position and message when the body is a stored message and `role` is still
-    /// its role.
+    /// The stored position and message when the body is a stored message, `role` is still its
+    /// role and its name goes with it.
     pub(super) fn as_stored(&self, role: Role) -> Option<(u32, &'s ChatMessage)> {
         match self {
-            Body::Stored(s) if s.role == role => Some((s.index, s.message)),
+            Body::Stored(s) if s.role == role && s.has_name == s.message.name.is_some() => {
+                Some((s.index, s.message))
+            }
             _ => None,
         }
     }
@@ -300,7 +302,7 @@ impl<'s> Body<'s> {
     fn parts_mut(&mut self) -> &mut Parts {
         if let Body::Stored(s) = *self {
             *self = Body::Own(Box::new(Parts {
-                name: s.message.name.clone(),
+                name: s.message.name.clone().filter(|_| s.has_name),
                 content: Arc::clone(&s.message.content),
                 source: Source::history(s.index as usize),
                 attachments: self.attachments().into_owned(),
@@ -431,7 +433,18 @@ impl<'s> PipelineMessage<'s> {
             role: message.role,
             counted: false,
             tokens: 0,
-            body: Body::stored(index, message),
+            body: Body::stored(index, message, true),
+        }
+    }
+
+    /// [`Self::from_stored`] without its stored name, which is then not sent (the session
+    /// loader's `names: none`). Still a reference: nothing is copied.
+    pub(crate) fn from_stored_unnamed(index: usize, message: &'s ChatMessage) -> Self {
+        PipelineMessage {
+            role: message.role,
+            counted: false,
+            tokens: 0,
+            body: Body::stored(index, message, false),
         }
     }
 

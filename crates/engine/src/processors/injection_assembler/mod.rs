@@ -116,6 +116,10 @@ impl Processor for InjectionAssembler {
                     "Sent in place of the scenario template, and nothing when the character has no \
                      scenario. Empty: the template as it is.",
                 ),
+                ConfigField::boolean(CLEAN_CARD_FIELDS, "Card fields trimmed", false).describe(
+                    "The character's description, personality, scenario and example dialogue and \
+                     the persona, as the macros read them: trimmed, carriage returns taken out.",
+                ),
                 ConfigField::text(NEW_CHAT_PROMPT, "New chat opener", "").describe(
                     "A system message sent first in the chat history block. Empty: none.",
                 ),
@@ -149,6 +153,7 @@ impl Processor for InjectionAssembler {
                 .set(POST_HISTORY_TEMPLATE, "jailbreak")
                 .set(PERSONALITY_FORMAT, ST_PERSONALITY_FORMAT)
                 .set(SCENARIO_FORMAT, ST_SCENARIO_FORMAT)
+                .set(CLEAN_CARD_FIELDS, true)
                 .set(NEW_CHAT_PROMPT, ST_NEW_CHAT_PROMPT)
                 .set(EXAMPLE_MESSAGES, true)
                 .set(NEW_EXAMPLE_CHAT_PROMPT, ST_NEW_EXAMPLE_CHAT_PROMPT)
@@ -180,17 +185,22 @@ impl Processor for InjectionAssembler {
 
         let last = LastMessages::of(&history, ctx.session);
         let lore = take_lore_texts(ctx.preset, recipe, &mut ctx.blackboard.injections, &mut log);
+        let env = macro_env(
+            ctx.preset,
+            ctx.session,
+            ctx.model,
+            ctx.options,
+            &last,
+            config.bool("legacyNames"),
+        );
+        let cleaned = config.bool(CLEAN_CARD_FIELDS).then(|| CardFields::of(&env));
         let env = MacroEnv {
             wi_before: &lore.before,
             wi_after: &lore.after,
-            ..macro_env(
-                ctx.preset,
-                ctx.session,
-                ctx.model,
-                ctx.options,
-                &last,
-                config.bool("legacyNames"),
-            )
+            ..match &cleaned {
+                Some(fields) => fields.apply(env),
+                None => env,
+            }
         };
         let mut macros = Macros::new(
             env,

@@ -12,6 +12,7 @@ pub(super) const SYSTEM_PROMPT_TEMPLATE: &str = "systemPromptTemplate";
 pub(super) const POST_HISTORY_TEMPLATE: &str = "postHistoryTemplate";
 pub(super) const PERSONALITY_FORMAT: &str = "personalityFormat";
 pub(super) const SCENARIO_FORMAT: &str = "scenarioFormat";
+pub(super) const CLEAN_CARD_FIELDS: &str = "cleanCardFields";
 pub(super) const NEW_CHAT_PROMPT: &str = "newChatPrompt";
 pub(super) const EXAMPLE_MESSAGES: &str = "exampleMessages";
 pub(super) const NEW_EXAMPLE_CHAT_PROMPT: &str = "newExampleChatPrompt";
@@ -40,6 +41,41 @@ pub(super) const EXAMPLE_ASSISTANT: &str = "example_assistant";
 
 /// The block separator of a character's example dialogue.
 const START: &str = "<start>";
+
+/// `cleanCardFields` (RULES 5.11.3): the card's fields and the persona as SillyTavern reads them,
+/// trimmed, then without carriage returns.
+pub(super) struct CardFields {
+    description: String,
+    personality: String,
+    scenario: String,
+    mes_examples: String,
+    persona: String,
+}
+
+impl CardFields {
+    pub(super) fn of(env: &MacroEnv<'_>) -> Self {
+        let clean = |text: &str| text.trim().replace('\r', "");
+        CardFields {
+            description: clean(env.description),
+            personality: clean(env.personality),
+            scenario: clean(env.scenario),
+            mes_examples: clean(env.mes_examples),
+            persona: clean(env.persona),
+        }
+    }
+
+    /// `env` reading these fields.
+    pub(super) fn apply<'x>(&'x self, env: MacroEnv<'x>) -> MacroEnv<'x> {
+        MacroEnv {
+            description: &self.description,
+            personality: &self.personality,
+            scenario: &self.scenario,
+            mes_examples: &self.mes_examples,
+            persona: &self.persona,
+            ..env
+        }
+    }
+}
 
 /// The assembler's SillyTavern settings of one build, borrowed from its resolved config.
 pub(super) struct StSettings<'c> {

@@ -430,6 +430,30 @@ mod sillytavern {
         );
     }
 
+    // script.js, getCharacterCardFields(): each card field trimmed, then baseChatReplace() takes the
+    // carriage returns out (RULES 5.11.3, cleanCardFields).
+    #[test]
+    fn card_fields_are_read_trimmed_and_without_carriage_returns_under_compatibility() {
+        let character =
+            r#"{"name": "Mira", "personality": "  curious\r\nand kind \r\n", "scenario": "An\rinn."}"#;
+        assert_eq!(
+            built(
+                &field_preset(character, r#", "compatibility": "sillytavern""#),
+                EMPTY_SESSION,
+                None
+            ),
+            [
+                "system||[Mira's personality: curious\nand kind]",
+                "system||[Circumstances and context of the dialogue: Aninn.]",
+                "system||[Start a new Chat]",
+            ]
+        );
+        assert_eq!(
+            built(&field_preset(character, ""), EMPTY_SESSION, None),
+            ["system||  curious\r\nand kind \r\n", "system||An\rinn."]
+        );
+    }
+
     // openai.js, preparePromptsForChatCompletion(): an empty card field sends nothing, whatever the
     // format says.
     #[test]
