@@ -52,6 +52,9 @@ pub struct MacroEnv<'a> {
 /// random stream.
 pub struct MacroState {
     pub(super) variables: BTreeMap<String, String>,
+    /// The global variables (`{{setglobalvar}}`...): none kept between builds, so each build
+    /// starts without any.
+    pub(super) globals: BTreeMap<String, String>,
     pub(super) seed: u64,
     pub(super) random: SplitMix64,
     /// How many `pick`s each position has had in this build.
@@ -82,6 +85,7 @@ impl MacroState {
         let seed = xxh3_64_with_seed(env.session_id.as_bytes(), env.message_count as u64);
         MacroState {
             variables,
+            globals: BTreeMap::new(),
             seed,
             random: SplitMix64(seed ^ RANDOM_STREAM),
             picks: HashMap::new(),

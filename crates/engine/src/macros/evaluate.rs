@@ -11,7 +11,7 @@ use super::idle::idle_duration;
 use super::random::Dice;
 use super::scan::split_macro;
 use super::text::shorten;
-use super::variables::add_values;
+use super::variables::Scope;
 use crate::limits::MACRO_VARIABLE_NAME_BYTES;
 use crate::texts;
 
@@ -119,6 +119,10 @@ impl Expander<'_, '_> {
         match (name.as_str(), args) {
             ("user", None) => plain(env.user),
             ("char", None) => plain(env.char_name),
+            // One character, no group: the group is the character, and everyone but the
+            // character is the user.
+            ("group" | "groupnotmuted" | "charifnotgroup", None) => plain(env.char_name),
+            ("notchar", None) => plain(env.user),
             ("description", None) => expandable(env.description),
             ("personality", None) => expandable(env.personality),
             ("scenario", None) => expandable(env.scenario),
@@ -161,6 +165,10 @@ impl Expander<'_, '_> {
             (
                 "user"
                 | "char"
+                | "group"
+                | "groupnotmuted"
+                | "charifnotgroup"
+                | "notchar"
                 | "description"
                 | "personality"
                 | "scenario"
@@ -188,9 +196,13 @@ impl Expander<'_, '_> {
                 Some(_),
             ) => Err(Problem::NoArguments),
 
-            ("random" | "pick" | "roll" | "getvar" | "setvar" | "addvar", None) => {
-                Err(Problem::NeedsArguments)
-            }
+            (
+                "random" | "pick" | "roll" | "getvar" | "setvar" | "addvar" | "incvar" | "decvar"
+                | "hasvar" | "varexists" | "deletevar" | "flushvar" | "getglobalvar"
+                | "setglobalvar" | "addglobalvar" | "incglobalvar" | "decglobalvar"
+                | "hasglobalvar" | "globalvarexists" | "deleteglobalvar" | "flushglobalvar",
+                None,
+            ) => Err(Problem::NeedsArguments),
             ("random", Some(args)) => {
                 let choices = args.choices();
                 let index = self.state.random.below(choices.len() as u64) as usize;
@@ -209,33 +221,56 @@ impl Expander<'_, '_> {
                 let dice = Dice::parse(args.text.trim()).ok_or(Problem::BadDice)?;
                 Ok(Value::Plain(dice.roll(&mut self.state.random).to_string()))
             }
-            ("getvar", Some(args)) => {
-                if args.text.len() > MACRO_VARIABLE_NAME_BYTES + 64 {
-                    return Err(Problem::LongVariableName);
-                }
-                let name = args.text.trim();
-                let value = self.state.variables.get(name).cloned().unwrap_or_default();
-                Ok(Value::Expandable(value))
+            ("getvar" | "getglobalvar", Some(args)) => {
+                let scope = scope_of(&name);
+                let name = args.variable_name()?;
+                Ok(Value::Expandable(self.read(scope, name)))
             }
-            ("setvar", Some(args)) => {
+            ("setvar" | "setglobalvar", Some(args)) => {
+                let scope = scope_of(&name);
                 let (name, value) = args.variable()?;
-                self.store(name, value.to_string())?;
+                self.store(scope, name, value.to_string())?;
                 plain("")
             }
-            ("addvar", Some(args)) => {
+            ("addvar" | "addglobalvar", Some(args)) => {
+                let scope = scope_of(&name);
                 let (name, delta) = args.variable()?;
-                let current = self
-                    .state
-                    .variables
-                    .get(name)
-                    .map(String::as_str)
-                    .unwrap_or("");
-                let sum = add_values(current, delta);
-                self.store(name, sum)?;
+                self.add(scope, name, delta)?;
+                plain("")
+            }
+            ("incvar" | "incglobalvar", Some(args)) => {
+                let scope = scope_of(&name);
+                let name = args.variable_name()?;
+                Ok(Value::Plain(self.add(scope, name, "1")?))
+            }
+            ("decvar" | "decglobalvar", Some(args)) => {
+                let scope = scope_of(&name);
+                let name = args.variable_name()?;
+                Ok(Value::Plain(self.add(scope, name, "-1")?))
+            }
+            ("hasvar" | "varexists" | "hasglobalvar" | "globalvarexists", Some(args)) => {
+                let scope = scope_of(&name);
+                let name = args.variable_name()?;
+                let set = self.is_set(scope, name);
+                plain(if set { "true" } else { "false" })
+            }
+            ("deletevar" | "flushvar" | "deleteglobalvar" | "flushglobalvar", Some(args)) => {
+                let scope = scope_of(&name);
+                let name = args.variable_name()?;
+                self.delete(scope, name);
                 plain("")
             }
             _ => Err(Problem::Unknown),
         }
+    }
+}
+
+/// The variables a variable macro of this (lower-case) name works on.
+fn scope_of(name: &str) -> Scope {
+    if name.contains("global") {
+        Scope::Global
+    } else {
+        Scope::Local
     }
 }
 

@@ -895,3 +895,60 @@ fn rule_4_2_wi_before_and_after_read_the_environment() {
         "castle Alice|moat|y"
     );
 }
+
+// RULES 4.2: a chat has one character, so the group macros name it, and everyone but the
+// character is the user (SillyTavern's `{{group}}`, `{{groupNotMuted}}`, `{{charIfNotGroup}}`,
+// `{{notChar}}` in a one-to-one chat).
+#[test]
+fn group_macros_name_the_one_character() {
+    assert_eq!(
+        text("{{group}}|{{groupNotMuted}}|{{charIfNotGroup}}|{{notChar}}"),
+        "Bob|Bob|Bob|Alice"
+    );
+}
+
+// RULES 4.2: the variable macros of SillyTavern's newer macro engine, local and global.
+#[test]
+fn incvar_and_decvar_store_and_say_the_new_value() {
+    assert_eq!(text("{{incvar::n}}|{{incvar::n}}|{{decvar::n}}|{{getvar::n}}"), "1|2|1|1");
+    assert_eq!(text("{{setvar::s::a}}{{incvar::s}}"), "a1");
+}
+
+#[test]
+fn hasvar_and_deletevar_see_and_remove_a_variable() {
+    assert_eq!(
+        text("{{hasvar::x}}|{{setvar::x::1}}{{varexists::x}}|{{deletevar::x}}{{hasvar::x}}|{{getvar::x}}"),
+        "false|true|false|"
+    );
+    assert_eq!(text("{{setvar::x::1}}{{flushvar::x}}{{getvar::x}}"), "");
+}
+
+#[test]
+fn global_variables_are_apart_from_the_local_ones() {
+    assert_eq!(
+        text("{{setglobalvar::mood::calm}}{{setvar::mood::tense}}{{getglobalvar::mood}}|{{getvar::mood}}"),
+        "calm|tense"
+    );
+    assert_eq!(
+        text("{{addglobalvar::n::2}}{{incglobalvar::n}}|{{decglobalvar::n}}|{{hasglobalvar::n}}|{{globalvarexists::m}}"),
+        "3|2|true|false"
+    );
+    assert_eq!(
+        text("{{setglobalvar::g::x}}{{deleteglobalvar::g}}{{getglobalvar::g}}{{flushglobalvar::g}}"),
+        ""
+    );
+    // A build starts without global variables: the session's variables are the local ones.
+    let env = env();
+    let mut state = MacroState::new(&env, BTreeMap::from([("v".to_string(), "1".to_string())]));
+    let out = expand("{{getglobalvar::v}}|{{getvar::v}}", &env, &mut state, "test");
+    assert_eq!(out.text, "|1");
+}
+
+#[test]
+fn variable_macros_without_a_name_stay_as_written() {
+    for macro_text in ["{{incvar}}", "{{hasglobalvar}}", "{{decvar::}}"] {
+        let out = run(macro_text);
+        assert_eq!(out.text, macro_text);
+        assert!(!out.warnings.is_empty(), "{macro_text}");
+    }
+}

@@ -1,5 +1,6 @@
-//! Variables (RULES 4.2, 4.3): `{{setvar}}` and `{{addvar}}` store values within the variable's
-//! cap; `{{addvar}}` adds numbers and appends anything else.
+//! Variables (RULES 4.2, 4.3): the local ones (the session's) and the global ones (a build's
+//! own). `{{setvar}}`, `{{addvar}}`, `{{incvar}}` and `{{decvar}}` store values within the
+//! variable's cap; adding adds numbers and appends anything else.
 
 use super::expander::{Expander, Problem};
 use super::scan::Args;
@@ -7,9 +8,46 @@ use super::text::{char_floor, in_words, shorten};
 use crate::limits::{MACRO_VARIABLE_BYTES, MACRO_VARIABLE_NAME_BYTES};
 use crate::texts;
 
+/// Which variables a macro reads or writes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Scope {
+    Local,
+    Global,
+}
+
 impl Expander<'_, '_> {
+    fn variables_of(&mut self, scope: Scope) -> &mut std::collections::BTreeMap<String, String> {
+        match scope {
+            Scope::Local => &mut self.state.variables,
+            Scope::Global => &mut self.state.globals,
+        }
+    }
+
+    /// The value of variable `name`, empty when it is not set.
+    pub(super) fn read(&mut self, scope: Scope, name: &str) -> String {
+        self.variables_of(scope)
+            .get(name)
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    pub(super) fn is_set(&mut self, scope: Scope, name: &str) -> bool {
+        self.variables_of(scope).contains_key(name)
+    }
+
+    pub(super) fn delete(&mut self, scope: Scope, name: &str) {
+        self.variables_of(scope).remove(name);
+    }
+
+    /// `delta` added to variable `name` (see [`add_values`]) and stored; the new value.
+    pub(super) fn add(&mut self, scope: Scope, name: &str, delta: &str) -> Result<String, Problem> {
+        let sum = add_values(&self.read(scope, name), delta);
+        self.store(scope, name, sum.clone())?;
+        Ok(sum)
+    }
+
     /// Stores `value` in variable `name`, within the variable's and the expansions' caps.
-    pub(super) fn store(&mut self, name: &str, value: String) -> Result<(), Problem> {
+    pub(super) fn store(&mut self, scope: Scope, name: &str, value: String) -> Result<(), Problem> {
         if value.len() > MACRO_VARIABLE_BYTES {
             self.stopped = true;
             self.warn(|| {
@@ -22,12 +60,27 @@ impl Expander<'_, '_> {
         if !self.charge(value.len()) {
             return Err(Problem::Stopped);
         }
-        self.state.variables.insert(name.to_string(), value);
+        self.variables_of(scope).insert(name.to_string(), value);
         Ok(())
     }
 }
 
 impl<'b> Args<'b> {
+    /// The variable name of `getvar`, `incvar` and the like: the whole argument, trimmed.
+    pub(super) fn variable_name(self) -> Result<&'b str, Problem> {
+        if self.text.len() > MACRO_VARIABLE_NAME_BYTES + 64 {
+            return Err(Problem::LongVariableName);
+        }
+        let name = self.text.trim();
+        if name.is_empty() {
+            return Err(Problem::NoVariableName);
+        }
+        if name.len() > MACRO_VARIABLE_NAME_BYTES {
+            return Err(Problem::LongVariableName);
+        }
+        Ok(name)
+    }
+
     /// `name::value` for `setvar` and `addvar`; the value may itself contain `::`. The name is
     /// looked for only in the first bytes, where a name can be.
     pub(super) fn variable(self) -> Result<(&'b str, &'b str), Problem> {

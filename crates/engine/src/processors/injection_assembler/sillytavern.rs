@@ -179,8 +179,8 @@ const ROLE_ORDER: [Role; 3] = [Role::Assistant, Role::User, Role::System];
 
 /// One place's depth injections, already in native order, regrouped as RULES 5.11.3 says: by
 /// depth (the deeper first), then one message per role in [`ROLE_ORDER`], each joining its
-/// role's texts, trimmed, with a newline. A message of another role (a tool message) stays as
-/// it is, before them.
+/// role's texts as [`joined_text`] says. A message of another role (a tool message) stays as it
+/// is, before them.
 pub(super) fn join_by_role(group: Vec<Injection>) -> Vec<Injection> {
     let depth = |i: &Injection| match i.class {
         Class::Depth(d) => d,
@@ -208,20 +208,50 @@ pub(super) fn join_by_role(group: Vec<Injection>) -> Vec<Injection> {
             if of_role.is_empty() {
                 continue;
             }
-            let mut head = of_role.remove(0);
-            if !of_role.is_empty() {
-                let mut text = head.message.content().trim().to_string();
-                for other in of_role {
-                    text.push('\n');
-                    text.push_str(other.message.content().trim());
-                    head.message.absorb(other.message, "\n", ID);
-                }
+            // The preset's own prompts first, then the others (lorebook entries, notes), each
+            // kind in its order.
+            of_role.sort_by_key(|i| i.message.source().kind != SourceKind::Template);
+            let text = joined_text(&of_role);
+            let mut parts = of_role.into_iter();
+            let Some(mut head) = parts.next() else {
+                continue;
+            };
+            let mut joined = false;
+            for other in parts {
+                head.message.absorb(other.message, "\n", ID);
+                joined = true;
+            }
+            if joined || text != head.message.content() {
                 head.message.set_content(text);
             }
             out.push(head);
         }
     }
     out
+}
+
+/// The text of one role's injections at one depth (SillyTavern's `populationInjectionPrompts`):
+/// the preset's prompts joined with a newline as they are, and the other texts (the lorebook's,
+/// the notes) each trimmed and joined with a newline; each of the two trimmed, and the two joined
+/// with a newline when both have text.
+fn joined_text(of_role: &[Injection]) -> String {
+    let is_template = |i: &&Injection| i.message.source().kind == SourceKind::Template;
+    let templates: Vec<&str> = of_role
+        .iter()
+        .filter(is_template)
+        .map(|i| i.message.content())
+        .collect();
+    let others: Vec<&str> = of_role
+        .iter()
+        .filter(|i| !is_template(i))
+        .map(|i| i.message.content().trim())
+        .collect();
+    let (templates, others) = (templates.join("\n"), others.join("\n"));
+    [templates.trim(), others.trim()]
+        .into_iter()
+        .filter(|t| !t.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// The blocks of an example dialogue (RULES 5.11.3): the text split at each `<START>` (in any

@@ -241,7 +241,8 @@ mod sillytavern {
     }
 
     // openai.js, populationInjectionPrompts(): the in-chat prompts of one depth become one message
-    // per role, assistant then user then system, each role's texts joined by a newline.
+    // per role, assistant then user then system, each role's texts joined by a newline as they
+    // are and the whole trimmed (the space inside stays).
     #[test]
     fn in_chat_prompts_at_one_depth_are_joined_by_role_in_sillytavern_order() {
         let st = built(
@@ -257,7 +258,7 @@ mod sillytavern {
                 "assistant||Two.",
                 "assistant||Asst one.",
                 "user||User one.",
-                "system||Sys one.\nSys two.",
+                "system||Sys one. \nSys two.",
                 "user||Three.",
             ]
         );
