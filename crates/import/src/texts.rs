@@ -71,6 +71,7 @@ promptloom_engine::texts! {
     // Character cards
     NOTE_DEPTH_UNREADABLE = "import.note-depth-unreadable" => "depth {value} is not a depth; {depth} used";
     NOT_A_LOREBOOK = "import.not-a-lorebook" => "{kind} instead of a lorebook; skipped";
+    BOOK_SETTING_UNREAD = "import.book-setting-unread" => "not read: SillyTavern scans a card's book with its own world info settings (a fresh one: 2 messages, recursively)";
     TOKEN_BUDGET = "import.token-budget" => "{budget} tokens not mapped: this model's budget is a percent of the context ({percent}% kept)";
     NOT_A_LIST = "import.not-a-list" => "{kind} instead of a list; skipped";
     CCV3_UNREADABLE = "import.ccv3-unreadable" => "unreadable ({why}); the `chara` chunk was used";

@@ -355,7 +355,8 @@ fn sillytavern_world_info_round_trip_keeps_every_modelled_field() {
     );
     let book = card.lorebook.expect("book");
     let exported = promptloom_import::export_sillytavern_world_info(&book);
-    // The card's book scans 3 messages deep, not recursively: a world info file cannot say so.
+    // The card's book scans as SillyTavern's defaults do, which a world info file leaves to
+    // the settings: nothing to report.
     let reported: Vec<&str> = exported
         .report
         .items
@@ -363,7 +364,7 @@ fn sillytavern_world_info_round_trip_keeps_every_modelled_field() {
         .map(|i| i.item.as_str())
         .collect();
     assert!(
-        reported.contains(&"lorebook.scanDepth") && reported.contains(&"lorebook.recursive"),
+        !reported.contains(&"lorebook.scanDepth") && !reported.contains(&"lorebook.recursive"),
         "{reported:?}"
     );
     let bytes = serde_json::to_vec(&exported.value).expect("json");

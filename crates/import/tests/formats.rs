@@ -322,11 +322,10 @@ fn preset_names_behavior_becomes_the_session_loaders_names() {
 #[test]
 fn preset_custom_prompt_flagged_system_prompt_is_never_sent_and_reported() {
     let mut file = st_preset();
-    file["prompts"]
-        .as_array_mut()
-        .unwrap()
-        .push(json!({ "identifier": "hidden", "name": "Hidden", "system_prompt": true,
-                      "role": "system", "content": "SillyTavern never sends this." }));
+    file["prompts"].as_array_mut().unwrap().push(
+        json!({ "identifier": "hidden", "name": "Hidden", "system_prompt": true,
+                      "role": "system", "content": "SillyTavern never sends this." }),
+    );
     file["prompt_order"][0]["order"]
         .as_array_mut()
         .unwrap()
@@ -596,8 +595,12 @@ fn card_book_positions_map_to_anchors_and_depth() {
         panic!("expected a character");
     };
     let book = card.lorebook.as_ref().unwrap();
-    assert_eq!(book.scan_depth, 3);
-    assert!(!book.recursive);
+    // The book's own scan_depth (3) and recursion (off) are not what SillyTavern scans with: 2
+    // messages, recursively, its defaults.
+    assert_eq!(book.scan_depth, 2);
+    assert!(book.recursive);
+    assert!(r.report.mentions("character_book.scan_depth"));
+    assert!(r.report.mentions("character_book.recursive_scanning"));
     let e = &book.entries;
     assert_eq!(e.len(), 7);
     let anchor = |i: usize| {

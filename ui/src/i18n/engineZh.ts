@@ -138,6 +138,7 @@ export const engineZh: Record<EngineCode, string> = {
   "import.format.sillytavern-world-info-settings": "SillyTavern 世界书设置",
   "import.hidden": "在 SillyTavern 中对提示词隐藏（is_system），已跳过",
   "import.key-not-mapped": "{key} 未映射",
+  "import.book-setting-unread": "未读取：SillyTavern 用它自己的世界书设置扫描角色卡的世界书（新装的：2 条消息，递归扫描）",
   "import.kind.array": "数组",
   "import.kind.boolean": "布尔值",
   "import.kind.null": "空值",

@@ -910,7 +910,10 @@ fn group_macros_name_the_one_character() {
 // RULES 4.2: the variable macros of SillyTavern's newer macro engine, local and global.
 #[test]
 fn incvar_and_decvar_store_and_say_the_new_value() {
-    assert_eq!(text("{{incvar::n}}|{{incvar::n}}|{{decvar::n}}|{{getvar::n}}"), "1|2|1|1");
+    assert_eq!(
+        text("{{incvar::n}}|{{incvar::n}}|{{decvar::n}}|{{getvar::n}}"),
+        "1|2|1|1"
+    );
     assert_eq!(text("{{setvar::s::a}}{{incvar::s}}"), "a1");
 }
 
@@ -934,13 +937,20 @@ fn global_variables_are_apart_from_the_local_ones() {
         "3|2|true|false"
     );
     assert_eq!(
-        text("{{setglobalvar::g::x}}{{deleteglobalvar::g}}{{getglobalvar::g}}{{flushglobalvar::g}}"),
+        text(
+            "{{setglobalvar::g::x}}{{deleteglobalvar::g}}{{getglobalvar::g}}{{flushglobalvar::g}}"
+        ),
         ""
     );
     // A build starts without global variables: the session's variables are the local ones.
     let env = env();
     let mut state = MacroState::new(&env, BTreeMap::from([("v".to_string(), "1".to_string())]));
-    let out = expand("{{getglobalvar::v}}|{{getvar::v}}", &env, &mut state, "test");
+    let out = expand(
+        "{{getglobalvar::v}}|{{getvar::v}}",
+        &env,
+        &mut state,
+        "test",
+    );
     assert_eq!(out.text, "|1");
 }
 

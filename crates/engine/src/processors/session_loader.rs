@@ -196,13 +196,25 @@ mod tests {
         .unwrap();
         let mut options = options();
         options.input = Some("And now?".into());
-        with_context(&SessionLoader, settings, &session, &options, |mut ctx, config| {
-            SessionLoader.execute(&mut ctx, config).unwrap();
-            ctx.history
-                .iter()
-                .map(|m| (m.role, m.content().to_string(), m.name().map(str::to_string)))
-                .collect()
-        })
+        with_context(
+            &SessionLoader,
+            settings,
+            &session,
+            &options,
+            |mut ctx, config| {
+                SessionLoader.execute(&mut ctx, config).unwrap();
+                ctx.history
+                    .iter()
+                    .map(|m| {
+                        (
+                            m.role,
+                            m.content().to_string(),
+                            m.name().map(str::to_string),
+                        )
+                    })
+                    .collect()
+            },
+        )
     }
 
     fn names(loaded: &[(Role, String, Option<String>)]) -> Vec<Option<&str>> {
@@ -215,7 +227,13 @@ mod tests {
         let loaded = load(&[]);
         assert_eq!(
             names(&loaded),
-            [Some("Ana"), Some("Bo the Bard 🎻"), Some("Narrator"), None, None]
+            [
+                Some("Ana"),
+                Some("Bo the Bard 🎻"),
+                Some("Narrator"),
+                None,
+                None
+            ]
         );
         assert_eq!(loaded[0].1, "Hi\r\nthere");
     }

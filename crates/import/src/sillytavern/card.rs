@@ -211,12 +211,17 @@ const BOOK_KNOWN: &[&str] = &[
 ];
 
 fn book_from_value(book: &Object, report: &mut ImportReport) -> Lorebook {
+    // SillyTavern does not read a card book's own scan depth or recursion: its world info
+    // settings decide (world-info.js, convertCharacterBook), and a fresh SillyTavern's scan 2
+    // messages, recursively, which are the book's defaults here too.
     let mut lorebook = Lorebook::default();
-    if let Some(depth) = json::int(book, "scan_depth") {
-        lorebook.scan_depth = super::world_info::clamp_u32(depth);
-    }
-    if let Some(recursive) = json::boolean(book, "recursive_scanning") {
-        lorebook.recursive = recursive;
+    for key in ["scan_depth", "recursive_scanning"] {
+        if book.get(key).is_some_and(|v| !v.is_null()) {
+            report.push(
+                format!("data.character_book.{key}"),
+                texts::BOOK_SETTING_UNREAD,
+            );
+        }
     }
     if let Some(budget) = json::int(book, "token_budget").filter(|b| *b > 0) {
         report.push(

@@ -165,7 +165,7 @@ pub(crate) fn entry_from_wi_file(key: &str, obj: &Object) -> StEntry {
         selective_logic: json::int(obj, "selectiveLogic"),
         constant: json::boolean(obj, "constant").unwrap_or(false),
         enabled: !json::boolean(obj, "disable").unwrap_or(false),
-        content: json::string(obj, "content").unwrap_or_default(),
+        content: entry_content(obj),
         order: json::int(obj, "order"),
         position: json::int(obj, "position"),
         depth: json::int(obj, "depth"),
@@ -256,7 +256,7 @@ pub(crate) fn entry_from_card(index: usize, obj: &Object) -> StEntry {
         selective_logic: json::int(ext, "selectiveLogic"),
         constant: json::boolean(obj, "constant").unwrap_or(false),
         enabled: json::boolean(obj, "enabled").unwrap_or(true),
-        content: json::string(obj, "content").unwrap_or_default(),
+        content: entry_content(obj),
         order: json::int(obj, "insertion_order"),
         position,
         depth: json::int(ext, "depth"),
@@ -470,4 +470,15 @@ pub(crate) fn lorebook_from_value(root: &Object) -> Result<Reported<Lorebook>, P
         },
         report,
     })
+}
+
+/// An entry's content without carriage returns: SillyTavern's prompt never carries them (its
+/// editor keeps entries with plain line breaks), so neither does the imported entry.
+fn entry_content(obj: &Object) -> String {
+    let content = json::string(obj, "content").unwrap_or_default();
+    if content.contains('\r') {
+        content.replace('\r', "")
+    } else {
+        content
+    }
 }

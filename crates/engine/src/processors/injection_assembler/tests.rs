@@ -435,8 +435,7 @@ mod sillytavern {
     // carriage returns out (RULES 5.11.3, cleanCardFields).
     #[test]
     fn card_fields_are_read_trimmed_and_without_carriage_returns_under_compatibility() {
-        let character =
-            r#"{"name": "Mira", "personality": "  curious\r\nand kind \r\n", "scenario": "An\rinn."}"#;
+        let character = r#"{"name": "Mira", "personality": "  curious\r\nand kind \r\n", "scenario": "An\rinn."}"#;
         assert_eq!(
             built(
                 &field_preset(character, r#", "compatibility": "sillytavern""#),
