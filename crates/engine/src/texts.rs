@@ -142,7 +142,7 @@ crate::texts! {
     ASSEMBLED = "assembler.summary" => "{listed} messages: {skeleton} skeleton parts, {depth} depth and {anchor} anchor injections, {history} history";
 
     // authors-note (RULES 5.11.2)
-    SESSION_LOADER_COMPAT = "session-loader.compat" => "sends the history as SillyTavern does: without the speakers' names unless the preset names them (its names_behavior), and without carriage returns";
+    SESSION_LOADER_COMPAT = "session-loader.compat" => "sends the history as SillyTavern does: without the speakers' names unless the preset names them (its names_behavior)";
     COMPAT_AUTHORS_NOTE = "authors-note.compat" => "places the session's author's note as SillyTavern does, with the lorebook entries aimed before and after it";
     NOTE_PLACED = "authors-note.placed" => "author's note placed {where} ({entries} lorebook entries folded in)";
     NOTE_AT_DEPTH = "authors-note.at-depth" => "in the chat at depth {depth}";

@@ -1014,6 +1014,21 @@ fn chat_jsonl_becomes_a_session() {
     assert!(r.report.mentions("is_system"));
 }
 
+// openai.js, setOpenAIMessages(): SillyTavern sends no carriage return of a chat message.
+#[test]
+fn chat_messages_lose_their_carriage_returns() {
+    let lines = [
+        json!({ "user_name": "Ana", "character_name": "Keeper", "chat_metadata": {} }),
+        json!({ "name": "Keeper", "is_user": false, "mes": "One.\r\nTwo.\r" }),
+    ];
+    let text: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    let r = import_bytes("Keeper.jsonl", text.join("\n").as_bytes()).expect("imports");
+    let Imported::Session { session } = &r.value else {
+        panic!("expected a session");
+    };
+    assert_eq!(&*session.messages[0].content, "One.\nTwo.");
+}
+
 fn chat_with_metadata(meta: serde_json::Value) -> Reported<Imported> {
     let lines = [
         json!({ "user_name": "Ana", "character_name": "Keeper", "chat_metadata": meta }),

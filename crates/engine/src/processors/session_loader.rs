@@ -6,8 +6,8 @@
 //! `names_behavior` does: `keep` (each stored message's name, as stored), `none` (no names),
 //! `completion` (the `name` field on every user and assistant message, the input included, made
 //! of letters, digits and `_`), `content` (`Name: ` before the text of every user and assistant
-//! message, the input included); and whether carriage returns are taken out of the history.
-//! `names` is for chat completion: in text completion the instruct template writes the names.
+//! message, the input included). `names` is for chat completion: in text completion the
+//! instruct template writes the names.
 
 use crate::model::{Role, Session};
 use crate::pipeline::{
@@ -35,18 +35,12 @@ impl Processor for SessionLoader {
                 ConfigField::select("names", "Speakers' names", NAMES, "keep").describe(
                     "keep: each message's stored name. none: no names. completion: the name field on every user and assistant message, letters, digits and _ only. content: \"Name: \" before the text of every user and assistant message.",
                 ),
-                ConfigField::boolean("removeCarriageReturns", "Remove carriage returns", false)
-                    .describe("Take the carriage returns (\\r) out of the history's texts."),
             ],
         }
     }
 
     fn sillytavern(&self) -> Option<CompatDefaults> {
-        Some(
-            CompatDefaults::new(texts::SESSION_LOADER_COMPAT)
-                .set("names", "none")
-                .set("removeCarriageReturns", true),
-        )
+        Some(CompatDefaults::new(texts::SESSION_LOADER_COMPAT).set("names", "none"))
     }
 
     fn execute(
@@ -93,15 +87,6 @@ impl Processor for SessionLoader {
         }
         if names == "completion" || names == "content" {
             name_speakers(ctx, names == "content");
-        }
-        if config.bool("removeCarriageReturns") {
-            for i in 0..ctx.history.len() {
-                let content = ctx.history.as_slice()[i].content();
-                if content.contains('\r') {
-                    let text = content.replace('\r', "");
-                    ctx.history.set_content(i, text);
-                }
-            }
         }
         Ok(())
     }
@@ -276,13 +261,6 @@ mod tests {
             ]
         );
         assert_eq!(names(&loaded), [None, None, Some("Narrator"), None, None]);
-    }
-
-    #[test]
-    fn carriage_returns_are_taken_out_of_the_history_when_asked() {
-        let loaded = load(&[("removeCarriageReturns", json!(true))]);
-        assert_eq!(loaded[0].1, "Hi\nthere");
-        assert_eq!(load(&[])[0].1, "Hi\r\nthere");
     }
 
     #[test]

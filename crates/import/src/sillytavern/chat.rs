@@ -119,6 +119,13 @@ pub(crate) fn session_from_lines(
             Role::Assistant
         };
         let (swipes, swipe_at) = swipes(&obj, &content);
+        // SillyTavern takes the carriage returns out of every message it sends (openai.js,
+        // setOpenAIMessages); they are taken out here once, not in every build.
+        let content = if content.contains('\r') {
+            content.replace('\r', "")
+        } else {
+            content
+        };
         if let Some(extra) = extra {
             for key in ["image", "file", "inline_image"] {
                 if extra.get(key).is_some_and(json::is_set) {
