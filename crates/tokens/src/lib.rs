@@ -388,23 +388,27 @@ impl MessageOverhead {
     };
 }
 
-/// A one-multiply-per-word hasher (FxHash's scheme). The count key already carries a strong
+/// A one-multiply-per-word hasher (FxHash's scheme). Its methods are `#[inline]`: the engine's
+/// count cache hashes with it on every lookup, from another crate. The count key already carries a strong
 /// hash of the content, so folding its words is enough, and far cheaper than SipHash on every
 /// lookup.
 #[derive(Debug, Default)]
 pub struct KeyHasher(u64);
 
 impl KeyHasher {
+    #[inline]
     fn mix(&mut self, word: u64) {
         self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
     }
 }
 
 impl Hasher for KeyHasher {
+    #[inline]
     fn finish(&self) -> u64 {
         self.0
     }
 
+    #[inline]
     fn write(&mut self, bytes: &[u8]) {
         let mut chunks = bytes.chunks_exact(8);
         for chunk in &mut chunks {
@@ -418,14 +422,17 @@ impl Hasher for KeyHasher {
         self.mix(u64::from_le_bytes(last));
     }
 
+    #[inline]
     fn write_u8(&mut self, n: u8) {
         self.mix(u64::from(n));
     }
 
+    #[inline]
     fn write_u64(&mut self, n: u64) {
         self.mix(n);
     }
 
+    #[inline]
     fn write_usize(&mut self, n: usize) {
         self.mix(n as u64);
     }
