@@ -69,6 +69,15 @@ fn imported_id(said: &str) -> String {
     }
 }
 
+/// `promptloom export ID --to native` from the database `db` into `out`.
+fn export_native(scratch: &Path, db: &str, id: &str, out: &Path) {
+    let out = out.to_string_lossy();
+    promptloom(
+        scratch,
+        &["export", id, "--to", "native", "--db", db, "--out", &out],
+    );
+}
+
 /// The messages the preview sends for one case, brought in as `compare.py` brings them: a world
 /// file through the database into the preset, the persona's description into the session.
 fn preview(case: &Path) -> Vec<Value> {
@@ -96,38 +105,14 @@ fn preview(case: &Path) -> Vec<Value> {
             &["import", &s(&world), "--db", &db, "--into", &id],
         );
         preset = scratch.0.join("preset.native.json");
-        promptloom(
-            &scratch.0,
-            &[
-                "export",
-                &id,
-                "--to",
-                "native",
-                "--db",
-                &db,
-                "--out",
-                &s(&preset),
-            ],
-        );
+        export_native(&scratch.0, &db, &id, &preset);
     }
     let persona = &spec["persona"];
     if let Some(description) = persona["description"].as_str().filter(|d| !d.is_empty()) {
         let said = promptloom(&scratch.0, &["import", &s(&session), "--db", &db]);
         let id = imported_id(&said);
         let out = scratch.0.join("session.native.json");
-        promptloom(
-            &scratch.0,
-            &[
-                "export",
-                &id,
-                "--to",
-                "native",
-                "--db",
-                &db,
-                "--out",
-                &s(&out),
-            ],
-        );
+        export_native(&scratch.0, &db, &id, &out);
         let mut native = read_json(&out);
         if native.get("userProfile").is_none() {
             native["userProfile"] = serde_json::json!({ "name": persona["name"] });

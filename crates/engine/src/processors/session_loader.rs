@@ -57,14 +57,16 @@ impl Processor for SessionLoader {
         };
         // Each stored message goes in as a reference to the session: nothing is copied until a
         // processor changes it.
+        let load = if names == "none" {
+            PipelineMessage::from_stored_unnamed
+        } else {
+            PipelineMessage::from_stored
+        };
         ctx.history = session
             .messages
             .iter()
             .enumerate()
-            .map(|(i, stored)| match names {
-                "none" => PipelineMessage::from_stored_unnamed(i, stored),
-                _ => PipelineMessage::from_stored(i, stored),
-            })
+            .map(|(i, stored)| load(i, stored))
             .collect();
         ctx.info(ID, texts::LOADED.with("count", session.messages.len()));
 

@@ -260,6 +260,8 @@ pub(super) struct Stored<'s> {
     index: u32,
     role: Role,
     has_name: bool,
+    /// The stored name is not sent (the session loader's `names: none`).
+    unnamed: bool,
     has_attachments: bool,
     message: &'s ChatMessage,
 }
@@ -282,6 +284,7 @@ impl<'s> Body<'s> {
             index: index as u32,
             role: message.role,
             has_name: named && message.name.is_some(),
+            unnamed: !named && message.name.is_some(),
             has_attachments: !message.attachments.is_empty(),
             message,
         })
@@ -291,9 +294,7 @@ impl<'s> Body<'s> {
     /// role and its name goes with it.
     pub(super) fn as_stored(&self, role: Role) -> Option<(u32, &'s ChatMessage)> {
         match self {
-            Body::Stored(s) if s.role == role && s.has_name == s.message.name.is_some() => {
-                Some((s.index, s.message))
-            }
+            Body::Stored(s) if s.role == role && !s.unnamed => Some((s.index, s.message)),
             _ => None,
         }
     }
