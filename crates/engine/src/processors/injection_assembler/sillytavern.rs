@@ -43,18 +43,26 @@ pub(super) const EXAMPLE_ASSISTANT: &str = "example_assistant";
 const START: &str = "<start>";
 
 /// `cleanCardFields` (RULES 5.11.3): the card's fields and the persona as SillyTavern reads them,
-/// trimmed, then without carriage returns.
-pub(super) struct CardFields {
-    description: String,
-    personality: String,
-    scenario: String,
-    mes_examples: String,
-    persona: String,
+/// trimmed, then without carriage returns. A field is copied only when it has one: the live
+/// preview builds this on every keystroke.
+pub(super) struct CardFields<'a> {
+    description: Cow<'a, str>,
+    personality: Cow<'a, str>,
+    scenario: Cow<'a, str>,
+    mes_examples: Cow<'a, str>,
+    persona: Cow<'a, str>,
 }
 
-impl CardFields {
-    pub(super) fn of(env: &MacroEnv<'_>) -> Self {
-        let clean = |text: &str| text.trim().replace('\r', "");
+impl<'a> CardFields<'a> {
+    pub(super) fn of(env: &MacroEnv<'a>) -> Self {
+        let clean = |text: &'a str| {
+            let text = text.trim();
+            if text.contains('\r') {
+                Cow::Owned(text.replace('\r', ""))
+            } else {
+                Cow::Borrowed(text)
+            }
+        };
         CardFields {
             description: clean(env.description),
             personality: clean(env.personality),
