@@ -717,11 +717,24 @@ export type InstructTemplate = {
 	formatVersion?: number,
 	id: string,
 	name: string,
-	/**
-	 *  Written once at the very start (the beginning-of-text token, when the server does not
-	 *  add it).
-	 */
+	/**  The beginning-of-text token: written once at the very start, unless `serverAddsBos`. */
 	bos?: string,
+	/**
+	 *  The server puts `bos` before the string itself, as llama.cpp and the others do for a
+	 *  model whose tokenizer adds it (Llama, Gemma, Mistral): the string leaves it out, and the
+	 *  count has it (RULES 5.12).
+	 */
+	serverAddsBos?: boolean,
+	/**
+	 *  A system turn written first when the first message is not a system message (Qwen 2.5's
+	 *  "You are Qwen…", Llama 3.1's empty one).
+	 */
+	defaultSystem?: string | null,
+	/**
+	 *  A `strftime` format: every `{today}` in the template's affixes is the build's day in it
+	 *  (Llama 3.1's `Today Date: 26 Nov 2026`).
+	 */
+	todayFormat?: string | null,
 	system?: Affixes,
 	user?: Affixes,
 	assistant?: Affixes,
@@ -738,6 +751,11 @@ export type InstructTemplate = {
 	names?: NamesMode,
 	/**  Trim white space around each message's content, as the Llama and Gemma templates do. */
 	trim?: boolean,
+	/**
+	 *  Whether system messages are trimmed, where it differs from `trim` (Gemma 3 trims the
+	 *  turns but not the system text).
+	 */
+	trimSystem?: boolean | null,
 	/**  The family's special tokens, which the preview marks in the string. */
 	specialTokens?: string[],
 };
@@ -1053,6 +1071,11 @@ export type RenderedPrompt = {
 	/**  Every byte of `prompt` in exactly one span, in order. */
 	spans: Span[],
 	stop: string[],
+	/**
+	 *  The token the server puts before the string itself: counted in the total, not written
+	 *  in the string (`serverAddsBos`).
+	 */
+	serverBos?: string | null,
 	/**  The template's special tokens, for the preview to mark in the string. */
 	specialTokens: string[],
 };

@@ -83,6 +83,9 @@ pub fn run(args: &SendArgs) -> Result<String, CliError> {
         .build()
         .map_err(|e| CliError::Output(format!("cannot start the network runtime: {e}")))?;
     let mut stdout = std::io::stdout();
+    // Exactly the reply for a pipe or a file; on a terminal, with its control characters
+    // shown as escapes (a server's text is a stranger's).
+    let on_terminal = std::io::IsTerminal::is_terminal(&stdout);
     let mut written = Ok(());
     let reply = runtime
         .block_on(promptloom_send::send(
@@ -96,8 +99,12 @@ pub fn run(args: &SendArgs) -> Result<String, CliError> {
             |event| {
                 if let StreamEvent::Delta(text) = event {
                     if written.is_ok() {
+                        let shown = match on_terminal {
+                            true => crate::terminal::escape(text),
+                            false => std::borrow::Cow::Borrowed(text.as_str()),
+                        };
                         written = stdout
-                            .write_all(crate::terminal::escape(text).as_bytes())
+                            .write_all(shown.as_bytes())
                             .and_then(|()| stdout.flush());
                     }
                 }

@@ -151,6 +151,31 @@ pub fn tokenizer_for_model(model_id: &str) -> TokenizerChoice {
     TokenizerChoice::estimate(O200kBase)
 }
 
+/// The built-in instruct template (RULES 5.12) a chat server writes `model_id`'s messages in,
+/// counted with `kind`: the family's ([`TokenizerKind::chat_template`]), or the one of the
+/// family's version the id names where versions write differently (Llama 3.1 and later date
+/// their system turn; Qwen 2.5 writes a system turn of its own when there is none).
+pub fn chat_template_for_model(model_id: &str, kind: TokenizerKind) -> Option<&'static str> {
+    let id = normalise(model_id);
+    let word = |words: &[&str]| words.iter().any(|w| has_word(&id, w));
+    match kind {
+        TokenizerKind::Llama3
+            if word(&[
+                "llama-3.1",
+                "llama-3.2",
+                "llama-3.3",
+                "llama3.1",
+                "llama3.2",
+                "llama3.3",
+            ]) =>
+        {
+            Some("llama-3.1")
+        }
+        TokenizerKind::Qwen if word(&["qwen2.5", "qwen-2.5"]) => Some("qwen-2.5"),
+        kind => kind.chat_template(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -530,6 +530,8 @@ export const en = {
   "prompt.copyFailed": "Could not copy",
   "prompt.stop": "Stop sequences",
   "prompt.noStop": "none",
+  "prompt.serverBos": "Added by the server",
+  "prompt.serverBosNote": "the model's BOS token, put before the string by the server and counted in the total",
   "prompt.tokens": "Tokens",
   "prompt.tokenCount": "{total} in the string",
   "prompt.hoverHint": "Point at or click a part for the message it came from; the faint parts are written by the {name} template.",

@@ -532,6 +532,8 @@ export const zh: Record<MessageKey, string> = {
   "prompt.copyFailed": "无法复制",
   "prompt.stop": "停止序列",
   "prompt.noStop": "无",
+  "prompt.serverBos": "由服务器添加",
+  "prompt.serverBosNote": "模型的 BOS 词元，由服务器放在字符串之前，计入总数",
   "prompt.tokens": "标记数",
   "prompt.tokenCount": "字符串共 {total} 个",
   "prompt.hoverHint": "指向或点击某一部分，可看到它来自哪条消息；淡色部分由 {name} 模板写入。",

@@ -24,6 +24,10 @@ pub const MAX_OUTPUT_BYTES: usize = 16 * 1024 * 1024;
 pub struct SpecialTokens {
     pub bos: String,
     pub eos: String,
+    /// The day the render is for: Llama 3.1's templates read it as `date_string` (as llama.cpp
+    /// passes it) or through `strftime_now`, and an instruct template's `{today}` is written
+    /// from it. Without one, a template's own default day stands.
+    pub now: Option<chrono::DateTime<chrono::FixedOffset>>,
 }
 
 /// What the check found.
@@ -72,6 +76,15 @@ pub fn render_chat_template(
             Err(Error::new(ErrorKind::InvalidOperation, message))
         },
     );
+    if let Some(now) = tokens.now {
+        env.add_function("strftime_now", move |format: String| -> String {
+            use std::fmt::Write;
+            let mut out = String::new();
+            // A format chrono cannot write gives the empty string.
+            let _ = write!(out, "{}", now.format(&format));
+            out
+        });
+    }
     let template = env
         .template_from_str(chat_template)
         .map_err(|e| fail(describe(&e)))?;
@@ -88,12 +101,18 @@ pub fn render_chat_template(
             }
         })
         .collect();
+    // Only a given day is passed: a template's `is defined` test keeps its own default.
+    let day = match tokens.now {
+        Some(now) => context! { date_string => now.format("%d %b %Y").to_string() },
+        None => context! {},
+    };
     let out = template
         .render(context! {
             messages => messages,
             add_generation_prompt => true,
             bos_token => tokens.bos.as_str(),
             eos_token => tokens.eos.as_str(),
+            ..day
         })
         .map_err(|e| fail(describe(&e)))?;
     if out.len() > MAX_OUTPUT_BYTES {
@@ -141,8 +160,17 @@ pub fn check(
             unwrapped: t.unwrapped,
         })
         .collect();
-    let ours = render(template, &plain).prompt;
-    let theirs = render_chat_template(name, chat_template, &plain, tokens)?;
+    let template = match &tokens.now {
+        Some(now) => template.dated(now),
+        None => std::borrow::Cow::Borrowed(template),
+    };
+    let ours = render(&template, &plain).prompt;
+    let mut theirs = render_chat_template(name, chat_template, &plain, tokens)?;
+    // A server whose model adds the BOS token takes the template's own BOS text off the
+    // string (llama.cpp does), as the instruct template leaves it out.
+    if template.server_adds_bos && !template.bos.is_empty() && theirs.starts_with(&template.bos) {
+        theirs.drain(..template.bos.len());
+    }
     let first_difference = ours
         .bytes()
         .zip(theirs.bytes())

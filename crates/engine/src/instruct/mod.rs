@@ -59,6 +59,10 @@ pub struct RenderedPrompt {
     /// Every byte of `prompt` in exactly one span, in order.
     pub spans: Vec<Span>,
     pub stop: Vec<String>,
+    /// The token the server puts before the string itself: counted in the total, not written
+    /// in the string (`serverAddsBos`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_bos: Option<String>,
     /// The template's special tokens, for the preview to mark in the string.
     pub special_tokens: Vec<String>,
 }
@@ -100,7 +104,7 @@ impl Writer {
 /// The text of a message as the template writes it: its name before it (when the template
 /// writes names; never for system messages), trimmed when the template trims.
 fn body<'a>(template: &InstructTemplate, turn: &Turn<'a>) -> std::borrow::Cow<'a, str> {
-    let content = if template.trim {
+    let content = if template.trims(turn.role) {
         turn.content.trim()
     } else {
         turn.content
@@ -113,13 +117,78 @@ fn body<'a>(template: &InstructTemplate, turn: &Turn<'a>) -> std::borrow::Cow<'a
     }
 }
 
+/// The role whose affixes a message of `role` is written with, as a turn of its own (a system
+/// message of an `asUser` template is a user turn; a tool message is one always).
+pub(crate) fn written_role(template: &InstructTemplate, role: Role) -> Role {
+    match (role, template.system_mode) {
+        (Role::System, SystemMode::AsUser) | (Role::Tool, _) => Role::User,
+        (role, _) => role,
+    }
+}
+
+/// Whether `left` followed by `right` counts as the two counted apart, for every shipped
+/// vocabulary: one side is empty, or the joint is a special token of `template` (matched
+/// whole before anything else), or `left` ends a line and `right` starts with a character
+/// that is neither white space nor `/` (where `tokens::independent_pieces` cuts). Anything
+/// else may merge (`.` + `\n\n` is one token of several vocabularies).
+pub(crate) fn joins_apart(template: &InstructTemplate, left: &str, right: &str) -> bool {
+    left.is_empty()
+        || right.is_empty()
+        || template
+            .special_tokens
+            .iter()
+            .filter(|s| !s.is_empty())
+            .any(|s| left.ends_with(s.as_str()) || right.starts_with(s.as_str()))
+        || (left.ends_with(['\n', '\r'])
+            && right
+                .chars()
+                .next()
+                .is_some_and(|c| !c.is_whitespace() && c != '/'))
+}
+
+/// The system turn `template` writes first, when it has one and the first message is not a
+/// system message (only where system messages are turns of their own).
+pub(crate) fn default_system<'t>(
+    template: &'t InstructTemplate,
+    turns: &[Turn<'_>],
+) -> Option<&'t str> {
+    let text = template.default_system.as_deref()?;
+    let first = turns.iter().find(|t| !t.unwrapped);
+    (template.system_mode == SystemMode::Own && first.is_none_or(|t| t.role != Role::System))
+        .then_some(text)
+}
+
 /// Writes `turns` in `template`'s format, with the reply prefix at the end (RULES 5.12).
 pub fn render(template: &InstructTemplate, turns: &[Turn<'_>]) -> RenderedPrompt {
+    // The string's length, near enough that it is never grown (a grown string holds its old
+    // and new buffers at once, and a prompt may be megabytes).
+    let affixes = [&template.system, &template.user, &template.assistant]
+        .iter()
+        .flat_map(|a| a.texts())
+        .map(String::len)
+        .max()
+        .unwrap_or(0);
+    let capacity = turns
+        .iter()
+        .map(|t| {
+            t.content.len()
+                + t.name.map_or(0, str::len)
+                + template.system_separator.len()
+                + 2 * affixes
+                + 2
+        })
+        .sum::<usize>()
+        + template.bos.len()
+        + template.reply_prefix.len()
+        + template.default_system.as_ref().map_or(0, String::len)
+        + 2 * affixes;
     let mut w = Writer {
-        prompt: String::new(),
+        prompt: String::with_capacity(capacity),
         spans: Vec::new(),
     };
-    w.template(&template.bos);
+    if !template.server_adds_bos {
+        w.template(&template.bos);
+    }
     let systems: Vec<usize> = (0..turns.len())
         .filter(|&i| turns[i].role == Role::System && !turns[i].unwrapped)
         .collect();
@@ -184,7 +253,15 @@ pub fn render(template: &InstructTemplate, turns: &[Turn<'_>]) -> RenderedPrompt
         .collect();
     let first_of = |role: Role| written.iter().position(|w| w.1 == Some(role));
     let last_of = |role: Role| written.iter().rposition(|w| w.1 == Some(role));
-    let bounds = [Role::System, Role::User, Role::Assistant].map(|r| (first_of(r), last_of(r)));
+    let mut bounds = [Role::System, Role::User, Role::Assistant].map(|r| (first_of(r), last_of(r)));
+    if let Some(text) = default_system(template, turns) {
+        // The template's own system turn comes first: the first of its role.
+        let (_, last) = bounds[Role::System.index()];
+        w.template(template.system.prefix_of(true, last.is_none()));
+        w.template(text);
+        w.template(&template.system.suffix);
+        bounds[Role::System.index()].0 = None;
+    }
     for (k, &(i, role)) in written.iter().enumerate() {
         let Some(role) = role else {
             w.message(i, turns[i].content);
@@ -210,6 +287,8 @@ pub fn render(template: &InstructTemplate, turns: &[Turn<'_>]) -> RenderedPrompt
         prompt: w.prompt,
         spans: w.spans,
         stop: template.stop.clone(),
+        server_bos: (template.server_adds_bos && !template.bos.is_empty())
+            .then(|| template.bos.clone()),
         special_tokens: template.special_tokens.clone(),
     }
 }
@@ -225,8 +304,16 @@ const BUILT_IN: &[(&str, &str)] = &[
         include_str!("../../../../presets/instruct/qwen.json"),
     ),
     (
+        "qwen-2.5",
+        include_str!("../../../../presets/instruct/qwen-2.5.json"),
+    ),
+    (
         "llama-3",
         include_str!("../../../../presets/instruct/llama-3.json"),
+    ),
+    (
+        "llama-3.1",
+        include_str!("../../../../presets/instruct/llama-3.1.json"),
     ),
     (
         "llama-2",

@@ -39,9 +39,14 @@ fn conversation() -> Vec<Turn<'static>> {
     ]
 }
 
+/// The day the dated templates are written on.
+fn day() -> chrono::DateTime<chrono::FixedOffset> {
+    chrono::DateTime::parse_from_rfc3339("2026-11-26T12:00:00+01:00").expect("a time")
+}
+
 fn rendered(id: &str) -> RenderedPrompt {
     let template = built_in(id).unwrap_or_else(|| panic!("built-in {id}"));
-    render(&template, &conversation())
+    render(&template.dated(&day()), &conversation())
 }
 
 #[test]
@@ -66,11 +71,13 @@ fn every_built_in_template_reads_and_has_a_golden_string() {
 const GOLDEN: &[(&str, &str)] = &[
     ("chatml", "<|im_start|>system\nYou are Mara, a lighthouse keeper.<|im_end|>\n<|im_start|>user\nRosa: Is the lamp lit?<|im_end|>\n<|im_start|>assistant\nIt has not gone out in forty years.<|im_end|>\n<|im_start|>system\n[A storm is coming.]<|im_end|>\n<|im_start|>user\nThen we wait.<|im_end|>\n<|im_start|>assistant\n"),
     ("qwen", "<|im_start|>system\nYou are Mara, a lighthouse keeper.<|im_end|>\n<|im_start|>user\nRosa: Is the lamp lit?<|im_end|>\n<|im_start|>assistant\nIt has not gone out in forty years.<|im_end|>\n<|im_start|>system\n[A storm is coming.]<|im_end|>\n<|im_start|>user\nThen we wait.<|im_end|>\n<|im_start|>assistant\n"),
-    ("llama-3", "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nYou are Mara, a lighthouse keeper.<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nRosa: Is the lamp lit?<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\nIt has not gone out in forty years.<|eot_id|><|start_header_id|>system<|end_header_id|>\n\n[A storm is coming.]<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nThen we wait.<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n"),
-    ("llama-2", "<s>[INST] <<SYS>>\nYou are Mara, a lighthouse keeper.\n<</SYS>>\n\nRosa: Is the lamp lit? [/INST] It has not gone out in forty years. </s><s>[INST] <<SYS>>\n[A storm is coming.]\n<</SYS>>\n\nThen we wait. [/INST]"),
-    ("mistral", "<s> [INST] You are Mara, a lighthouse keeper.\n\nRosa: Is the lamp lit? [/INST] It has not gone out in forty years.</s> [INST] [A storm is coming.]\n\nThen we wait. [/INST]"),
-    ("mistral-tekken", "<s>[INST]Rosa: Is the lamp lit?[/INST]It has not gone out in forty years.</s>[INST]You are Mara, a lighthouse keeper.\n\n[A storm is coming.]\n\nThen we wait.[/INST]"),
-    ("gemma", "<bos><start_of_turn>user\nYou are Mara, a lighthouse keeper.\n\nRosa: Is the lamp lit?<end_of_turn>\n<start_of_turn>model\nIt has not gone out in forty years.<end_of_turn>\n<start_of_turn>user\n[A storm is coming.]\n\nThen we wait.<end_of_turn>\n<start_of_turn>model\n"),
+    ("qwen-2.5", "<|im_start|>system\nYou are Mara, a lighthouse keeper.<|im_end|>\n<|im_start|>user\nRosa: Is the lamp lit?<|im_end|>\n<|im_start|>assistant\nIt has not gone out in forty years.<|im_end|>\n<|im_start|>system\n[A storm is coming.]<|im_end|>\n<|im_start|>user\nThen we wait.<|im_end|>\n<|im_start|>assistant\n"),
+    ("llama-3", "<|start_header_id|>system<|end_header_id|>\n\nYou are Mara, a lighthouse keeper.<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nRosa: Is the lamp lit?<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\nIt has not gone out in forty years.<|eot_id|><|start_header_id|>system<|end_header_id|>\n\n[A storm is coming.]<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nThen we wait.<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n"),
+    ("llama-3.1", "<|start_header_id|>system<|end_header_id|>\n\nCutting Knowledge Date: December 2023\nToday Date: 26 Nov 2026\n\nYou are Mara, a lighthouse keeper.<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nRosa: Is the lamp lit?<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\nIt has not gone out in forty years.<|eot_id|><|start_header_id|>system<|end_header_id|>\n\n[A storm is coming.]<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nThen we wait.<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n"),
+    ("llama-2", "[INST] <<SYS>>\nYou are Mara, a lighthouse keeper.\n<</SYS>>\n\nRosa: Is the lamp lit? [/INST] It has not gone out in forty years. </s><s>[INST] <<SYS>>\n[A storm is coming.]\n<</SYS>>\n\nThen we wait. [/INST]"),
+    ("mistral", " [INST] You are Mara, a lighthouse keeper.\n\nRosa: Is the lamp lit? [/INST] It has not gone out in forty years.</s> [INST] [A storm is coming.]\n\nThen we wait. [/INST]"),
+    ("mistral-tekken", "[INST]Rosa: Is the lamp lit?[/INST]It has not gone out in forty years.</s>[INST]You are Mara, a lighthouse keeper.\n\n[A storm is coming.]\n\nThen we wait.[/INST]"),
+    ("gemma", "<start_of_turn>user\nYou are Mara, a lighthouse keeper.\n\nRosa: Is the lamp lit?<end_of_turn>\n<start_of_turn>model\nIt has not gone out in forty years.<end_of_turn>\n<start_of_turn>user\n[A storm is coming.]\n\nThen we wait.<end_of_turn>\n<start_of_turn>model\n"),
     ("phi-3", "<|system|>\nYou are Mara, a lighthouse keeper.<|end|>\n<|user|>\nRosa: Is the lamp lit?<|end|>\n<|assistant|>\nIt has not gone out in forty years.<|end|>\n<|system|>\n[A storm is coming.]<|end|>\n<|user|>\nThen we wait.<|end|>\n<|assistant|>\n"),
     ("deepseek", "<｜begin▁of▁sentence｜>You are Mara, a lighthouse keeper.\n\n[A storm is coming.]<｜User｜>Rosa: Is the lamp lit?<｜Assistant｜>It has not gone out in forty years.<｜end▁of▁sentence｜><｜User｜>Then we wait.<｜Assistant｜>"),
     ("alpaca", "You are Mara, a lighthouse keeper.\n\n### Instruction:\nRosa: Is the lamp lit?\n\n### Response:\nIt has not gone out in forty years.\n\n[A storm is coming.]\n\n### Instruction:\nThen we wait.\n\n### Response:\n"),
@@ -143,13 +150,13 @@ fn instruct_names_are_written_or_left_out_and_system_messages_without_a_user_tur
     ];
     assert_eq!(
         render(&t, &turns).prompt,
-        "<bos><start_of_turn>user\nRosa: Hi.<end_of_turn>\n<start_of_turn>user\nDusk.<end_of_turn>\n<start_of_turn>model\n"
+        "<start_of_turn>user\nRosa: Hi.<end_of_turn>\n<start_of_turn>user\nDusk.<end_of_turn>\n<start_of_turn>model\n"
     );
     t.names = NamesMode::Never;
     t.trim = false;
     assert!(render(&t, &turns)
         .prompt
-        .starts_with("<bos><start_of_turn>user\n  Hi.  <end_of_turn>"));
+        .starts_with("<start_of_turn>user\n  Hi.  <end_of_turn>"));
 }
 
 // RULES 5.12: a role's first and last turns may have prefixes of their own; the last wins
@@ -357,7 +364,7 @@ mod in_a_build {
         assert!(
             prompt
                 .prompt
-                .starts_with("<bos><start_of_turn>user\nYou are Mara.\n\n"),
+                .starts_with("<start_of_turn>user\nYou are Mara.\n\n"),
             "{}",
             prompt.prompt
         );
@@ -410,6 +417,7 @@ mod against_jinja {
         SpecialTokens {
             bos: bos.into(),
             eos: eos.into(),
+            now: Some(day()),
         }
     }
 
@@ -418,6 +426,13 @@ mod against_jinja {
         for (id, file, bos, eos) in [
             ("chatml", "chatml.jinja", "", ""),
             ("qwen", "qwen2.5.jinja", "", "<|im_end|>"),
+            ("qwen-2.5", "qwen2.5.jinja", "", "<|im_end|>"),
+            (
+                "llama-3.1",
+                "llama-3.1.jinja",
+                "<|begin_of_text|>",
+                "<|eot_id|>",
+            ),
             ("llama-2", "llama-2.jinja", "<s>", "</s>"),
             ("mistral", "mistral-v1.jinja", "<s>", "</s>"),
             ("mistral-tekken", "mistral-v3-tekken.jinja", "<s>", "</s>"),
@@ -440,6 +455,56 @@ mod against_jinja {
                 c.theirs
             );
         }
+    }
+
+    // Without a system message Qwen 2.5 writes its own and Llama 3.1 an empty dated one; white
+    // space around a message is trimmed by Llama 3.1 and Gemma 3, but Gemma keeps the system
+    // text's; the model's BOS is the server's.
+    #[test]
+    fn instruct_built_ins_follow_their_chat_template_without_a_system_message_and_padded() {
+        let turn = |role, content| Turn {
+            role,
+            name: None,
+            content,
+            unwrapped: false,
+        };
+        let no_system = vec![
+            turn(Role::User, "Hi"),
+            turn(Role::Assistant, "Hello! How can I help?"),
+            turn(Role::User, "Tell me a joke."),
+        ];
+        let padded = vec![
+            turn(Role::System, "  padded system  "),
+            turn(Role::User, "\n  padded user \n"),
+            turn(Role::Assistant, " padded reply "),
+            turn(Role::User, "last "),
+        ];
+        for (id, file, bos, eos) in [
+            ("qwen-2.5", "qwen2.5.jinja", "", "<|im_end|>"),
+            (
+                "llama-3.1",
+                "llama-3.1.jinja",
+                "<|begin_of_text|>",
+                "<|eot_id|>",
+            ),
+            ("gemma", "gemma-3.jinja", "<bos>", "<eos>"),
+            ("mistral-tekken", "mistral-v3-tekken.jinja", "<s>", "</s>"),
+        ] {
+            let t = built_in(id).expect("built-in");
+            for turns in [&no_system, &padded] {
+                let c = check(&t, file, &chat_template(file), turns, &tokens(bos, eos))
+                    .unwrap_or_else(|e| panic!("{id}: {e}"));
+                assert!(
+                    c.identical(),
+                    "{id} against {file}:\n ours   {:?}\n theirs {:?}",
+                    c.ours,
+                    c.theirs
+                );
+            }
+        }
+        // Qwen 3's template writes no system turn of its own.
+        let qwen3 = render(&built_in("qwen").expect("qwen"), &no_system).prompt;
+        assert!(qwen3.starts_with("<|im_start|>user\nHi"), "{qwen3}");
     }
 
     // Llama 3.1's template writes a knowledge cut-off and a date into the system turn; the

@@ -42,7 +42,7 @@ impl Affixes {
         }
     }
 
-    fn texts(&self) -> impl Iterator<Item = &String> {
+    pub(crate) fn texts(&self) -> impl Iterator<Item = &String> {
         [&self.prefix, &self.suffix]
             .into_iter()
             .chain(&self.first_prefix)
@@ -91,10 +91,22 @@ pub struct InstructTemplate {
     pub format_version: u32,
     pub id: String,
     pub name: String,
-    /// Written once at the very start (the beginning-of-text token, when the server does not
-    /// add it).
+    /// The beginning-of-text token: written once at the very start, unless `serverAddsBos`.
     #[serde(default)]
     pub bos: String,
+    /// The server puts `bos` before the string itself, as llama.cpp and the others do for a
+    /// model whose tokenizer adds it (Llama, Gemma, Mistral): the string leaves it out, and the
+    /// count has it (RULES 5.12).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub server_adds_bos: bool,
+    /// A system turn written first when the first message is not a system message (Qwen 2.5's
+    /// "You are Qwen…", Llama 3.1's empty one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_system: Option<String>,
+    /// A `strftime` format: every `{today}` in the template's affixes is the build's day in it
+    /// (Llama 3.1's `Today Date: 26 Nov 2026`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub today_format: Option<String>,
     #[serde(default)]
     pub system: Affixes,
     #[serde(default)]
@@ -118,6 +130,10 @@ pub struct InstructTemplate {
     /// Trim white space around each message's content, as the Llama and Gemma templates do.
     #[serde(default)]
     pub trim: bool,
+    /// Whether system messages are trimmed, where it differs from `trim` (Gemma 3 trims the
+    /// turns but not the system text).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trim_system: Option<bool>,
     /// The family's special tokens, which the preview marks in the string.
     #[serde(default)]
     pub special_tokens: Vec<String>,
@@ -162,6 +178,15 @@ impl InstructTemplate {
                 format!("{bytes} bytes together; at most {MAX_TEMPLATE_BYTES}"),
             ));
         }
+        if let Some(format) = &self.today_format {
+            use chrono::format::{Item, StrftimeItems};
+            if StrftimeItems::new(format).any(|i| matches!(i, Item::Error)) {
+                return Err(EngineError::invalid(
+                    at("todayFormat"),
+                    format!("\"{format}\" is not a date format (strftime: %d %b %Y)"),
+                ));
+            }
+        }
         if let Some(i) = self.stop.iter().position(String::is_empty) {
             return Err(EngineError::invalid(
                 at(&format!("stop[{i}]")),
@@ -174,12 +199,52 @@ impl InstructTemplate {
     fn texts(&self) -> impl Iterator<Item = &str> {
         [&self.bos, &self.system_separator, &self.reply_prefix]
             .into_iter()
+            .chain(&self.default_system)
+            .chain(&self.today_format)
             .chain(self.system.texts())
             .chain(self.user.texts())
             .chain(self.assistant.texts())
             .chain(&self.stop)
             .chain(&self.special_tokens)
             .map(String::as_str)
+    }
+
+    /// Whether a message of `role` is trimmed.
+    pub fn trims(&self, role: Role) -> bool {
+        match role {
+            Role::System => self.trim_system.unwrap_or(self.trim),
+            _ => self.trim,
+        }
+    }
+
+    /// The template as written on the day of `now`: each `{today}` of its affixes in
+    /// `todayFormat` (borrowed as it is when it has none).
+    pub fn dated(
+        &self,
+        now: &chrono::DateTime<chrono::FixedOffset>,
+    ) -> std::borrow::Cow<'_, InstructTemplate> {
+        use std::fmt::Write;
+        let Some(format) = &self.today_format else {
+            return std::borrow::Cow::Borrowed(self);
+        };
+        let mut day = String::new();
+        // A format chrono cannot write leaves the placeholder as it is.
+        if write!(day, "{}", now.format(format)).is_err() {
+            return std::borrow::Cow::Borrowed(self);
+        }
+        let mut t = self.clone();
+        for affixes in [&mut t.system, &mut t.user, &mut t.assistant] {
+            for text in [&mut affixes.prefix, &mut affixes.suffix]
+                .into_iter()
+                .chain(affixes.first_prefix.as_mut())
+                .chain(affixes.last_prefix.as_mut())
+            {
+                if text.contains("{today}") {
+                    *text = text.replace("{today}", &day);
+                }
+            }
+        }
+        std::borrow::Cow::Owned(t)
     }
 
     /// The affixes of a turn of `role` (a tool message is written as a user turn).

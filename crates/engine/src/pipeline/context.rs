@@ -185,6 +185,13 @@ pub struct PipelineContext<'a, 's> {
     /// The instruct template of a text-completion build (RULES 5.12): the options', else the
     /// preset's, else the model profile's.
     pub instruct: Option<crate::instruct::InstructTemplate>,
+    /// In chat with a shipped family's model, the built-in template its server writes the
+    /// messages in (RULES 5.8): what each message costs, and the string the total counts.
+    pub(crate) family_template:
+        Option<std::borrow::Cow<'static, crate::instruct::InstructTemplate>>,
+    /// For each role, by [`Role::ALL`]'s order: whether the writer's prefix, and its suffix,
+    /// join apart from any content (empty, or a special token at the joint).
+    joints: [(bool, bool); 4],
     /// What a message of each role costs beyond its content, by [`Role::ALL`]'s order: counted
     /// once per build (the template's affixes go through the tokenizer only here).
     overheads: [crate::tokens::MessageOverhead; 4],
@@ -209,6 +216,8 @@ impl<'a, 's> PipelineContext<'a, 's> {
         let (tokenizer, unreadable) = profile.resolve_tokenizer(request.model);
         let generation = super::ResolvedGeneration::resolve(&profile, request.preset);
         // The options' template, else the preset's own, else the one the model profile names.
+        let now = &request.options.timestamp;
+        // Written on the build's day where the template dates itself (Llama 3.1's).
         let instruct = request
             .options
             .instruct
@@ -219,15 +228,20 @@ impl<'a, 's> PipelineContext<'a, 's> {
                     .instruct
                     .as_deref()
                     .and_then(crate::instruct::built_in)
+            })
+            .map(|t| match t.dated(now) {
+                std::borrow::Cow::Owned(dated) => dated,
+                std::borrow::Cow::Borrowed(_) => t,
             });
-        // In chat, a family's server writes each message through the family's chat template,
-        // so its affixes are what a message costs; OpenAI publishes its own figures.
+        // In chat, a family's server writes each message through the chat template of the
+        // model's version, so that is what a message costs; OpenAI publishes its own figures.
         let family_template = match (&instruct, profile.provider_format) {
             (None, crate::profiles::ProviderFormat::OpenaiChat) => tokenizer
                 .vocabulary
                 .kind()
-                .and_then(|k| k.chat_template())
-                .and_then(crate::instruct::built_in_ref),
+                .and_then(|k| crate::tokens::chat_template_for_model(request.model, k))
+                .and_then(crate::instruct::built_in_ref)
+                .map(|t| t.dated(now)),
             _ => None,
         };
         let openai_published = matches!(
@@ -242,13 +256,27 @@ impl<'a, 's> PipelineContext<'a, 's> {
         let overheads = crate::model::Role::ALL.map(|role| {
             overhead_for(
                 &profile,
-                instruct.as_ref().or(family_template),
+                instruct.as_ref().or(family_template.as_deref()),
                 role,
                 &|text| request.cache.count(tokenizer.vocabulary, text),
             )
         });
+        let writer = instruct.as_ref().or(family_template.as_deref());
+        let joints = crate::model::Role::ALL.map(|role| match writer {
+            Some(t) => {
+                let a = t.affixes(crate::instruct::written_role(t, role));
+                let specials = || t.special_tokens.iter().filter(|s| !s.is_empty());
+                (
+                    a.prefix.is_empty() || specials().any(|s| a.prefix.ends_with(s.as_str())),
+                    a.suffix.is_empty() || specials().any(|s| a.suffix.starts_with(s.as_str())),
+                )
+            }
+            None => (true, true),
+        });
         PipelineContext {
             instruct,
+            family_template,
+            joints,
             overheads,
             counts_exact,
             generation,
@@ -323,9 +351,56 @@ impl<'a, 's> PipelineContext<'a, 's> {
         }
         let overhead = self.overhead_of(message.role);
         let kind = self.tokenizer.vocabulary;
+        // With a template that writes the message (RULES 5.8, 5.12): its content as written
+        // (trimmed where the template trims), counted apart from the affixes where no token
+        // can cross the joint, else counted with them as one text.
+        let wrap = self.writer().map(|t| {
+            let content = message.content();
+            let body = if t.trims(message.role) {
+                content.trim()
+            } else {
+                content
+            };
+            let joints = self.joints[message.role.index()];
+            let a = t.affixes(crate::instruct::written_role(t, message.role));
+            let apart = (joints.0 || crate::instruct::joins_apart(t, &a.prefix, body))
+                && (joints.1 || crate::instruct::joins_apart(t, body, &a.suffix));
+            // An empty content leaves the prefix against the suffix: counted together.
+            if apart && !body.is_empty() {
+                let start = body.as_ptr() as usize - content.as_ptr() as usize;
+                Ok(start..start + body.len())
+            } else {
+                Err(count_joined(self.cache, kind, &a.prefix, body, &a.suffix))
+            }
+        });
+        let content = match wrap {
+            Some(Err(whole)) => whole.saturating_sub(overhead.per_message),
+            Some(Ok(body)) if body.len() != message.content().len() => {
+                self.cache.count(kind, &message.content()[body])
+            }
+            _ => self.count_content(message),
+        };
+        let mut n = content + overhead.per_message;
+        // A family's chat template writes no names; an instruct template writes `Name: `.
+        if let (Some(name), None) = (message.name(), &self.family_template) {
+            n += overhead.per_name + self.cache.count(self.tokenizer.vocabulary, name);
+        }
+        message.set_tokens(n);
+        n
+    }
+
+    /// The template that writes each message: the text-completion build's instruct template,
+    /// or in chat the family's (RULES 5.8).
+    pub(crate) fn writer(&self) -> Option<&crate::instruct::InstructTemplate> {
+        self.instruct.as_ref().or(self.family_template.as_deref())
+    }
+
+    /// Tokens of a message's content as it is.
+    fn count_content(&mut self, message: &PipelineMessage<'_>) -> u32 {
+        let kind = self.tokenizer.vocabulary;
         // Stored history goes through the session's counts by position (no hashing of the
         // text on a warm rebuild); everything else through the content-hash map.
-        let content = match (message.kind(), message.history_index()) {
+        match (message.kind(), message.history_index()) {
             (SourceKind::History, Some(i)) => {
                 let (i, text) = (i as usize, message.content_arc());
                 match self.history_counts.get(i, text).copied() {
@@ -341,13 +416,7 @@ impl<'a, 's> PipelineContext<'a, 's> {
                 }
             }
             _ => self.cache.count(kind, message.content()),
-        };
-        let mut n = content + overhead.per_message;
-        if let Some(name) = message.name() {
-            n += overhead.per_name + self.cache.count(self.tokenizer.vocabulary, name);
         }
-        message.set_tokens(n);
-        n
     }
 
     /// The tokens a message of `role` costs beyond its content (see [`overhead_for`]).
@@ -364,6 +433,34 @@ impl<'a, 's> PipelineContext<'a, 's> {
         self.cache
             .keep_history_counts(self.tokenizer.vocabulary, &self.session.id, counts);
     }
+}
+
+/// Tokens of `prefix`, `body` and `suffix` written together. A body longer than twice what a
+/// counter takes at once is counted as its head with the prefix, its middle, and its tail with
+/// the suffix, so that no copy of it is made (a counter cuts a line that long anyway, RULES
+/// 5.8).
+fn count_joined(
+    cache: &BuildCache,
+    kind: crate::tokens::Vocabulary,
+    prefix: &str,
+    body: &str,
+    suffix: &str,
+) -> u32 {
+    let window = crate::tokens::MAX_COUNTED_AT_ONCE;
+    if body.len() <= 2 * window {
+        return cache.count(kind, &format!("{prefix}{body}{suffix}"));
+    }
+    let mut head = window;
+    while !body.is_char_boundary(head) {
+        head -= 1;
+    }
+    let mut tail = body.len() - window;
+    while !body.is_char_boundary(tail) {
+        tail += 1;
+    }
+    cache.count(kind, &format!("{prefix}{}", &body[..head]))
+        + cache.count(kind, &body[head..tail])
+        + cache.count(kind, &format!("{}{suffix}", &body[tail..]))
 }
 
 /// The tokens a message of `role` costs beyond its content: the provider format's, or in text

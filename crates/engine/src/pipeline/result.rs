@@ -393,6 +393,86 @@ impl BuildResult<'_> {
     }
 }
 
+impl PipelineContext<'_, '_> {
+    /// Tokens of a prompt string written by `t`, counted by its independent pieces (each line,
+    /// mostly) so a warm rebuild counts what changed, and the BOS token the server adds.
+    fn count_prompt(&self, t: &crate::instruct::InstructTemplate, prompt: &str) -> u32 {
+        let kind = self.tokenizer.vocabulary;
+        let string = match kind {
+            // A user's own tokenizer may join across lines: its string is counted whole.
+            crate::tokens::Vocabulary::Own(_) => self.cache.count(kind, prompt),
+            _ => crate::tokens::independent_pieces(prompt)
+                .map(|piece| self.cache.count(kind, piece))
+                .sum(),
+        };
+        let bos = if t.server_adds_bos {
+            self.cache.count(kind, &t.bos)
+        } else {
+            0
+        };
+        string + bos
+    }
+
+    /// What `t`'s rendered string costs beyond the messages' own counts and the reply
+    /// overhead: its dated first system prefix, its own system turn. `None` where a token may
+    /// cross a joint between turns, or the template writes turns otherwise than one per
+    /// message, and the string must be counted whole.
+    fn template_extra(
+        &self,
+        t: &crate::instruct::InstructTemplate,
+        turns: &[crate::instruct::Turn<'_>],
+        built: &[BuiltMessage<'_>],
+    ) -> Option<u32> {
+        use crate::instruct::{joins_apart, SystemMode};
+        use crate::model::Role;
+        let plain =
+            |a: &crate::instruct::Affixes| a.first_prefix.is_none() && a.last_prefix.is_none();
+        if t.system_mode != SystemMode::Own
+            || !plain(&t.user)
+            || !plain(&t.assistant)
+            || t.system.last_prefix.is_some()
+        {
+            return None;
+        }
+        let roles = [&t.system, &t.user, &t.assistant];
+        let first_prefixes = || {
+            roles
+                .iter()
+                .map(|a| a.first_prefix.as_ref().unwrap_or(&a.prefix))
+        };
+        let joints_apart = roles.iter().all(|a| {
+            joins_apart(t, &a.suffix, &t.reply_prefix)
+                && roles.iter().all(|b| joins_apart(t, &a.suffix, &b.prefix))
+        }) && first_prefixes()
+            .all(|p| joins_apart(t, &t.bos, p) || t.server_adds_bos);
+        if !joints_apart {
+            return None;
+        }
+        let kind = self.tokenizer.vocabulary;
+        let count = |text: &str| self.cache.count(kind, text);
+        let mut extra = 0;
+        if let Some(text) = crate::instruct::default_system(t, turns) {
+            let first = t.system.first_prefix.as_ref().unwrap_or(&t.system.prefix);
+            extra += count(&format!("{first}{text}{}", t.system.suffix));
+        } else if let (Some(first), Some(m)) = (&t.system.first_prefix, built.first()) {
+            // The first message is a system message: it is written with the first prefix.
+            let content = match t.trims(Role::System) {
+                true => m.content().trim(),
+                false => m.content(),
+            };
+            if m.role == Role::System {
+                let written = if joins_apart(t, first, content) && !content.is_empty() {
+                    (count(first) + m.tokens).saturating_sub(count(&t.system.prefix))
+                } else {
+                    count(&format!("{first}{content}{}", t.system.suffix))
+                };
+                extra += written.saturating_sub(m.tokens);
+            }
+        }
+        Some(extra)
+    }
+}
+
 fn turns_of<'m>(
     messages: &'m [BuiltMessage<'_>],
     unwrapped: impl Fn(&BuiltMessage<'_>) -> bool,
@@ -472,16 +552,25 @@ impl<'s> PipelineContext<'_, 's> {
             };
             crate::instruct::render(t, &turns_of(&built, is_unwrapped))
         });
-        if let Some(p) = &prompt {
-            // The string itself is what the model reads: its count is the total, counted by
-            // its independent pieces (each line, mostly) so a warm rebuild counts what changed.
-            let kind = self.tokenizer.vocabulary;
-            total = match kind {
-                // A user's own tokenizer may join across lines: its string is counted whole.
-                crate::tokens::Vocabulary::Own(_) => self.cache.count(kind, &p.prompt),
-                _ => crate::tokens::independent_pieces(&p.prompt)
-                    .map(|piece| self.cache.count(kind, piece))
-                    .sum(),
+        if let (Some(p), Some(t)) = (&prompt, &self.instruct) {
+            // The string itself is what the model reads: its count is the total.
+            total = self.count_prompt(t, &p.prompt);
+        } else if let Some(t) = self.family_template.as_deref() {
+            // In chat, what the family's server renders (RULES 5.8): the messages' own counts
+            // and what the template adds, where no token can cross a turn's joints; else the
+            // rendered string, counted.
+            let turns: Vec<crate::instruct::Turn<'_>> = built
+                .iter()
+                .map(|m| crate::instruct::Turn {
+                    role: m.role,
+                    name: None,
+                    content: m.content(),
+                    unwrapped: false,
+                })
+                .collect();
+            total = match self.template_extra(t, &turns, &built) {
+                Some(extra) => total + extra,
+                None => self.count_prompt(t, &crate::instruct::render(t, &turns).prompt),
             };
         }
         let budget = self.budget();

@@ -303,6 +303,9 @@ pub(crate) fn instruct_from_value(
         id: json::slug(&named),
         name: named,
         bos: String::new(),
+        server_adds_bos: false,
+        default_system: None,
+        today_format: None,
         system: system_affixes,
         user,
         assistant,
@@ -319,6 +322,7 @@ pub(crate) fn instruct_from_value(
             Names::Force | Names::None => NamesMode::Never,
         },
         trim: false,
+        trim_system: None,
         special_tokens: Vec::new(),
     };
     template.validate()?;

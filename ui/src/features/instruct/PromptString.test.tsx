@@ -1,4 +1,4 @@
-import { fireEvent, render, screen } from "@testing-library/react";
+import { cleanup, fireEvent, render, screen } from "@testing-library/react";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { BuiltMessage, RenderedPrompt, Span } from "../../bindings";
 import { resetForTests } from "../../app/store";
@@ -147,6 +147,15 @@ describe("the prompt string", () => {
     const stops = [...screen.getByTestId("prompt-stop").querySelectorAll("code")].map((c) => c.textContent);
     expect(stops).toEqual(["<|im_end|>", "\\n\\nUser:"]);
     expect(screen.getByTestId("prompt-tokens").textContent).toBe("57 in the string");
+  });
+
+  it("names the BOS token the server adds, which the string leaves out", () => {
+    show();
+    expect(screen.queryByTestId("prompt-server-bos")).toBeNull();
+    cleanup();
+    show({ ...chatml, serverBos: "<|begin_of_text|>" });
+    expect(screen.getByTestId("prompt-server-bos").textContent).toContain("<|begin_of_text|>");
+    expect(screen.getByTestId("prompt-string").textContent).not.toContain("<|begin_of_text|>");
   });
 
   it("copies exactly the prompt", async () => {

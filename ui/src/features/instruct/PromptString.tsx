@@ -68,6 +68,15 @@ export function PromptString({
             ))
           )}
         </dd>
+        {prompt.serverBos ? (
+          <>
+            <dt>{t("prompt.serverBos")}</dt>
+            <dd data-testid="prompt-server-bos">
+              <code className="stop-sequence">{escapeText(prompt.serverBos)}</code>{" "}
+              <span className="muted">{t("prompt.serverBosNote")}</span>
+            </dd>
+          </>
+        ) : null}
         <dt>{t("prompt.tokens")}</dt>
         <dd data-testid="prompt-tokens">{t("prompt.tokenCount", { total: tokens })}</dd>
       </dl>
