@@ -152,10 +152,20 @@ pub(crate) fn default_system<'t>(
     template: &'t InstructTemplate,
     turns: &[Turn<'_>],
 ) -> Option<&'t str> {
+    default_system_before(
+        template,
+        turns.iter().find(|t| !t.unwrapped).map(|t| t.role),
+    )
+}
+
+/// The system turn `template` writes first when the first message is of role `first` (none:
+/// there is no message).
+pub(crate) fn default_system_before(
+    template: &InstructTemplate,
+    first: Option<Role>,
+) -> Option<&str> {
     let text = template.default_system.as_deref()?;
-    let first = turns.iter().find(|t| !t.unwrapped);
-    (template.system_mode == SystemMode::Own && first.is_none_or(|t| t.role != Role::System))
-        .then_some(text)
+    (template.system_mode == SystemMode::Own && first != Some(Role::System)).then_some(text)
 }
 
 /// Writes `turns` in `template`'s format, with the reply prefix at the end (RULES 5.12).

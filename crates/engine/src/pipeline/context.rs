@@ -191,7 +191,7 @@ pub struct PipelineContext<'a, 's> {
         Option<std::borrow::Cow<'static, crate::instruct::InstructTemplate>>,
     /// For each role, by [`Role::ALL`]'s order: whether the writer's prefix, and its suffix,
     /// join apart from any content (empty, or a special token at the joint).
-    joints: [(bool, bool); 4],
+    joints: [Joints; 4],
     /// What a message of each role costs beyond its content, by [`Role::ALL`]'s order: counted
     /// once per build (the template's affixes go through the tokenizer only here).
     overheads: [crate::tokens::MessageOverhead; 4],
@@ -266,12 +266,19 @@ impl<'a, 's> PipelineContext<'a, 's> {
             Some(t) => {
                 let a = t.affixes(crate::instruct::written_role(t, role));
                 let specials = || t.special_tokens.iter().filter(|s| !s.is_empty());
-                (
-                    a.prefix.is_empty() || specials().any(|s| a.prefix.ends_with(s.as_str())),
-                    a.suffix.is_empty() || specials().any(|s| a.suffix.starts_with(s.as_str())),
-                )
+                Joints {
+                    prefix: a.prefix.is_empty()
+                        || specials().any(|s| a.prefix.ends_with(s.as_str())),
+                    prefix_line: a.prefix.ends_with(['\n', '\r']),
+                    suffix: a.suffix.is_empty()
+                        || specials().any(|s| a.suffix.starts_with(s.as_str())),
+                }
             }
-            None => (true, true),
+            None => Joints {
+                prefix: true,
+                prefix_line: false,
+                suffix: true,
+            },
         });
         PipelineContext {
             instruct,
@@ -363,8 +370,17 @@ impl<'a, 's> PipelineContext<'a, 's> {
             };
             let joints = self.joints[message.role.index()];
             let a = t.affixes(crate::instruct::written_role(t, message.role));
-            let apart = (joints.0 || crate::instruct::joins_apart(t, &a.prefix, body))
-                && (joints.1 || crate::instruct::joins_apart(t, body, &a.suffix));
+            // The common joints are known from the template alone, or from the body's first
+            // character; only the rest are looked at whole.
+            let plain_start = || {
+                body.chars()
+                    .next()
+                    .is_some_and(|c| !c.is_whitespace() && c != '/')
+            };
+            let apart = (joints.prefix
+                || (joints.prefix_line && plain_start())
+                || crate::instruct::joins_apart(t, &a.prefix, body))
+                && (joints.suffix || crate::instruct::joins_apart(t, body, &a.suffix));
             // An empty content leaves the prefix against the suffix: counted together.
             if apart && !body.is_empty() {
                 let start = body.as_ptr() as usize - content.as_ptr() as usize;
@@ -433,6 +449,18 @@ impl<'a, 's> PipelineContext<'a, 's> {
         self.cache
             .keep_history_counts(self.tokenizer.vocabulary, &self.session.id, counts);
     }
+}
+
+/// How a role's affixes meet a message's content (see `instruct::joins_apart`).
+#[derive(Debug, Clone, Copy)]
+struct Joints {
+    /// The prefix joins apart from any content.
+    prefix: bool,
+    /// The prefix ends a line: it joins apart from a content that starts with a character that
+    /// is neither white space nor `/`.
+    prefix_line: bool,
+    /// The suffix joins apart from any content.
+    suffix: bool,
 }
 
 /// Tokens of `prefix`, `body` and `suffix` written together. A body longer than twice what a

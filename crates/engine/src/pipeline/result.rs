@@ -420,7 +420,6 @@ impl PipelineContext<'_, '_> {
     fn template_extra(
         &self,
         t: &crate::instruct::InstructTemplate,
-        turns: &[crate::instruct::Turn<'_>],
         built: &[BuiltMessage<'_>],
     ) -> Option<u32> {
         use crate::instruct::{joins_apart, SystemMode};
@@ -451,7 +450,8 @@ impl PipelineContext<'_, '_> {
         let kind = self.tokenizer.vocabulary;
         let count = |text: &str| self.cache.count(kind, text);
         let mut extra = 0;
-        if let Some(text) = crate::instruct::default_system(t, turns) {
+        if let Some(text) = crate::instruct::default_system_before(t, built.first().map(|m| m.role))
+        {
             let first = t.system.first_prefix.as_ref().unwrap_or(&t.system.prefix);
             extra += count(&format!("{first}{text}{}", t.system.suffix));
         } else if let (Some(first), Some(m)) = (&t.system.first_prefix, built.first()) {
@@ -559,18 +559,20 @@ impl<'s> PipelineContext<'_, 's> {
             // In chat, what the family's server renders (RULES 5.8): the messages' own counts
             // and what the template adds, where no token can cross a turn's joints; else the
             // rendered string, counted.
-            let turns: Vec<crate::instruct::Turn<'_>> = built
-                .iter()
-                .map(|m| crate::instruct::Turn {
-                    role: m.role,
-                    name: None,
-                    content: m.content(),
-                    unwrapped: false,
-                })
-                .collect();
-            total = match self.template_extra(t, &turns, &built) {
+            total = match self.template_extra(t, &built) {
                 Some(extra) => total + extra,
-                None => self.count_prompt(t, &crate::instruct::render(t, &turns).prompt),
+                None => {
+                    let turns: Vec<crate::instruct::Turn<'_>> = built
+                        .iter()
+                        .map(|m| crate::instruct::Turn {
+                            role: m.role,
+                            name: None,
+                            content: m.content(),
+                            unwrapped: false,
+                        })
+                        .collect();
+                    self.count_prompt(t, &crate::instruct::render(t, &turns).prompt)
+                }
             };
         }
         let budget = self.budget();
