@@ -44,6 +44,7 @@ crate::texts! {
 
     // Token counting (RULES 5.8)
     TOKENIZER_UNREADABLE = "tokens.unreadable" => "{problem}; counting with the estimate {estimate} instead";
+    CHAT_TEMPLATE_UNCHECKED = "tokens.template-unchecked" => "the counts are estimates: {model}'s own chat template was not checked against its server, so its messages are counted as the \"{template}\" template writes them";
 
     // Model filter patterns (RULES 3.1, last paragraph)
     PATTERN_EMPTY = "pattern.empty" => "a model pattern cannot be empty";

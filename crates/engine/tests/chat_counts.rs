@@ -74,8 +74,8 @@ fn rendered_count(model: &str, messages: &[(Role, String)]) -> (String, u32) {
         .vocabulary
         .kind()
         .expect("shipped");
-    let id = chat_template_for_model(model, kind).expect("a chat template");
-    let template = built_in(id).expect("built-in");
+    let chosen = chat_template_for_model(model, kind).expect("a chat template");
+    let template = built_in(chosen.id).expect("built-in");
     let now = options().timestamp;
     let template = template.dated(&now);
     let turns: Vec<Turn<'_>> = messages
@@ -257,4 +257,33 @@ fn build_text(model: &str, instruct: &str, messages: &[(Role, String)]) -> u32 {
     options.instruct = built_in(instruct);
     let result = try_run(&preset, &session, model, &options).expect("builds");
     result.tokens.total
+}
+
+/// A model whose own chat template was not checked is counted with its family's nearest, and
+/// its counts are labelled estimates with the reason.
+#[test]
+fn a_model_whose_chat_template_was_not_checked_is_an_estimate_that_says_why() {
+    let preset = preset_from(json!({
+        "formatVersion": 1,
+        "id": "t",
+        "name": "t",
+        "presetMessages": [{ "role": "system", "content": "Think." }, { "role": "user", "content": "Hi" }],
+    }));
+    let session = session_of(&[]);
+    let checked = try_run(&preset, &session, "qwen3-8b", &options()).expect("builds");
+    assert!(checked.tokens.exact);
+    let other = try_run(&preset, &session, "qwq-32b", &options()).expect("builds");
+    assert!(!other.tokens.exact);
+    assert!(other.messages.iter().all(|m| !m.exact));
+    assert_eq!(
+        other.tokens.total, checked.tokens.total,
+        "the same template's count"
+    );
+    let said: Vec<&str> = other.logs.iter().map(|l| l.message.as_str()).collect();
+    assert!(
+        said.iter().any(
+            |l| l.contains("qwq-32b's own chat template was not checked") && l.contains("\"qwen\"")
+        ),
+        "{said:?}"
+    );
 }

@@ -152,14 +152,30 @@ pub fn tokenizer_for_model(model_id: &str) -> TokenizerChoice {
 }
 
 /// The built-in instruct template (RULES 5.12) a chat server writes `model_id`'s messages in,
-/// counted with `kind`: the family's ([`TokenizerKind::chat_template`]), or the one of the
-/// family's version the id names where versions write differently (Llama 3.1 and later date
-/// their system turn; Qwen 2.5 writes a system turn of its own when there is none).
-pub fn chat_template_for_model(model_id: &str, kind: TokenizerKind) -> Option<&'static str> {
+/// counted with `kind`, and whether it is that model's own, checked against the real server
+/// (`checked`): else it is the family's nearest and the counts are estimates.
+///
+/// Checked: Llama 3 (`llama-3`); Llama 3.1, 3.2 and 3.3 (`llama-3.1`, which dates its system
+/// turn); Qwen 2.5 (`qwen-2.5`, which writes a system turn of its own when there is none); Qwen 3
+/// (`qwen`); Gemma 3 (`gemma`); DeepSeek V3 and `deepseek-chat` (`deepseek`); Mistral Nemo
+/// (`mistral-tekken`). Models of those vocabularies with other templates (Hermes 3, Llama Guard,
+/// the R1 models and distills, Qwen 2, QwQ, Mistral's later Tekken models) get the family's.
+pub fn chat_template_for_model(model_id: &str, kind: TokenizerKind) -> Option<ChatTemplate> {
     let id = normalise(model_id);
     let word = |words: &[&str]| words.iter().any(|w| has_word(&id, w));
+    let template = |id, checked| Some(ChatTemplate { id, checked });
+    let other = word(&[
+        "distill",
+        "hermes-3",
+        "llama-guard-3",
+        "r1",
+        "reasoner",
+        "qwq",
+        "qvq",
+    ]);
     match kind {
-        TokenizerKind::Llama3
+        TokenizerKind::O200kBase | TokenizerKind::Cl100kBase => None,
+        TokenizerKind::Llama3 => {
             if word(&[
                 "llama-3.1",
                 "llama-3.2",
@@ -167,13 +183,36 @@ pub fn chat_template_for_model(model_id: &str, kind: TokenizerKind) -> Option<&'
                 "llama3.1",
                 "llama3.2",
                 "llama3.3",
-            ]) =>
-        {
-            Some("llama-3.1")
+            ]) {
+                template("llama-3.1", !other)
+            } else {
+                template(
+                    "llama-3",
+                    !other && word(&["llama-3", "llama3", "meta-llama-3"]),
+                )
+            }
         }
-        TokenizerKind::Qwen if word(&["qwen2.5", "qwen-2.5"]) => Some("qwen-2.5"),
-        kind => kind.chat_template(),
+        TokenizerKind::Qwen if word(&["qwen2.5", "qwen-2.5"]) => template("qwen-2.5", !other),
+        TokenizerKind::Qwen => template("qwen", !other && word(&["qwen3", "qwen-3"])),
+        TokenizerKind::Gemma3 => template("gemma", word(&["gemma-3", "gemma3"])),
+        TokenizerKind::DeepseekV3 => template(
+            "deepseek",
+            !other && word(&["deepseek-v3", "deepseek-chat"]),
+        ),
+        TokenizerKind::Tekken => template(
+            "mistral-tekken",
+            word(&["mistral-nemo", "open-mistral-nemo"]),
+        ),
     }
+}
+
+/// A chat template [`chat_template_for_model`] chose.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChatTemplate {
+    /// The built-in instruct template's id.
+    pub id: &'static str,
+    /// It is the model's own, checked against the real server.
+    pub checked: bool,
 }
 
 #[cfg(test)]
@@ -189,6 +228,39 @@ mod tests {
             (Some(kind), exact),
             "{id}"
         );
+    }
+
+    #[test]
+    fn a_chat_template_is_checked_only_for_the_models_it_was_checked_against() {
+        for (id, template, checked) in [
+            ("llama-3-8b-instruct", "llama-3", true),
+            ("meta-llama/Meta-Llama-3-70B-Instruct", "llama-3", true),
+            ("llama-3.1-8b-instruct", "llama-3.1", true),
+            ("llama3.3:70b", "llama-3.1", true),
+            ("hermes-3-llama-3.1-8b", "llama-3.1", false),
+            ("deepseek-r1-distill-llama-8b", "llama-3", false),
+            ("qwen2.5-7b-instruct", "qwen-2.5", true),
+            ("qwen/qwen3-235b-a22b", "qwen", true),
+            ("qwen2-7b-instruct", "qwen", false),
+            ("qwq-32b", "qwen", false),
+            ("gemma-3-4b-it", "gemma", true),
+            ("deepseek-v3", "deepseek", true),
+            ("deepseek-chat", "deepseek", true),
+            ("deepseek-r1", "deepseek", false),
+            ("mistral-nemo-instruct-2407", "mistral-tekken", true),
+            ("mistral-small-3.1-24b-instruct", "mistral-tekken", false),
+        ] {
+            let kind = tokenizer_for_model(id).vocabulary.kind().expect(id);
+            assert_eq!(
+                chat_template_for_model(id, kind),
+                Some(ChatTemplate {
+                    id: template,
+                    checked
+                }),
+                "{id}"
+            );
+        }
+        assert_eq!(chat_template_for_model("gpt-4o", O200kBase), None);
     }
 
     #[test]

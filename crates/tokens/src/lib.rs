@@ -17,7 +17,7 @@ mod openai;
 mod own;
 mod pieces;
 
-pub use families::{chat_template_for_model, tokenizer_for_model};
+pub use families::{chat_template_for_model, tokenizer_for_model, ChatTemplate};
 pub use hf::{TokenizerError, MAX_TOKENIZER_BYTES};
 pub use own::own_tokenizer;
 pub(crate) use pieces::{bounded_parts, head_at_token_end, tail_at_token_start, TokenEnds};

@@ -97,6 +97,7 @@ export const engineZh: Record<EngineCode, string> = {
   "export.unknown-marker": "SillyTavern 没有这样的标记，已导出为一个它会留空的标记",
   "squash-system-messages.squashed": "{count} 条系统消息已并入前一条，或因为空而不发送",
   "tokens.unreadable": "{problem}；改用估算 {estimate} 计数",
+  "tokens.template-unchecked": "计数为估算：“{model}” 自己的对话模板未与其服务器核对过，消息按 “{template}” 模板的写法计数",
   "generation.not-taken": "{format} 格式不接受生成设置 {setting}，已从请求中略去",
   "generation.out-of-range": "生成设置 {setting} = {value} 超过了 {format} 格式的最大值 {max}；按原值发送，服务商可能会拒绝",
   "generation.over-reserve": "maxOutputTokens {max} 大于回复预留的 {reserve} 个 token，这么长的回复可能超出上下文窗口",

@@ -84,6 +84,37 @@ const GOLDEN: &[(&str, &str)] = &[
     ("vicuna", "You are Mara, a lighthouse keeper. USER: Rosa: Is the lamp lit? ASSISTANT: It has not gone out in forty years.</s>[A storm is coming.] USER: Then we wait. ASSISTANT:"),
 ];
 
+// llama.cpp (and the other servers) put the BOS token before a prompt string themselves where
+// the model's tokenizer adds one: written in the string too, the model would read two.
+#[test]
+fn instruct_bos_the_server_adds_is_left_out_of_the_string_and_named() {
+    for (id, bos) in [
+        ("llama-3", "<|begin_of_text|>"),
+        ("llama-3.1", "<|begin_of_text|>"),
+        ("gemma", "<bos>"),
+        ("mistral-tekken", "<s>"),
+        ("mistral", "<s>"),
+        ("llama-2", "<s>"),
+    ] {
+        let r = rendered(id);
+        assert!(!r.prompt.starts_with(bos), "{id}: {}", r.prompt);
+        assert_eq!(r.server_bos.as_deref(), Some(bos), "{id}");
+    }
+    // DeepSeek's tokenizer adds none: its template writes the BOS text, and so does ours.
+    let r = rendered("deepseek");
+    assert!(r.prompt.starts_with("<｜begin▁of▁sentence｜>"));
+    assert_eq!(r.server_bos, None);
+}
+
+// A date format chrono cannot write is refused when the template is read.
+#[test]
+fn instruct_today_format_must_be_a_date_format() {
+    let mut t = built_in("llama-3.1").expect("llama-3.1");
+    t.today_format = Some("%d %Q".into());
+    let e = t.validate().unwrap_err().to_string();
+    assert!(e.contains("todayFormat") && e.contains("%d %Q"), "{e}");
+}
+
 #[test]
 fn instruct_template_with_an_unknown_field_is_an_error_naming_it() {
     let e = InstructTemplate::parse("mine.json", r#"{"id": "x", "name": "X", "userPrefx": "U"}"#)

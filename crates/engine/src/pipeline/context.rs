@@ -235,15 +235,18 @@ impl<'a, 's> PipelineContext<'a, 's> {
             });
         // In chat, a family's server writes each message through the chat template of the
         // model's version, so that is what a message costs; OpenAI publishes its own figures.
-        let family_template = match (&instruct, profile.provider_format) {
+        let chat_template = match (&instruct, profile.provider_format) {
             (None, crate::profiles::ProviderFormat::OpenaiChat) => tokenizer
                 .vocabulary
                 .kind()
-                .and_then(|k| crate::tokens::chat_template_for_model(request.model, k))
-                .and_then(crate::instruct::built_in_ref)
-                .map(|t| t.dated(now)),
+                .and_then(|k| crate::tokens::chat_template_for_model(request.model, k)),
             _ => None,
         };
+        let family_template = chat_template
+            .and_then(|c| crate::instruct::built_in_ref(c.id))
+            .map(|t| t.dated(now));
+        // The family's nearest template where the model's own was not checked: an estimate.
+        let unchecked = chat_template.filter(|c| !c.checked && tokenizer.exact);
         let openai_published = matches!(
             (tokenizer.vocabulary.kind(), profile.provider_format),
             (
@@ -252,6 +255,7 @@ impl<'a, 's> PipelineContext<'a, 's> {
             )
         );
         let counts_exact = tokenizer.exact
+            && unchecked.is_none()
             && (instruct.is_some() || family_template.is_some() || openai_published);
         let overheads = crate::model::Role::ALL.map(|role| {
             overhead_for(
@@ -280,7 +284,7 @@ impl<'a, 's> PipelineContext<'a, 's> {
                 suffix: true,
             },
         });
-        PipelineContext {
+        let mut context = PipelineContext {
             instruct,
             family_template,
             joints,
@@ -321,7 +325,14 @@ impl<'a, 's> PipelineContext<'a, 's> {
             dropped: Vec::new(),
             over_budget: None,
             patterns: Default::default(),
+        };
+        if let Some(c) = unchecked {
+            let said = crate::texts::CHAT_TEMPLATE_UNCHECKED
+                .with("model", request.model)
+                .with("template", c.id);
+            context.info("tokens", said);
         }
+        context
     }
 
     /// Logs one of the texts of `crate::texts` (or [`Said::plain`], a plugin's own words).
