@@ -135,16 +135,53 @@ pub fn run(args: &SendArgs) -> Result<String, CliError> {
     }
     if let Some(path) = saved_to {
         let info = send::reply_info(&prepared.connection, &build_args.model, &reply, counted);
-        let mut session = inputs.session.clone();
-        send::append_turn(&mut session, build_args.input.as_deref(), &reply.text, info);
-        let mut text =
-            serde_json::to_string_pretty(&session).map_err(|e| CliError::Output(e.to_string()))?;
-        text.push('\n');
-        promptloom_library::files::write_atomically(&path, text.as_bytes())
-            .map_err(|e| CliError::io(&path, &e))?;
+        save_turn(&path, build_args.input.as_deref(), &reply.text, info).map_err(|problem| {
+            // The reply is never dropped: kept beside the session, and the error says where.
+            let kept = recovery_file(&path, &reply.text);
+            CliError::BadInput {
+                file: path.display().to_string(),
+                problem: format!("{problem}; the turn was not appended{kept}"),
+            }
+        })?;
         eprintln!("promptloom: the turn was appended to {}", path.display());
     }
     Ok("\n".into())
+}
+
+/// Appends the turn to the session file as it is now, under the lock beside it: re-read after
+/// the reply ended, so a turn another `send --save` or an edit wrote meanwhile is kept.
+fn save_turn(
+    path: &std::path::Path,
+    input: Option<&str>,
+    reply: &str,
+    info: promptloom_engine::model::ReplyInfo,
+) -> Result<(), String> {
+    let _lock = promptloom_library::files::lock_beside(path, std::time::Duration::from_secs(30))
+        .map_err(|e| format!("the session is locked: {e}"))?;
+    let text = crate::load::read_bounded(path).map_err(|e| e.to_string())?;
+    let mut session = std::str::from_utf8(&text)
+        .ok()
+        .and_then(|t| parse_session(t).ok())
+        .ok_or("the session file changed during the send and is no longer a native session")?;
+    send::append_turn(&mut session, input, reply, info);
+    let mut text = serde_json::to_string_pretty(&session).map_err(|e| e.to_string())?;
+    text.push('\n');
+    promptloom_library::files::write_atomically(path, text.as_bytes()).map_err(|e| e.to_string())
+}
+
+/// Writes `reply` to a file beside `session` (`NAME.reply-SECONDS.txt`); says where, or that it
+/// could not.
+fn recovery_file(session: &std::path::Path, reply: &str) -> String {
+    let seconds = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let mut name = session.as_os_str().to_owned();
+    name.push(format!(".reply-{seconds}.txt"));
+    let file = std::path::PathBuf::from(name);
+    match promptloom_library::files::write_atomically(&file, reply.as_bytes()) {
+        Ok(()) => format!(" (the reply is kept in {})", file.display()),
+        Err(e) => format!(" (and the reply could not be kept either: {e})"),
+    }
 }
 
 /// What the provider said the turn cost, beside our count, and how long it took.

@@ -32,13 +32,12 @@ pub fn escape(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// C0 controls but line feed and tab, DEL, C1 controls (U+0080-U+009F, which some terminals
-/// read as escape sequences), and the invisible marks that reorder or hide text.
+/// C0 controls but line feed and tab, DEL, and what the send crate's one rule hides (C1
+/// controls, which some terminals read as escape sequences, and the invisible marks that reorder
+/// or hide text).
 fn acts_on_terminal(c: char) -> bool {
-    matches!(c,
-        '\u{0}'..='\u{8}' | '\u{b}'..='\u{1f}' | '\u{7f}'..='\u{9f}'
-        | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
-        | '\u{feff}')
+    matches!(c, '\u{0}'..='\u{8}' | '\u{b}'..='\u{1f}' | '\u{7f}')
+        || promptloom_send::text::is_hidden(c)
 }
 
 #[cfg(test)]
@@ -53,6 +52,9 @@ mod tests {
         assert_eq!(escape("c1\u{9b}31m"), "c1\\x9b31m");
         assert_eq!(escape("abc\u{202e}fed"), "abc\\u{202e}fed");
         assert_eq!(escape("zero\u{200b}width"), "zero\\u{200b}width");
+        assert_eq!(escape("alm\u{61c}x"), "alm\\u{61c}x");
+        assert_eq!(escape("ls\u{2028}x"), "ls\\u{2028}x");
+        assert_eq!(escape("wj\u{2060}\u{2064}x"), "wj\\u{2060}\\u{2064}x");
     }
 
     #[test]

@@ -359,3 +359,59 @@ async fn a_text_completion_is_sent_to_llamacpp_as_the_string_shown() {
     assert!(said.contains("instruct template"), "{said}");
     assert_eq!(double.recorded().len(), 1, "nothing more was sent");
 }
+
+// Two `send --save` on one session at once, and an edit made to the session while they wait:
+// each appends its turn to the session as it is when its reply ends, under the lock beside the
+// file, so nothing another writer wrote is lost.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_sends_and_an_edit_on_one_session_lose_nothing() {
+    let s = Scratch::new("together");
+    let double = Double::start(|_, _| {
+        let mut reply = sse_head();
+        reply.extend(openai_stream(&["Further ", "on."], "\n"));
+        vec![
+            Step::Sleep(std::time::Duration::from_millis(1500)),
+            Step::Write(reply),
+        ]
+    })
+    .await;
+    add_local(&s, &double, &[]).await;
+    let first = tokio::spawn(run(turn(&s, "send", &["--save"])));
+    let second = tokio::spawn(run(turn(&s, "send", &["--save"])));
+    // While both wait for their replies, the session is edited: a message added.
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let path = s.path("trip.json");
+    let mut session: Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    session["messages"]
+        .as_array_mut()
+        .unwrap()
+        .push(serde_json::json!({ "role": "user", "content": "An edit." }));
+    std::fs::write(&path, serde_json::to_string_pretty(&session).unwrap()).unwrap();
+    for out in [first.await.unwrap(), second.await.unwrap()] {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let saved: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let contents: Vec<&str> = saved["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        contents,
+        [
+            "Where are we?",
+            "On the coast road.",
+            "An edit.",
+            "And now?",
+            "Further on.",
+            "And now?",
+            "Further on."
+        ]
+    );
+}

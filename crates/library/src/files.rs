@@ -5,6 +5,47 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+/// An exclusive lock on the file beside `path` (`.NAME.lock`, in the same folder), held until it
+/// is dropped. The operating system lets go of it when the process ends, however it ends, so a
+/// lock is never left behind by a crash; the empty file itself stays.
+#[derive(Debug)]
+pub struct FileLock {
+    /// Held open for the lock's life: closing it lets go.
+    _held: std::fs::File,
+}
+
+/// Takes the lock beside `path`, waiting up to `wait` for another holder to let go.
+pub fn lock_beside(path: &Path, wait: std::time::Duration) -> std::io::Result<FileLock> {
+    let folder = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = path
+        .file_name()
+        .ok_or_else(|| std::io::Error::other("the path names no file"))?;
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(folder.join(format!(".{}.lock", name.to_string_lossy())))?;
+    let started = std::time::Instant::now();
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(FileLock { _held: file }),
+            Err(std::fs::TryLockError::WouldBlock) if started.elapsed() < wait => {
+                std::thread::sleep(std::time::Duration::from_millis(25));
+            }
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(std::io::Error::other(format!(
+                    "another program has held it for over {} s",
+                    wait.as_secs()
+                )))
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(e),
+        }
+    }
+}
+
 /// Writes `bytes` to `path` through a temporary file in the same folder and a rename.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let folder = match path.parent() {

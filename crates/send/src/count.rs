@@ -160,6 +160,20 @@ pub async fn count_tokens(
     request: &CountRequest,
     options: &SendOptions,
 ) -> Result<u64, SendError> {
+    let sent = key.clone();
+    let whole = count_unscrubbed(connection, key, request, options);
+    match tokio::time::timeout(options.total_timeout, whole).await {
+        Ok(result) => result.map_err(|e| e.scrubbed(sent.as_ref())),
+        Err(_) => Err(crate::send::total_timeout(connection, options)),
+    }
+}
+
+async fn count_unscrubbed(
+    connection: &Connection,
+    key: Option<ApiKey>,
+    request: &CountRequest,
+    options: &SendOptions,
+) -> Result<u64, SendError> {
     connection.validate()?;
     let key = key.filter(|k| !k.is_empty());
     if key.is_none() {
@@ -229,7 +243,7 @@ pub fn read_count(endpoint: CountEndpoint, reply: &[u8]) -> Result<u64, SendErro
         CountEndpoint::AnthropicCountTokens => "input_tokens",
         CountEndpoint::GeminiCountTokens => "totalTokens",
     };
-    let value: Value = serde_json::from_slice(reply).map_err(|_| {
+    let value: Value = crate::pruned::from_slice(reply).map_err(|_| {
         SendError::bad_reply(format!(
             "the {} reply is not JSON: {}",
             endpoint.name(),
@@ -247,7 +261,7 @@ pub fn read_count(endpoint: CountEndpoint, reply: &[u8]) -> Result<u64, SendErro
         None => Err(SendError::bad_reply(format!(
             "the {} reply has no \"{field}\": {}",
             endpoint.name(),
-            crate::text::escape_control(&shorten(&value.to_string()))
+            crate::text::escape_control(&shorten(&String::from_utf8_lossy(reply)))
         ))),
     }
 }

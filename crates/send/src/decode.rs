@@ -89,7 +89,7 @@ impl Decoder {
         if data == "[DONE]" && !matches!(self.dialect, Dialect::Gemini) {
             return Ok(vec![StreamEvent::Done]);
         }
-        let value: Value = serde_json::from_str(data).map_err(|e| {
+        let value: Value = crate::pruned::from_str(data).map_err(|e| {
             SendError::bad_reply(format!(
                 "an event is not JSON ({e}): {}",
                 shown_prefix(data.as_bytes(), ERROR_BODY_SHOWN)
@@ -111,7 +111,7 @@ impl Decoder {
 /// `Usage` when the reply has them. A body that is not JSON, or JSON of none of the shapes, is a
 /// [`SendError::BadReply`]; an `error` object in it is a [`SendError::Provider`].
 pub fn decode_full(dialect: Dialect, body: &[u8]) -> Result<Vec<StreamEvent>, SendError> {
-    let value: Value = serde_json::from_slice(body).map_err(|e| {
+    let value: Value = crate::pruned::from_slice(body).map_err(|e| {
         SendError::bad_reply(format!(
             "the reply is not JSON ({e}): {}",
             shown_prefix(body, ERROR_BODY_SHOWN)
@@ -212,7 +212,7 @@ pub fn decode_full(dialect: Dialect, body: &[u8]) -> Result<Vec<StreamEvent>, Se
 /// Gemini), `error` as a string or a top-level `message` (some local servers); otherwise the
 /// first 500 bytes of the body. Escaped, one line.
 pub fn provider_error_text(body: &[u8]) -> String {
-    if let Ok(value) = serde_json::from_slice::<Value>(body) {
+    if let Ok(value) = crate::pruned::from_slice(body) {
         if let Some(message) = error_message(&value) {
             return message;
         }

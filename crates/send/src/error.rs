@@ -15,6 +15,8 @@ pub enum TimeoutPhase {
     FirstByte,
     /// Between two parts of the reply's body (and before its first part).
     Idle,
+    /// The whole send, from the first attempt to the reply's end.
+    Total,
 }
 
 impl fmt::Display for TimeoutPhase {
@@ -23,6 +25,7 @@ impl fmt::Display for TimeoutPhase {
             TimeoutPhase::Connect => "to connect",
             TimeoutPhase::FirstByte => "to start answering",
             TimeoutPhase::Idle => "between two parts of the reply",
+            TimeoutPhase::Total => "to send and answer in all",
         })
     }
 }
@@ -90,6 +93,56 @@ fn seconds(d: Duration) -> String {
 }
 
 impl SendError {
+    /// The same error with `key` (and every piece of it, [`crate::ApiKey::scrub`]) taken out of
+    /// each text a provider or its address could have put in it.
+    pub fn scrubbed(self, key: Option<&crate::key::ApiKey>) -> SendError {
+        let Some(key) = key else {
+            return self;
+        };
+        let clean = |text: String| match key.scrub(&text) {
+            std::borrow::Cow::Borrowed(_) => text,
+            std::borrow::Cow::Owned(clean) => clean,
+        };
+        match self {
+            SendError::Status {
+                status,
+                reason,
+                url,
+                message,
+                attempts,
+            } => SendError::Status {
+                status,
+                reason,
+                url: clean(url),
+                message: clean(message),
+                attempts,
+            },
+            SendError::Provider { message } => SendError::Provider {
+                message: clean(message),
+            },
+            SendError::Network { url, message } => SendError::Network {
+                url: clean(url),
+                message: clean(message),
+            },
+            SendError::Timeout { url, phase, after } => SendError::Timeout {
+                url: clean(url),
+                phase,
+                after,
+            },
+            SendError::BadReply { message } => SendError::BadReply {
+                message: clean(message),
+            },
+            SendError::CountBody { message } => SendError::CountBody {
+                message: clean(message),
+            },
+            SendError::InvalidConnection { name, message } => SendError::InvalidConnection {
+                name,
+                message: clean(message),
+            },
+            other => other,
+        }
+    }
+
     /// The stable code the UI and the command line switch on (one of `promptloom_engine::codes`).
     pub fn code(&self) -> &'static str {
         match self {

@@ -39,7 +39,52 @@ impl ApiKey {
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
+
+    /// `text` with the key, and every piece of it of [`SCRUBBED_PIECE`] characters or more
+    /// (a provider may echo a key whole, or its start, or cut with `***` in the middle), written
+    /// as [`REDACTED`]: for every text that came from a provider before it is shown, logged or
+    /// kept.
+    pub fn scrub<'t>(&self, text: &'t str) -> std::borrow::Cow<'t, str> {
+        let key = self.0.as_bytes();
+        let bytes = text.as_bytes();
+        if key.is_empty() {
+            return std::borrow::Cow::Borrowed(text);
+        }
+        let least = SCRUBBED_PIECE.min(key.len());
+        let mut out = String::new();
+        let (mut copied, mut at) = (0, 0);
+        while at < bytes.len() {
+            // The longest piece of the key that starts here.
+            let longest = (0..key.len())
+                .map(|from| {
+                    key[from..]
+                        .iter()
+                        .zip(&bytes[at..])
+                        .take_while(|(a, b)| a == b)
+                        .count()
+                })
+                .max()
+                .unwrap_or(0);
+            let end = at + longest;
+            if longest >= least && text.is_char_boundary(at) && text.is_char_boundary(end) {
+                out.push_str(&text[copied..at]);
+                out.push_str(REDACTED);
+                copied = end;
+                at = end;
+            } else {
+                at += 1;
+            }
+        }
+        if copied == 0 {
+            return std::borrow::Cow::Borrowed(text);
+        }
+        out.push_str(&text[copied..]);
+        std::borrow::Cow::Owned(out)
+    }
 }
+
+/// The shortest piece of a key [`ApiKey::scrub`] hides.
+pub const SCRUBBED_PIECE: usize = 6;
 
 impl fmt::Debug for ApiKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -64,5 +109,24 @@ mod tests {
         assert!(!format!("{key:?}").contains("secret"));
         assert!(!format!("{key}").contains("secret"));
         assert!(!format!("{:?}", Some(&key)).contains("secret"));
+    }
+
+    #[test]
+    fn scrubs_the_key_and_its_pieces_from_a_providers_text() {
+        let key = ApiKey::new("sk-proj-AbCdEf0123456789xyz");
+        assert_eq!(
+            key.scrub("Incorrect API key provided: sk-proj-AbCdEf0123456789xyz."),
+            "Incorrect API key provided: ••••."
+        );
+        // Its start, and its end cut out with stars, as providers show a key.
+        assert_eq!(
+            key.scrub("key sk-proj-AbC****789xyz refused"),
+            "key ••••****•••• refused"
+        );
+        // Nothing of it: the text as it is, borrowed.
+        let plain = "invalid x-api-key, 你好";
+        assert!(matches!(key.scrub(plain), std::borrow::Cow::Borrowed(t) if t == plain));
+        // A short key is hidden whole.
+        assert_eq!(ApiKey::new("abc").scrub("got abc!"), "got ••••!");
     }
 }

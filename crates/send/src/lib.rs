@@ -21,10 +21,11 @@ mod error;
 mod http;
 mod key;
 mod options;
+mod pruned;
 mod request;
 mod send;
 pub mod sse;
-mod text;
+pub mod text;
 
 pub use connection::{well_known, Connection, WellKnown};
 pub use count::{count_request, count_tokens, read_count, CountEndpoint, CountRequest};

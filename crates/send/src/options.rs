@@ -10,6 +10,7 @@ use std::time::Duration;
 /// | `connect_timeout`: opening the connection (TCP and TLS) | 10 s |
 /// | `first_byte_timeout`: from sending the request to the reply's status and headers | 60 s |
 /// | `idle_timeout`: between two parts of the reply's body, and before the first | 60 s |
+/// | `total_timeout`: the whole send (or count), retries and waits included | 10 min |
 /// | `max_retries`: further attempts after a 429 or 5xx status | 2 |
 /// | `max_retry_wait`: the longest wait before a retry | 20 s |
 ///
@@ -22,6 +23,8 @@ pub struct SendOptions {
     pub connect_timeout: Duration,
     pub first_byte_timeout: Duration,
     pub idle_timeout: Duration,
+    /// A server that drips a byte now and then never runs out `idle_timeout`; this ends it.
+    pub total_timeout: Duration,
     pub max_retries: u32,
     pub max_retry_wait: Duration,
 }
@@ -32,6 +35,7 @@ impl Default for SendOptions {
             connect_timeout: Duration::from_secs(10),
             first_byte_timeout: Duration::from_secs(60),
             idle_timeout: Duration::from_secs(60),
+            total_timeout: Duration::from_secs(600),
             max_retries: 2,
             max_retry_wait: Duration::from_secs(20),
         }

@@ -53,9 +53,44 @@ pub struct Reply {
 ///
 /// Redirects are not followed (a 3xx is an error), so the key only ever goes to the URL the
 /// connection names. Loopback addresses are never sent through a proxy.
+/// A provider's text in an error never holds the key sent, nor a piece of it
+/// ([`SendError::scrubbed`]).
 // Each argument is one thing a caller decides; a struct for them would only rename them.
 #[allow(clippy::too_many_arguments)]
 pub async fn send<F>(
+    connection: &Connection,
+    key: Option<ApiKey>,
+    model: Option<&str>,
+    body: Vec<u8>,
+    call: Call,
+    options: &SendOptions,
+    cancel: &CancellationToken,
+    on_event: F,
+) -> Result<Reply, SendError>
+where
+    F: FnMut(&StreamEvent),
+{
+    let sent = key.clone();
+    let whole = send_unscrubbed(
+        connection, key, model, body, call, options, cancel, on_event,
+    );
+    match tokio::time::timeout(options.total_timeout, whole).await {
+        Ok(result) => result.map_err(|e| e.scrubbed(sent.as_ref())),
+        Err(_) => Err(total_timeout(connection, options)),
+    }
+}
+
+/// The send (or count) took longer than `total_timeout` in all.
+pub(crate) fn total_timeout(connection: &Connection, options: &SendOptions) -> SendError {
+    SendError::Timeout {
+        url: crate::text::escape_control(&connection.base_url),
+        phase: crate::error::TimeoutPhase::Total,
+        after: options.total_timeout,
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn send_unscrubbed<F>(
     connection: &Connection,
     key: Option<ApiKey>,
     model: Option<&str>,

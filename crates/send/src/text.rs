@@ -28,14 +28,22 @@ pub fn escape_control(text: &str) -> String {
     out
 }
 
-fn is_hidden(c: char) -> bool {
+/// Whether `c` is a character beyond C0 and DEL that a terminal acts on or that hides or
+/// reorders text: the one rule for every text Promptloom prints (the CLI's too). C1 controls,
+/// the Arabic letter mark, the Mongolian vowel separator, zero-width spaces and joiners, the
+/// line and paragraph separators, bidirectional embeddings, overrides, isolates and marks,
+/// invisible operators and the deprecated format characters, the zero-width no-break space and
+/// the interlinear annotation marks.
+pub fn is_hidden(c: char) -> bool {
     matches!(c as u32,
         0x80..=0x9f            // C1 controls
+        | 0x061c               // Arabic letter mark
+        | 0x180e               // Mongolian vowel separator
         | 0x200b..=0x200f      // zero-width spaces and joiners, LRM, RLM
-        | 0x202a..=0x202e      // embeddings and overrides
-        | 0x2060..=0x2064      // word joiner, invisible operators
-        | 0x2066..=0x2069      // isolates
+        | 0x2028..=0x202e      // line and paragraph separators, embeddings and overrides
+        | 0x2060..=0x206f      // word joiner, invisible operators, isolates, deprecated formats
         | 0xfeff               // zero-width no-break space
+        | 0xfff9..=0xfffb      // interlinear annotation
     )
 }
 
@@ -67,6 +75,15 @@ mod tests {
             "a\\nb\\e[2J\\u{202e}c"
         );
         assert_eq!(escape_control("\x07\u{85}é"), "\\x07\\u{85}é");
+        // Every invisible and bidirectional control, one by one.
+        for c in [
+            '\u{61c}', '\u{2028}', '\u{2029}', '\u{2060}', '\u{2064}', '\u{206f}', '\u{180e}',
+        ] {
+            assert_eq!(
+                escape_control(&format!("a{c}b")),
+                format!("a\\u{{{:x}}}b", c as u32)
+            );
+        }
     }
 
     #[test]

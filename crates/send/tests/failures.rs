@@ -329,3 +329,88 @@ async fn replies_over_the_caps_are_refused() {
     let (result, _) = run(&openai(&double), Some("k"), None, BODY, false, &quick()).await;
     assert_eq!(expect_err(result).code(), "reply_too_large");
 }
+
+// A provider that echoes the key it was sent (whole, or its start, or cut with stars) in an
+// error status's JSON or plain text, or in an error event mid-stream: the error shows none of
+// it.
+#[tokio::test]
+async fn a_provider_that_echoes_the_key_never_gets_it_shown() {
+    let key = "sk-live-Zq81PmX0aa55TT9v";
+    let echoed = [
+        json(
+            "401 Unauthorized",
+            &format!(r#"{{"error":{{"message":"Incorrect API key provided: {key}."}}}}"#),
+            &[],
+        ),
+        {
+            let mut page = head("403 Forbidden", "text/plain", &[]);
+            page.extend_from_slice(b"key sk-live-Zq8****aa55TT9v is not allowed");
+            page
+        },
+    ];
+    for answer in echoed {
+        let double = Double::start(move |_, _| vec![Step::Write(answer.clone())]).await;
+        let conn = Connection::new("double", Dialect::Openai, double.base(""));
+        let (result, _) = run(&conn, Some(key), Some("m"), BODY, true, &quick()).await;
+        let text = expect_err(result).to_string();
+        assert!(
+            !text.contains("Zq81PmX0") && !text.contains("aa55TT9v"),
+            "{text}"
+        );
+        assert!(text.contains("••••"), "{text}");
+    }
+    let wire = format!("event: error\ndata: {{\"type\":\"error\",\"error\":{{\"type\":\"x\",\"message\":\"bad key {key}\"}}}}\n\n").into_bytes();
+    let double =
+        Double::start(move |_, _| vec![Step::Write(sse_head()), Step::Write(wire.clone())]).await;
+    let conn = Connection::new("double", Dialect::Anthropic, double.base(""));
+    let (result, _) = run(&conn, Some(key), None, BODY, true, &quick()).await;
+    let err = expect_err(result);
+    assert_eq!(err.code(), "provider_error");
+    assert!(!err.to_string().contains("Zq81PmX0"), "{err}");
+}
+
+// A server that drips a byte every 200 ms never runs out the idle timeout, in the headers, a
+// stream or an error body: the whole send is given up on at `total_timeout`.
+#[tokio::test]
+async fn a_dripping_server_is_given_up_on_at_the_total_deadline() {
+    let drip = |bytes: Vec<u8>| {
+        let mut steps = Vec::new();
+        for b in bytes.into_iter().cycle().take(400) {
+            steps.push(Step::Write(vec![b]));
+            steps.push(Step::Sleep(Duration::from_millis(200)));
+        }
+        steps
+    };
+    let stream = [sse_head(), b": keep-alive\n".repeat(40)].concat();
+    let error = [
+        head("429 Too Many Requests", "application/json", &[]),
+        b"{\"error\": {\"message\": \"slow".to_vec(),
+    ]
+    .concat();
+    for wire in [stream, error] {
+        let double = Double::start(move |_, _| drip(wire.clone())).await;
+        let options = SendOptions {
+            idle_timeout: Duration::from_secs(2),
+            total_timeout: Duration::from_millis(1500),
+            ..quick()
+        };
+        let started = Instant::now();
+        let (result, _) = run(&openai(&double), Some("k"), None, BODY, true, &options).await;
+        let err = expect_err(result);
+        assert!(
+            matches!(
+                err,
+                SendError::Timeout {
+                    phase: TimeoutPhase::Total,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        assert!(
+            err.to_string().contains("1.5 s to send and answer in all"),
+            "{err}"
+        );
+        assert!(started.elapsed() < Duration::from_secs(4));
+    }
+}
