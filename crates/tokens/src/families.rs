@@ -161,6 +161,8 @@ pub fn tokenizer_for_model(model_id: &str) -> TokenizerChoice {
 /// (`mistral-tekken`). Models of those vocabularies with other templates (Hermes 3, Llama Guard,
 /// the R1 models and distills, Qwen 2, QwQ, Mistral's later Tekken models) get the family's.
 pub fn chat_template_for_model(model_id: &str, kind: TokenizerKind) -> Option<ChatTemplate> {
+    // OpenAI's vocabularies: no template (and no reading of the id on every build).
+    kind.chat_template()?;
     let id = normalise(model_id);
     let word = |words: &[&str]| words.iter().any(|w| has_word(&id, w));
     let template = |id, checked| Some(ChatTemplate { id, checked });
