@@ -61,8 +61,9 @@ impl<T: Clone> ByStoredText<T> {
     }
 }
 
-/// Token counts of one session's history by stored position.
-pub type HistoryCounts = ByStoredText<u32>;
+/// What each of one session's stored messages costs, by stored position: its count as the
+/// build's format or template writes it (names aside), and the role it was counted for.
+pub type HistoryCounts = ByStoredText<(u32, Role)>;
 
 /// What the history regex rules made of one stored message (bit k: rule k).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -176,8 +177,9 @@ impl<K: Eq + Hash + Clone, V: Default> PerSession<K, V> {
 #[derive(Debug, Default)]
 pub struct BuildCache {
     counts: RwLock<HashMap<CountKey, u32, BuildHasherDefault<KeyHasher>>>,
-    /// Per (tokenizer, session id): the history counts of the last build of that session.
-    histories: PerSession<(Vocabulary, String), HistoryCounts>,
+    /// Per (tokenizer, wrapping, session id): the history counts of the last build of that
+    /// session that wrapped its messages alike (the same affixes, trimming and overheads).
+    histories: PerSession<(Vocabulary, u64, String), HistoryCounts>,
     /// Per (session id, rules): what those history rules made of its messages in its last build
     /// with them (a preview and a compare of two models may run different rules).
     rewrites: PerSession<(String, u64), HistoryRewrites>,
@@ -226,19 +228,22 @@ impl BuildCache {
     pub fn take_history_counts(
         &self,
         kind: impl Into<Vocabulary>,
+        wrapping: u64,
         session_id: &str,
     ) -> HistoryCounts {
-        self.histories.take(&(kind.into(), session_id.to_string()))
+        self.histories
+            .take(&(kind.into(), wrapping, session_id.to_string()))
     }
 
     pub fn keep_history_counts(
         &self,
         kind: impl Into<Vocabulary>,
+        wrapping: u64,
         session_id: &str,
         counts: HistoryCounts,
     ) {
         self.histories
-            .keep((kind.into(), session_id.to_string()), counts);
+            .keep((kind.into(), wrapping, session_id.to_string()), counts);
     }
 
     /// Takes what the history rules identified by `rules` made of a session's messages in its
@@ -324,25 +329,30 @@ mod tests {
         let cache = BuildCache::new();
         let kind = TokenizerKind::O200kBase;
         let text: Arc<str> = Arc::from("hello there, traveller");
-        let mut history = cache.take_history_counts(kind, "s1");
-        history.set(3, &text, 5);
-        assert_eq!(history.get(3, &text), Some(&5));
+        let mut history = cache.take_history_counts(kind, 0, "s1");
+        history.set(3, &text, (5, Role::User));
+        assert_eq!(history.get(3, &text), Some(&(5, Role::User)));
         // Equal text in another allocation is not the held content.
         let copy: Arc<str> = Arc::from("hello there, traveller");
         assert_eq!(history.get(3, &copy), None);
-        history.set(3, &copy, 5);
-        cache.keep_history_counts(kind, "s1", history);
+        history.set(3, &copy, (5, Role::User));
+        cache.keep_history_counts(kind, 0, "s1", history);
         assert_eq!(
             cache
-                .take_history_counts(TokenizerKind::Cl100kBase, "s1")
+                .take_history_counts(TokenizerKind::Cl100kBase, 0, "s1")
                 .get(3, &copy),
             None,
             "kept per tokenizer"
         );
-        let history = cache.take_history_counts(kind, "s1");
-        assert_eq!(history.get(3, &copy), Some(&5));
         assert_eq!(
-            cache.take_history_counts(kind, "s1").get(3, &copy),
+            cache.take_history_counts(kind, 7, "s1").get(3, &copy),
+            None,
+            "kept per wrapping"
+        );
+        let history = cache.take_history_counts(kind, 0, "s1");
+        assert_eq!(history.get(3, &copy), Some(&(5, Role::User)));
+        assert_eq!(
+            cache.take_history_counts(kind, 0, "s1").get(3, &copy),
             None,
             "taken once"
         );

@@ -189,6 +189,10 @@ pub struct PipelineContext<'a, 's> {
     /// messages in (RULES 5.8): what each message costs, and the string the total counts.
     pub(crate) family_template:
         Option<std::borrow::Cow<'static, crate::instruct::InstructTemplate>>,
+    /// What a stored message's count depends on besides its text, its role and the vocabulary
+    /// (the writer's affixes and trimming, the format's overheads), hashed: the key its counts
+    /// by position are kept under.
+    wrapping: u64,
     /// For each role, by [`Role::ALL`]'s order: whether the writer's prefix, and its suffix,
     /// join apart from any content (empty, or a special token at the joint).
     joints: [Joints; 4],
@@ -284,16 +288,20 @@ impl<'a, 's> PipelineContext<'a, 's> {
                 suffix: true,
             },
         });
+        let wrapping = wrapping_key(writer, &overheads);
         let mut context = PipelineContext {
+            wrapping,
             instruct,
             family_template,
             joints,
             overheads,
             counts_exact,
             generation,
-            history_counts: request
-                .cache
-                .take_history_counts(tokenizer.vocabulary, &request.session.id),
+            history_counts: request.cache.take_history_counts(
+                tokenizer.vocabulary,
+                wrapping,
+                &request.session.id,
+            ),
             history_hits: 0,
             preset: request.preset,
             session: request.session,
@@ -368,6 +376,44 @@ impl<'a, 's> PipelineContext<'a, 's> {
             return n;
         }
         let overhead = self.overhead_of(message.role);
+        // Stored history is counted once per text, role and wrapping, and found again by
+        // position on the next build (no hashing, trimming or joints on a warm rebuild).
+        let stored = match (message.kind(), message.history_index()) {
+            (SourceKind::History, Some(i)) => Some(i as usize),
+            _ => None,
+        };
+        let kept = stored.and_then(|i| {
+            self.history_counts
+                .get(i, message.content_arc())
+                .filter(|(_, role)| *role == message.role)
+                .map(|(n, _)| *n)
+        });
+        let wrapped = match kept {
+            Some(n) => {
+                self.history_hits += 1;
+                n
+            }
+            None => {
+                let n = self.count_wrapped(message);
+                if let Some(i) = stored {
+                    self.history_counts
+                        .set(i, message.content_arc(), (n, message.role));
+                }
+                n
+            }
+        };
+        let mut n = wrapped;
+        // A family's chat template writes no names; an instruct template writes `Name: `.
+        if let (Some(name), None) = (message.name(), &self.family_template) {
+            n += overhead.per_name + self.cache.count(self.tokenizer.vocabulary, name);
+        }
+        message.set_tokens(n);
+        n
+    }
+
+    /// Tokens of one message as the format or template writes it, its name aside.
+    fn count_wrapped(&self, message: &PipelineMessage<'_>) -> u32 {
+        let overhead = self.overhead_of(message.role);
         let kind = self.tokenizer.vocabulary;
         // With a template that writes the message (RULES 5.8, 5.12): its content as written
         // (trimmed where the template trims), counted apart from the affixes where no token
@@ -400,50 +446,19 @@ impl<'a, 's> PipelineContext<'a, 's> {
                 Err(count_joined(self.cache, kind, &a.prefix, body, &a.suffix))
             }
         });
-        let content = match wrap {
-            Some(Err(whole)) => whole.saturating_sub(overhead.per_message),
-            Some(Ok(body)) if body.len() != message.content().len() => {
-                self.cache.count(kind, &message.content()[body])
+        match wrap {
+            Some(Err(whole)) => whole,
+            Some(Ok(body)) => {
+                self.cache.count(kind, &message.content()[body]) + overhead.per_message
             }
-            _ => self.count_content(message),
-        };
-        let mut n = content + overhead.per_message;
-        // A family's chat template writes no names; an instruct template writes `Name: `.
-        if let (Some(name), None) = (message.name(), &self.family_template) {
-            n += overhead.per_name + self.cache.count(self.tokenizer.vocabulary, name);
+            None => self.cache.count(kind, message.content()) + overhead.per_message,
         }
-        message.set_tokens(n);
-        n
     }
 
     /// The template that writes each message: the text-completion build's instruct template,
     /// or in chat the family's (RULES 5.8).
     pub(crate) fn writer(&self) -> Option<&crate::instruct::InstructTemplate> {
         self.instruct.as_ref().or(self.family_template.as_deref())
-    }
-
-    /// Tokens of a message's content as it is.
-    fn count_content(&mut self, message: &PipelineMessage<'_>) -> u32 {
-        let kind = self.tokenizer.vocabulary;
-        // Stored history goes through the session's counts by position (no hashing of the
-        // text on a warm rebuild); everything else through the content-hash map.
-        match (message.kind(), message.history_index()) {
-            (SourceKind::History, Some(i)) => {
-                let (i, text) = (i as usize, message.content_arc());
-                match self.history_counts.get(i, text).copied() {
-                    Some(n) => {
-                        self.history_hits += 1;
-                        n
-                    }
-                    None => {
-                        let n = self.cache.count(kind, text);
-                        self.history_counts.set(i, text, n);
-                        n
-                    }
-                }
-            }
-            _ => self.cache.count(kind, message.content()),
-        }
     }
 
     /// The tokens a message of `role` costs beyond its content (see [`overhead_for`]).
@@ -457,9 +472,40 @@ impl<'a, 's> PipelineContext<'a, 's> {
         counts.truncate(self.session.messages.len());
         self.cache
             .record_hits(std::mem::take(&mut self.history_hits));
-        self.cache
-            .keep_history_counts(self.tokenizer.vocabulary, &self.session.id, counts);
+        self.cache.keep_history_counts(
+            self.tokenizer.vocabulary,
+            self.wrapping,
+            &self.session.id,
+            counts,
+        );
     }
+}
+
+/// The key a build's counts by stored position are kept under: what a stored message's count
+/// depends on besides its text, role and vocabulary.
+fn wrapping_key(
+    writer: Option<&crate::instruct::InstructTemplate>,
+    overheads: &[crate::tokens::MessageOverhead; 4],
+) -> u64 {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    for o in overheads {
+        h.update(&o.per_message.to_le_bytes());
+    }
+    if let Some(t) = writer {
+        for role in crate::model::Role::ALL {
+            let a = t.affixes(crate::instruct::written_role(t, role));
+            for text in [&a.prefix, &a.suffix] {
+                h.update(text.as_bytes());
+                h.update(&[0xff]);
+            }
+            h.update(&[u8::from(t.trims(role))]);
+        }
+        for s in &t.special_tokens {
+            h.update(s.as_bytes());
+            h.update(&[0xff]);
+        }
+    }
+    h.digest()
 }
 
 /// How a role's affixes meet a message's content (see `instruct::joins_apart`).
