@@ -43,8 +43,9 @@ struct Built {
     exact: bool,
 }
 
-fn build(model: &str, messages: &[(Role, String)]) -> Built {
-    let preset = preset_from(json!({
+/// A preset of exactly these messages (the simple form).
+fn preset_of(messages: &[(Role, String)]) -> promptloom_engine::model::AgentPreset {
+    preset_from(json!({
         "formatVersion": 1,
         "id": "t",
         "name": "t",
@@ -52,7 +53,11 @@ fn build(model: &str, messages: &[(Role, String)]) -> Built {
             .iter()
             .map(|(r, c)| json!({ "role": role_name(*r), "content": c }))
             .collect::<Vec<_>>(),
-    }));
+    }))
+}
+
+fn build(model: &str, messages: &[(Role, String)]) -> Built {
+    let preset = preset_of(messages);
     let session = session_of(&[]);
     let result = try_run(&preset, &session, model, &options()).expect("builds");
     Built {
@@ -243,15 +248,7 @@ fn chat_and_text_completion_counts_are_llama_cpps() {
 
 /// The total of a text-completion build with the built-in template `instruct`.
 fn build_text(model: &str, instruct: &str, messages: &[(Role, String)]) -> u32 {
-    let preset = preset_from(json!({
-        "formatVersion": 1,
-        "id": "t",
-        "name": "t",
-        "presetMessages": messages
-            .iter()
-            .map(|(r, c)| json!({ "role": role_name(*r), "content": c }))
-            .collect::<Vec<_>>(),
-    }));
+    let preset = preset_of(messages);
     let session = session_of(&[]);
     let mut options = options();
     options.instruct = built_in(instruct);

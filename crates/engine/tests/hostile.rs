@@ -7,7 +7,6 @@
 
 mod common;
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
 use common::{options, preset_from, session_of, try_run};
@@ -19,49 +18,9 @@ use promptloom_engine::model::Session;
 use promptloom_engine::pipeline::BuildResult;
 use serde_json::{json, Value};
 
-/// Counts the bytes the calling thread holds now and the most it held at once since the last
-/// reset. Per thread: a build runs on its test's thread, and the tests of this file run side by
-/// side without their allocations mixing.
-struct Counting;
+mod counting;
 
-thread_local! {
-    static NOW: Cell<isize> = const { Cell::new(0) };
-    static PEAK: Cell<isize> = const { Cell::new(0) };
-}
-
-/// Adds `delta` bytes to the thread's count (nothing while the thread is being torn down).
-fn count(delta: isize) {
-    let _ = NOW.try_with(|now| {
-        now.set(now.get() + delta);
-        let _ = PEAK.try_with(|peak| peak.set(peak.get().max(now.get())));
-    });
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            count(layout.size() as isize);
-        }
-        p
-    }
-
-    unsafe fn dealloc(&self, p: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(p, layout) };
-        count(-(layout.size() as isize));
-    }
-
-    unsafe fn realloc(&self, p: *mut u8, layout: Layout, size: usize) -> *mut u8 {
-        let q = unsafe { System.realloc(p, layout, size) };
-        if !q.is_null() {
-            count(size as isize - layout.size() as isize);
-        }
-        q
-    }
-}
-
-#[global_allocator]
-static ALLOCATOR: Counting = Counting;
+use counting::{NOW, PEAK};
 
 const MIB: usize = 1 << 20;
 

@@ -5,6 +5,18 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+/// The folder `path` is in (`.` for a bare name) and its file name.
+fn folder_and_name(path: &Path) -> std::io::Result<(PathBuf, &std::ffi::OsStr)> {
+    let folder = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = path
+        .file_name()
+        .ok_or_else(|| std::io::Error::other("the path names no file"))?;
+    Ok((folder, name))
+}
+
 /// An exclusive lock on the file beside `path` (`.NAME.lock`, in the same folder), held until it
 /// is dropped. The operating system lets go of it when the process ends, however it ends, so a
 /// lock is never left behind by a crash; the empty file itself stays.
@@ -16,13 +28,7 @@ pub struct FileLock {
 
 /// Takes the lock beside `path`, waiting up to `wait` for another holder to let go.
 pub fn lock_beside(path: &Path, wait: std::time::Duration) -> std::io::Result<FileLock> {
-    let folder = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = path
-        .file_name()
-        .ok_or_else(|| std::io::Error::other("the path names no file"))?;
+    let (folder, name) = folder_and_name(path)?;
     let file = std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)
@@ -48,13 +54,7 @@ pub fn lock_beside(path: &Path, wait: std::time::Duration) -> std::io::Result<Fi
 
 /// Writes `bytes` to `path` through a temporary file in the same folder and a rename.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let folder = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = path
-        .file_name()
-        .ok_or_else(|| std::io::Error::other("the path names no file"))?;
+    let (folder, name) = folder_and_name(path)?;
     if path.is_dir() {
         return Err(std::io::Error::other("is a folder"));
     }

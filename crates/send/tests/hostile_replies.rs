@@ -3,62 +3,13 @@
 //! a stream event of the same at 1 MiB. What is not read is skipped as it is read, and what is
 //! kept is capped; the peak stays a small multiple of the bytes (docs/ARCHITECTURE.md, "Limits").
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
+#[path = "../../engine/tests/counting/mod.rs"]
+mod counting;
 
+use counting::peak_of;
 use promptloom_send::{decode_full, provider_error_text, Decoder, Dialect, SseEvent};
 
-/// The bytes the calling thread holds now, and the most since the last reset.
-struct Counting;
-
-thread_local! {
-    static NOW: Cell<isize> = const { Cell::new(0) };
-    static PEAK: Cell<isize> = const { Cell::new(0) };
-}
-
-fn count(delta: isize) {
-    let _ = NOW.try_with(|now| {
-        now.set(now.get() + delta);
-        let _ = PEAK.try_with(|peak| peak.set(peak.get().max(now.get())));
-    });
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            count(layout.size() as isize);
-        }
-        p
-    }
-
-    unsafe fn dealloc(&self, p: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(p, layout) };
-        count(-(layout.size() as isize));
-    }
-
-    unsafe fn realloc(&self, p: *mut u8, layout: Layout, size: usize) -> *mut u8 {
-        let q = unsafe { System.realloc(p, layout, size) };
-        if !q.is_null() {
-            count(size as isize - layout.size() as isize);
-        }
-        q
-    }
-}
-
-#[global_allocator]
-static ALLOCATOR: Counting = Counting;
-
 const MIB: usize = 1 << 20;
-
-/// The most memory `f` held at once beyond what was held before it.
-fn peak_of<T>(f: impl FnOnce() -> T) -> (T, usize) {
-    let before = NOW.with(Cell::get);
-    PEAK.with(|p| p.set(before));
-    let out = f();
-    let peak = PEAK.with(Cell::get) - before;
-    (out, peak.max(0) as usize)
-}
 
 /// A 16 MiB-less-a-little body: an OpenAI reply with `junk` (unknown to every decoder) or
 /// `content` (read by them) holding `{}` after `{}`, or nested lists a hundred deep.
