@@ -53,7 +53,7 @@ export function textCompletionTests(test, current) {
     await until(
       () => browser().execute(() => document.querySelectorAll('[data-testid="instruct-choice"] option').length),
       (n) => n >= 12,
-      "the eleven built-in templates and off",
+      "the built-in templates and off",
     );
     assert.equal(await choice.getValue(), "off");
     await choice.scrollIntoView({ block: "center" });
@@ -175,6 +175,24 @@ export function textCompletionTests(test, current) {
     await shot(browser(), "52-text-completion-dark-zh");
     await (await byTest("theme-toggle")).click();
     await (await byTest("language")).selectByAttribute("value", "en");
+
+    // Llama 3.1: the server puts the BOS token before the string itself, so the string leaves
+    // it out and the view names it beside the string; the template dates its system turn.
+    await choice.scrollIntoView({ block: "center" });
+    await choice.selectByAttribute("value", "builtin:llama-3.1");
+    const bos = await until(
+      () => textOf('[data-testid="prompt-server-bos"]'),
+      (t) => t?.includes("<|begin_of_text|>"),
+      "Llama 3's BOS named beside the string",
+    );
+    assert.match(bos, /put before the string by the server/);
+    const llama = await textOf('[data-testid="prompt-string"]');
+    assert.ok(llama.startsWith("<|start_header_id|>system<|end_header_id|>\n\nCutting Knowledge Date: December 2023\nToday Date: "), llama);
+    const fields = await textOf('[data-testid="instruct-fields"]');
+    assert.ok(fields.includes("added by the server before the string") && fields.includes("%d %b %Y"), fields);
+    await (await byTest("instruct-fields")).scrollIntoView({ block: "start" });
+    await (await byTest("prompt-server-bos")).scrollIntoView({ block: "center" });
+    await shot(browser(), "52b-text-completion-server-bos");
 
     // The message list is one click away; off puts the chat preview back.
     await (await byTest("preview-view-messages")).click();

@@ -113,7 +113,19 @@ function TemplateFields({ template }: { template: InstructTemplate }) {
     </>
   );
   const rows: [string, ReactNode][] = [
-    [t("instruct.field.bos"), text(template.bos)],
+    [
+      t("instruct.field.bos"),
+      <>
+        {text(template.bos)}
+        {template.serverAddsBos && template.bos ? <span className="muted"> {t("instruct.bosByServer")}</span> : null}
+      </>,
+    ],
+    ...(template.defaultSystem !== undefined && template.defaultSystem !== null
+      ? ([[t("instruct.field.defaultSystem"), template.defaultSystem ? text(template.defaultSystem) : t("instruct.emptyTurn")]] as [string, ReactNode][])
+      : []),
+    ...(template.todayFormat
+      ? ([[t("instruct.field.today"), <code key="today">{template.todayFormat}</code>]] as [string, ReactNode][])
+      : []),
     [t("instruct.field.system"), affixes(template.system)],
     [t("instruct.field.user"), affixes(template.user)],
     [t("instruct.field.assistant"), affixes(template.assistant)],
@@ -122,7 +134,15 @@ function TemplateFields({ template }: { template: InstructTemplate }) {
     [t("instruct.field.replyPrefix"), text(template.replyPrefix)],
     [t("instruct.field.stop"), list(template.stop)],
     [t("instruct.field.names"), t(`instruct.names.${template.names ?? "always"}`)],
-    [t("instruct.field.trim"), t(template.trim ? "instruct.yes" : "instruct.no")],
+    [
+      t("instruct.field.trim"),
+      <>
+        {t(template.trim ? "instruct.yes" : "instruct.no")}
+        {template.trimSystem !== undefined && template.trimSystem !== null && template.trimSystem !== template.trim ? (
+          <span className="muted"> {t(template.trimSystem ? "instruct.trimSystemYes" : "instruct.trimSystemNo")}</span>
+        ) : null}
+      </>,
+    ],
     [t("instruct.field.specialTokens"), list(template.specialTokens)],
   ];
   return (
