@@ -415,3 +415,47 @@ async fn two_sends_and_an_edit_on_one_session_lose_nothing() {
         ]
     );
 }
+
+// A session file that stops being a native session while the reply comes: nothing is appended,
+// the error says so and where the reply was kept, and the reply is in that file whole.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reply_that_cannot_be_appended_is_kept_beside_the_session() {
+    let s = Scratch::new("kept");
+    let double = Double::start(|_, _| {
+        let mut reply = sse_head();
+        reply.extend(openai_stream(&["Kept ", "safe."], "\n"));
+        vec![
+            Step::Sleep(std::time::Duration::from_millis(1200)),
+            Step::Write(reply),
+        ]
+    })
+    .await;
+    add_local(&s, &double, &[]).await;
+    let sending = tokio::spawn(run(turn(&s, "send", &["--save"])));
+    tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+    std::fs::write(s.path("trip.json"), "not a session any more").unwrap();
+    let out = sending.await.unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(err.contains("no longer a native session"), "{err}");
+    assert!(err.contains("the reply is kept in"), "{err}");
+    let kept: Vec<_> = std::fs::read_dir(&s.0)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("trip.json.reply-")
+        })
+        .collect();
+    assert_eq!(kept.len(), 1, "one recovery file");
+    assert_eq!(
+        std::fs::read_to_string(kept[0].path()).unwrap(),
+        "Kept safe."
+    );
+    assert_eq!(
+        std::fs::read_to_string(s.path("trip.json")).unwrap(),
+        "not a session any more",
+        "the file is left as the other writer left it"
+    );
+}
