@@ -21,7 +21,7 @@ pub use families::{chat_template_for_model, tokenizer_for_model, ChatTemplate};
 pub use hf::{TokenizerError, MAX_TOKENIZER_BYTES};
 pub use own::own_tokenizer;
 pub(crate) use pieces::{bounded_parts, head_at_token_end, tail_at_token_start, TokenEnds};
-pub use pieces::{independent_pieces, MAX_COUNTED_AT_ONCE};
+pub use pieces::{independent_pieces, starts_a_piece, MAX_COUNTED_AT_ONCE};
 
 use hf::HfCounter;
 use openai::OpenAi;

@@ -126,6 +126,15 @@ pub(crate) fn tail_at_token_start(
     String::new()
 }
 
+/// Whether `text` starts with a character that begins a piece of its own after a line break
+/// (neither white space nor `/`): where [`independent_pieces`] cuts, and so where no shipped
+/// vocabulary's token crosses from the line before.
+pub fn starts_a_piece(text: &str) -> bool {
+    text.chars()
+        .next()
+        .is_some_and(|c| !c.is_whitespace() && c != '/')
+}
+
 /// `text` in pieces that the o200k and cl100k pre-tokenizers never join, so that its count is the
 /// sum of its pieces' counts and each piece can be counted (and remembered) alone: a cut falls
 /// after each line break that is followed by a character that is neither white space nor `/`.
@@ -139,13 +148,7 @@ pub fn independent_pieces(text: &str) -> impl Iterator<Item = &str> {
         .iter()
         .enumerate()
         .skip(1)
-        .filter(move |&(i, _)| {
-            matches!(bytes[i - 1], b'\n' | b'\r')
-                && text[i..]
-                    .chars()
-                    .next()
-                    .is_some_and(|c| !c.is_whitespace() && c != '/')
-        })
+        .filter(move |&(i, _)| matches!(bytes[i - 1], b'\n' | b'\r') && starts_a_piece(&text[i..]))
         .map(|(i, _)| i)
         .chain(std::iter::once(bytes.len()));
     std::iter::from_fn(move || {

@@ -139,11 +139,7 @@ pub(crate) fn joins_apart(template: &InstructTemplate, left: &str, right: &str) 
             .iter()
             .filter(|s| !s.is_empty())
             .any(|s| left.ends_with(s.as_str()) || right.starts_with(s.as_str()))
-        || (left.ends_with(['\n', '\r'])
-            && right
-                .chars()
-                .next()
-                .is_some_and(|c| !c.is_whitespace() && c != '/'))
+        || (left.ends_with(['\n', '\r']) && crate::tokens::starts_a_piece(right))
 }
 
 /// The system turn `template` writes first, when it has one and the first message is not a

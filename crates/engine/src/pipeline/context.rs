@@ -429,13 +429,8 @@ impl<'a, 's> PipelineContext<'a, 's> {
             let a = t.affixes(crate::instruct::written_role(t, message.role));
             // The common joints are known from the template alone, or from the body's first
             // character; only the rest are looked at whole.
-            let plain_start = || {
-                body.chars()
-                    .next()
-                    .is_some_and(|c| !c.is_whitespace() && c != '/')
-            };
             let apart = (joints.prefix
-                || (joints.prefix_line && plain_start())
+                || (joints.prefix_line && crate::tokens::starts_a_piece(body))
                 || crate::instruct::joins_apart(t, &a.prefix, body))
                 && (joints.suffix || crate::instruct::joins_apart(t, body, &a.suffix));
             // An empty content leaves the prefix against the suffix: counted together.
