@@ -162,10 +162,9 @@ pub fn tokenizer_for_model(model_id: &str) -> TokenizerChoice {
 /// the R1 models and distills, Qwen 2, QwQ, Mistral's later Tekken models) get the family's.
 pub fn chat_template_for_model(model_id: &str, kind: TokenizerKind) -> Option<ChatTemplate> {
     // OpenAI's vocabularies: no template (and no reading of the id on every build).
-    kind.chat_template()?;
+    let family = kind.chat_template()?;
     let id = normalise(model_id);
     let word = |words: &[&str]| words.iter().any(|w| has_word(&id, w));
-    let template = |id, checked| Some(ChatTemplate { id, checked });
     let other = word(&[
         "distill",
         "hermes-3",
@@ -175,37 +174,29 @@ pub fn chat_template_for_model(model_id: &str, kind: TokenizerKind) -> Option<Ch
         "qwq",
         "qvq",
     ]);
-    match kind {
-        TokenizerKind::O200kBase | TokenizerKind::Cl100kBase => None,
-        TokenizerKind::Llama3 => {
-            if word(&[
-                "llama-3.1",
-                "llama-3.2",
-                "llama-3.3",
-                "llama3.1",
-                "llama3.2",
-                "llama3.3",
-            ]) {
-                template("llama-3.1", !other)
-            } else {
-                template(
-                    "llama-3",
-                    !other && word(&["llama-3", "llama3", "meta-llama-3"]),
-                )
-            }
-        }
-        TokenizerKind::Qwen if word(&["qwen2.5", "qwen-2.5"]) => template("qwen-2.5", !other),
-        TokenizerKind::Qwen => template("qwen", !other && word(&["qwen3", "qwen-3"])),
-        TokenizerKind::Gemma3 => template("gemma", word(&["gemma-3", "gemma3"])),
-        TokenizerKind::DeepseekV3 => template(
-            "deepseek",
-            !other && word(&["deepseek-v3", "deepseek-chat"]),
+    let llama_31 = [
+        "llama-3.1",
+        "llama-3.2",
+        "llama-3.3",
+        "llama3.1",
+        "llama3.2",
+        "llama3.3",
+    ];
+    let (id, checked) = match kind {
+        TokenizerKind::Llama3 if word(&llama_31) => ("llama-3.1", !other),
+        TokenizerKind::Llama3 => (
+            family,
+            !other && word(&["llama-3", "llama3", "meta-llama-3"]),
         ),
-        TokenizerKind::Tekken => template(
-            "mistral-tekken",
-            word(&["mistral-nemo", "open-mistral-nemo"]),
-        ),
-    }
+        TokenizerKind::Qwen if word(&["qwen2.5", "qwen-2.5"]) => ("qwen-2.5", !other),
+        TokenizerKind::Qwen => (family, !other && word(&["qwen3", "qwen-3"])),
+        TokenizerKind::Gemma3 => (family, word(&["gemma-3", "gemma3"])),
+        TokenizerKind::DeepseekV3 => (family, !other && word(&["deepseek-v3", "deepseek-chat"])),
+        TokenizerKind::Tekken => (family, word(&["mistral-nemo", "open-mistral-nemo"])),
+        // OpenAI's have no family template: returned above.
+        TokenizerKind::O200kBase | TokenizerKind::Cl100kBase => (family, false),
+    };
+    Some(ChatTemplate { id, checked })
 }
 
 /// A chat template [`chat_template_for_model`] chose.
