@@ -32,10 +32,11 @@ pub async fn check_chat_template(
 ) -> Result<JinjaCheck, AppError> {
     blocking(app, move |s| {
         with_build(s, &request, |result, _| {
+            // The build's own day: the engine's.
             let tokens = SpecialTokens {
                 bos,
                 eos,
-                now: Some(chrono::Local::now().fixed_offset()),
+                now: None,
             };
             Ok(result.check_chat_template("pasted", &chat_template, &tokens)?)
         })

@@ -623,5 +623,22 @@ mod against_jinja {
             )
             .unwrap_err();
         assert!(e.to_string().contains("chat completion"), "{e}");
+
+        // A dated template is checked on the build's own day when the caller names none.
+        let dated = build_full(&preset, &s, |o| {
+            o.timestamp = day();
+            o.instruct = built_in("llama-3.1");
+        });
+        let mut no_day = tokens("<|begin_of_text|>", "<|eot_id|>");
+        no_day.now = None;
+        let c = dated
+            .check_chat_template(
+                "llama-3.1.jinja",
+                &chat_template("llama-3.1.jinja"),
+                &no_day,
+            )
+            .expect("renders");
+        assert!(c.identical(), "{c:?}");
+        assert!(c.ours.contains("Today Date: 26 Nov 2026"), "{}", c.ours);
     }
 }

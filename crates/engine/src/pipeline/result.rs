@@ -329,6 +329,10 @@ pub struct BuildResult<'s> {
     /// and the macros it evaluated), for the turn-to-turn diff to name a change's cause.
     #[serde(skip)]
     pub macro_traces: Vec<crate::macros::ExpansionTrace>,
+    /// The time the build was made for (its options' `timestamp`): the day a dated template
+    /// was written on, which the check against a model's own chat template renders it on too.
+    #[serde(skip)]
+    pub timestamp: chrono::DateTime<chrono::FixedOffset>,
 }
 
 impl BuildResult<'_> {
@@ -363,6 +367,7 @@ impl BuildResult<'_> {
             instruct: self.instruct,
             cache_breakpoints: self.cache_breakpoints,
             macro_traces: self.macro_traces,
+            timestamp: self.timestamp,
         }
     }
 
@@ -374,7 +379,8 @@ impl BuildResult<'_> {
     }
 
     /// In text completion, the check of the build's instruct template against a model's own
-    /// Jinja `chat_template` (named `name` in errors) over the build's messages (RULES 5.12).
+    /// Jinja `chat_template` (named `name` in errors) over the build's messages (RULES 5.12), on
+    /// the build's day where `tokens` names none.
     /// A chat-completion build has no template to check: that is an error too.
     pub fn check_chat_template(
         &self,
@@ -389,7 +395,12 @@ impl BuildResult<'_> {
                  template",
             )
         })?;
-        crate::instruct::jinja::check(template, name, chat_template, &self.turns(), tokens)
+        // On the build's own day unless the caller names another.
+        let tokens = crate::instruct::jinja::SpecialTokens {
+            now: tokens.now.or(Some(self.timestamp)),
+            ..tokens.clone()
+        };
+        crate::instruct::jinja::check(template, name, chat_template, &self.turns(), &tokens)
     }
 }
 
@@ -632,6 +643,7 @@ impl<'s> PipelineContext<'_, 's> {
             prompt,
             instruct: self.instruct,
             macro_traces: std::mem::take(&mut self.blackboard.macro_traces),
+            timestamp: self.options.timestamp,
         }
     }
 }
