@@ -57,9 +57,16 @@ fn preset_of(messages: &[(Role, String)]) -> promptloom_engine::model::AgentPres
 }
 
 fn build(model: &str, messages: &[(Role, String)]) -> Built {
+    build_with(model, messages, None)
+}
+
+/// [`build`] in text completion with the built-in template `instruct`, or in chat without one.
+fn build_with(model: &str, messages: &[(Role, String)], instruct: Option<&str>) -> Built {
     let preset = preset_of(messages);
     let session = session_of(&[]);
-    let result = try_run(&preset, &session, model, &options()).expect("builds");
+    let mut options = options();
+    options.instruct = instruct.and_then(built_in);
+    let result = try_run(&preset, &session, model, &options).expect("builds");
     Built {
         messages: result
             .messages
@@ -240,20 +247,10 @@ fn chat_and_text_completion_counts_are_llama_cpps() {
             let built = build(model, messages);
             assert_eq!(built.total, server, "{model} chat: {messages:?}");
             assert!(built.exact, "{model}");
-            let text = build_text(model, instruct, messages);
+            let text = build_with(model, messages, Some(instruct)).total;
             assert_eq!(text, server, "{model} text completion: {messages:?}");
         }
     }
-}
-
-/// The total of a text-completion build with the built-in template `instruct`.
-fn build_text(model: &str, instruct: &str, messages: &[(Role, String)]) -> u32 {
-    let preset = preset_of(messages);
-    let session = session_of(&[]);
-    let mut options = options();
-    options.instruct = built_in(instruct);
-    let result = try_run(&preset, &session, model, &options).expect("builds");
-    result.tokens.total
 }
 
 /// A model whose own chat template was not checked is counted with its family's nearest, and
