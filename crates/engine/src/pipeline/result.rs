@@ -465,20 +465,21 @@ impl PipelineContext<'_, '_> {
         {
             let first = t.system.first_prefix.as_ref().unwrap_or(&t.system.prefix);
             extra += count(&format!("{first}{text}{}", t.system.suffix));
-        } else if let (Some(first), Some(m)) = (&t.system.first_prefix, built.first()) {
+        } else if let (Some(first), Some(m)) = (
+            &t.system.first_prefix,
+            built.first().filter(|m| m.role == Role::System),
+        ) {
             // The first message is a system message: it is written with the first prefix.
             let content = match t.trims(Role::System) {
                 true => m.content().trim(),
                 false => m.content(),
             };
-            if m.role == Role::System {
-                let written = if joins_apart(t, first, content) && !content.is_empty() {
-                    (count(first) + m.tokens).saturating_sub(count(&t.system.prefix))
-                } else {
-                    count(&format!("{first}{content}{}", t.system.suffix))
-                };
-                extra += written.saturating_sub(m.tokens);
-            }
+            let written = if joins_apart(t, first, content) && !content.is_empty() {
+                (count(first) + m.tokens).saturating_sub(count(&t.system.prefix))
+            } else {
+                count(&format!("{first}{content}{}", t.system.suffix))
+            };
+            extra += written.saturating_sub(m.tokens);
         }
         Some(extra)
     }
