@@ -556,13 +556,7 @@ fn overhead_for(
     let Some(t) = instruct else {
         return profile.overhead();
     };
-    let role = match (role, t.system_mode) {
-        (crate::model::Role::System, crate::instruct::SystemMode::AsUser) => {
-            crate::model::Role::User
-        }
-        (role, _) => role,
-    };
-    let affixes = t.affixes(role);
+    let affixes = t.affixes(crate::instruct::written_role(t, role));
     crate::tokens::MessageOverhead {
         per_message: count(&affixes.prefix) + count(&affixes.suffix),
         per_name: 1,
