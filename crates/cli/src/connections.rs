@@ -9,7 +9,7 @@ use clap::{Args, Subcommand};
 use promptloom_library::connections::{self, KeyRemoved};
 use promptloom_library::keychain::OsKeychain;
 use promptloom_library::LibraryError;
-use promptloom_send::{well_known, ApiKey, Connection, Dialect};
+use promptloom_send::{well_known, ApiKey, Connection, Dialect, Timeouts};
 
 use crate::error::CliError;
 use crate::library::{open, store_error};
@@ -47,6 +47,8 @@ pub enum ConnectionAction {
         /// Fields merged into every request body, a JSON object.
         #[arg(long, value_name = "JSON")]
         extra_body: Option<String>,
+        #[command(flatten)]
+        timeouts: TimeoutArgs,
     },
     /// List the connections: name, dialect, URL, default model and where the key is.
     List,
@@ -54,6 +56,34 @@ pub enum ConnectionAction {
     Remove { name: String },
     /// Keep the key of a connection in the OS keychain, read from standard input.
     SetKey { name: String },
+}
+
+/// The connection's own timeouts, in seconds (1 to 86400); unset ones keep the defaults.
+#[derive(Debug, Args)]
+pub struct TimeoutArgs {
+    /// Seconds to open the connection (default 10).
+    #[arg(long, value_name = "SECS")]
+    connect_timeout: Option<u32>,
+    /// Seconds from the request to the reply's first byte (default 60).
+    #[arg(long, value_name = "SECS")]
+    first_byte_timeout: Option<u32>,
+    /// Seconds between two parts of the reply (default 60).
+    #[arg(long, value_name = "SECS")]
+    idle_timeout: Option<u32>,
+    /// Seconds for the whole send, retries included (default 600).
+    #[arg(long, value_name = "SECS")]
+    total_timeout: Option<u32>,
+}
+
+impl TimeoutArgs {
+    fn timeouts(&self) -> Timeouts {
+        Timeouts {
+            connect_secs: self.connect_timeout,
+            first_byte_secs: self.first_byte_timeout,
+            idle_secs: self.idle_timeout,
+            total_secs: self.total_timeout,
+        }
+    }
 }
 
 pub fn run(args: &ConnectionArgs) -> Result<String, CliError> {
@@ -67,15 +97,22 @@ pub fn run(args: &ConnectionArgs) -> Result<String, CliError> {
             key_env,
             header,
             extra_body,
-        } => Some(connection(
-            name,
-            dialect,
-            base_url.as_deref(),
-            model,
-            key_env,
-            header,
-            extra_body.as_deref(),
-        )?),
+            timeouts,
+        } => Some(
+            connection(
+                name,
+                dialect,
+                base_url.as_deref(),
+                model,
+                key_env,
+                header,
+                extra_body.as_deref(),
+            )
+            .and_then(|mut c| {
+                c.timeouts = timeouts.timeouts();
+                checked(c)
+            })?,
+        ),
         _ => None,
     };
     let store = open(args.db.as_deref())?;
@@ -116,12 +153,13 @@ pub fn run(args: &ConnectionArgs) -> Result<String, CliError> {
                     },
                 };
                 out.push_str(&format!(
-                    "{}  {}  {}  {}  {}\n",
+                    "{}  {}  {}  {}  {}{}\n",
                     escape(&c.name),
                     c.dialect,
                     escape(&c.base_url),
                     c.default_model.as_deref().map(escape).unwrap_or("-".into()),
-                    key
+                    key,
+                    timeouts_said(&c.timeouts)
                 ));
             }
             out
@@ -151,7 +189,7 @@ pub fn run(args: &ConnectionArgs) -> Result<String, CliError> {
     })
 }
 
-/// A connection from the command's arguments, checked.
+/// A connection from the command's arguments (its timeouts aside), not yet checked.
 fn connection(
     name: &str,
     dialect: &str,
@@ -192,7 +230,32 @@ fn connection(
         };
         c.extra_body = fields;
     }
-    c.validate().map_err(|e| bad(e.to_string()))?;
+    Ok(c)
+}
+
+/// `  timeouts: connect 5 s, total 1800 s` for the ones set; nothing when none is.
+fn timeouts_said(t: &Timeouts) -> String {
+    let set: Vec<String> = [
+        ("connect", t.connect_secs),
+        ("first byte", t.first_byte_secs),
+        ("idle", t.idle_secs),
+        ("total", t.total_secs),
+    ]
+    .into_iter()
+    .filter_map(|(name, secs)| secs.map(|s| format!("{name} {s} s")))
+    .collect();
+    if set.is_empty() {
+        String::new()
+    } else {
+        format!("  timeouts: {}", set.join(", "))
+    }
+}
+
+fn checked(c: Connection) -> Result<Connection, CliError> {
+    c.validate().map_err(|e| CliError::BadInput {
+        file: "connection".into(),
+        problem: e.to_string(),
+    })?;
     Ok(c)
 }
 

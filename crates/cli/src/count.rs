@@ -83,7 +83,7 @@ pub fn exactly(
             &connection,
             key,
             &counting.request,
-            &SendOptions::default(),
+            &SendOptions::for_connection(&connection),
         ))
         .map_err(|e| CliError::Send {
             connection: name.to_string(),

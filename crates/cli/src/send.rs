@@ -94,7 +94,7 @@ pub fn run(args: &SendArgs) -> Result<String, CliError> {
             Some(&build_args.model),
             prepared.body.into_bytes(),
             prepared.call,
-            &SendOptions::default(),
+            &SendOptions::for_connection(&prepared.connection),
             &CancellationToken::new(),
             |event| {
                 if let StreamEvent::Delta(text) = event {

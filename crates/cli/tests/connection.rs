@@ -94,17 +94,19 @@ fn connections_are_added_listed_replaced_and_removed() {
         r#"{"cache_prompt": true}"#,
         "--key-env",
         "LOCAL_KEY",
+        "--first-byte-timeout",
+        "300",
+        "--total-timeout",
+        "1800",
         "--db",
         &db,
     ]);
     let listed = ok(&["connection", "list", "--db", &db]);
     let lines: Vec<&str> = listed.lines().collect();
     assert_eq!(lines.len(), 2, "{listed}");
-    assert!(
-        lines[0].starts_with(
-            "local  openai-compatible  http://127.0.0.1:8080/v1  -  key from $LOCAL_KEY"
-        ),
-        "{listed}"
+    assert_eq!(
+        lines[0],
+        "local  openai-compatible  http://127.0.0.1:8080/v1  -  key from $LOCAL_KEY  timeouts: first byte 300 s, total 1800 s",
     );
     assert!(
         lines[1].starts_with("work  openai  https://api.openai.com/v1  gpt-4o  "),
@@ -154,6 +156,14 @@ fn bad_connections_are_refused_and_nothing_is_written() {
         (
             vec!["--dialect", "openai", "--header", "no colon"],
             "is not `Name: value`",
+        ),
+        (
+            vec!["--dialect", "openai", "--total-timeout", "0"],
+            "timeout totalSecs is 0 s",
+        ),
+        (
+            vec!["--dialect", "openai", "--connect-timeout", "86401"],
+            "timeout connectSecs is 86401 s",
         ),
     ] {
         let mut full = vec!["connection", "add", "x"];

@@ -217,6 +217,31 @@ async fn a_failed_send_says_the_providers_words_and_writes_nothing() {
     );
 }
 
+// A server that drips a comment every 200 ms never runs out the idle timeout; the
+// connection's own total deadline ends the send, and nothing is written.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dripping_server_is_given_up_on_at_the_connections_total_timeout() {
+    let s = Scratch::new("drip");
+    let double = Double::start(|_, _| {
+        let mut steps = vec![Step::Write(sse_head())];
+        for _ in 0..200 {
+            steps.push(Step::Write(b": still here\n".to_vec()));
+            steps.push(Step::Sleep(std::time::Duration::from_millis(200)));
+        }
+        steps
+    })
+    .await;
+    add_local(&s, &double, &["--total-timeout", "2"]).await;
+    let before = std::fs::read(s.path("trip.json")).unwrap();
+    let started = std::time::Instant::now();
+    let sent = run(turn(&s, "send", &["--save"])).await;
+    let err = String::from_utf8_lossy(&sent.stderr);
+    assert_eq!(sent.status.code(), Some(3), "{err}");
+    assert!(err.contains("2 s to send and answer in all"), "{err}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    assert_eq!(std::fs::read(s.path("trip.json")).unwrap(), before);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_missing_key_or_a_session_it_cannot_save_sends_nothing() {
     let s = Scratch::new("refused");

@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 use crate::dialect::Dialect;
 use crate::error::SendError;
 use crate::key::ApiKey;
+use crate::options::Timeouts;
 
 /// One provider endpoint the user can send to. The API key is not part of it: `key_env` names
 /// the environment variable that holds it, or the caller keeps it elsewhere (a keychain) and
@@ -37,6 +38,9 @@ pub struct Connection {
     /// The environment variable that holds the API key.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub key_env: Option<String>,
+    /// Timeouts in place of the defaults (see [`crate::SendOptions::for_connection`]).
+    #[serde(default, skip_serializing_if = "Timeouts::is_unset")]
+    pub timeouts: Timeouts,
 }
 
 impl Connection {
@@ -50,17 +54,26 @@ impl Connection {
             extra_headers: BTreeMap::new(),
             extra_body: Map::new(),
             key_env: None,
+            timeouts: Timeouts::default(),
         }
     }
 
     /// Checks everything that can be checked without the network: a name, a base URL that
     /// parses and is `http` or `https` with a host and no fragment, and extra headers whose
-    /// names and values are valid HTTP.
+    /// names and values are valid HTTP, and timeouts from 1 s to a day.
     pub fn validate(&self) -> Result<(), SendError> {
         if self.name.trim().is_empty() {
             return Err(self.invalid("the name is empty"));
         }
         self.parsed_base_url()?;
+        for (name, secs) in self.timeouts.named() {
+            if let Some(secs) = secs.filter(|s| !(1..=Timeouts::MAX_SECS).contains(s)) {
+                return Err(self.invalid(format!(
+                    "timeout {name} is {secs} s; it must be from 1 to {} s (a day)",
+                    Timeouts::MAX_SECS
+                )));
+            }
+        }
         for (name, value) in &self.extra_headers {
             if HeaderName::from_bytes(name.as_bytes()).is_err() {
                 return Err(self.invalid(format!(
@@ -224,6 +237,63 @@ mod tests {
         c.extra_headers
             .insert("x-good".into(), "line\nbreak".into());
         assert!(c.validate().is_err());
+    }
+
+    #[test]
+    fn timeouts_are_from_one_second_to_a_day() {
+        let mut c = Connection::new("x", Dialect::Openai, "https://example.invalid/v1");
+        c.timeouts.total_secs = Some(Timeouts::MAX_SECS);
+        c.timeouts.connect_secs = Some(1);
+        assert!(c.validate().is_ok());
+        for bad in [0, Timeouts::MAX_SECS + 1] {
+            let mut d = c.clone();
+            d.timeouts.first_byte_secs = Some(bad);
+            let err = d
+                .validate()
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default();
+            assert!(
+                err.contains("firstByteSecs") && err.contains(&format!("{bad} s")),
+                "{err}"
+            );
+        }
+    }
+
+    #[test]
+    fn timeouts_round_trip_and_unset_ones_keep_the_defaults() {
+        let plain = Connection::new("x", Dialect::Openai, "https://example.invalid/v1");
+        let json = serde_json::to_value(&plain).expect("serializes");
+        assert!(json.get("timeouts").is_none(), "{json}");
+        assert_eq!(
+            crate::SendOptions::for_connection(&plain),
+            crate::SendOptions::default()
+        );
+
+        let read: Connection = serde_json::from_value(serde_json::json!({
+            "name": "x", "dialect": "openai", "baseUrl": "https://example.invalid/v1",
+            "timeouts": {"totalSecs": 1800, "firstByteSecs": 300}
+        }))
+        .expect("reads");
+        let options = crate::SendOptions::for_connection(&read);
+        assert_eq!(options.total_timeout, std::time::Duration::from_secs(1800));
+        assert_eq!(
+            options.first_byte_timeout,
+            std::time::Duration::from_secs(300)
+        );
+        assert_eq!(
+            options.idle_timeout,
+            crate::SendOptions::default().idle_timeout
+        );
+        assert_eq!(
+            serde_json::to_value(&read).expect("serializes")["timeouts"],
+            serde_json::json!({"totalSecs": 1800, "firstByteSecs": 300})
+        );
+        let unknown = serde_json::from_value::<Connection>(serde_json::json!({
+            "name": "x", "dialect": "openai", "baseUrl": "https://example.invalid/v1",
+            "timeouts": {"totalMinutes": 3}
+        }));
+        assert!(unknown.is_err());
     }
 
     #[test]

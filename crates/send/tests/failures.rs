@@ -396,3 +396,29 @@ async fn a_dripping_server_is_given_up_on_at_the_total_deadline() {
         assert!(started.elapsed() < Duration::from_secs(4));
     }
 }
+
+// A connection's own total deadline is the one a send goes by.
+#[tokio::test]
+async fn a_connections_total_timeout_ends_a_dripping_send() {
+    let double = Double::start(|_, _| {
+        let mut steps = vec![Step::Write(sse_head())];
+        for _ in 0..100 {
+            steps.push(Step::Write(b": still here\n".to_vec()));
+            steps.push(Step::Sleep(Duration::from_millis(200)));
+        }
+        steps
+    })
+    .await;
+    let mut conn = openai(&double);
+    conn.timeouts.total_secs = Some(1);
+    let options = SendOptions::for_connection(&conn);
+    let started = Instant::now();
+    let (result, _) = run(&conn, Some("k"), None, BODY, true, &options).await;
+    let err = expect_err(result);
+    assert_timeout(&err, TimeoutPhase::Total);
+    assert!(
+        err.to_string().contains("1 s to send and answer in all"),
+        "{err}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(3));
+}
