@@ -499,6 +499,19 @@ export type ConnectionDoc = {
 	extraBody?: { [key in string]: Value },
 	/**  An environment variable the key is read from instead of the keychain. */
 	keyEnv?: string | null,
+	/**  Timeouts in place of the defaults. */
+	timeouts?: ConnectionTimeouts,
+};
+
+/**
+ *  A connection's own timeouts in seconds, 1 to 86400; an unset one keeps its default (connect
+ *  10 s, first byte 60 s, between two parts 60 s, all of the send 600 s).
+ */
+export type ConnectionTimeouts = {
+	connectSecs?: number | null,
+	firstByteSecs?: number | null,
+	idleSecs?: number | null,
+	totalSecs?: number | null,
 };
 
 /**  A connection in the list: the connection, and what the page may know of its key. */

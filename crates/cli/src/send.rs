@@ -169,17 +169,11 @@ fn save_turn(
     promptloom_library::files::write_atomically(path, text.as_bytes()).map_err(|e| e.to_string())
 }
 
-/// Writes `reply` to a file beside `session` (`NAME.reply-SECONDS.txt`); says where, or that it
+/// Keeps `reply` in a file beside `session` (`NAME.reply-SECONDS.txt`); says where, or that it
 /// could not.
 fn recovery_file(session: &std::path::Path, reply: &str) -> String {
-    let seconds = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let mut name = session.as_os_str().to_owned();
-    name.push(format!(".reply-{seconds}.txt"));
-    let file = std::path::PathBuf::from(name);
-    match promptloom_library::files::write_atomically(&file, reply.as_bytes()) {
-        Ok(()) => format!(" (the reply is kept in {})", file.display()),
+    match promptloom_library::files::keep_reply(session, None, reply) {
+        Ok(file) => format!(" (the reply is kept in {})", file.display()),
         Err(e) => format!(" (and the reply could not be kept either: {e})"),
     }
 }

@@ -52,6 +52,35 @@ pub fn lock_beside(path: &Path, wait: std::time::Duration) -> std::io::Result<Fi
     }
 }
 
+/// Keeps a reply that could not be saved where it belonged in a file of its own beside `beside`:
+/// `NAME.reply-SECONDS.txt`, or `NAME.reply-LABEL-SECONDS.txt` with `label` (its characters other
+/// than letters, digits, `-` and `_` as `_`). Returns the file.
+pub fn keep_reply(beside: &Path, label: Option<&str>, reply: &str) -> std::io::Result<PathBuf> {
+    let seconds = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let label: String = label
+        .unwrap_or_default()
+        .chars()
+        .take(64)
+        .map(|c| {
+            if c.is_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let mut name = beside.as_os_str().to_owned();
+    match label.is_empty() {
+        true => name.push(format!(".reply-{seconds}.txt")),
+        false => name.push(format!(".reply-{label}-{seconds}.txt")),
+    }
+    let file = PathBuf::from(name);
+    write_atomically(&file, reply.as_bytes())?;
+    Ok(file)
+}
+
 /// Writes `bytes` to `path` through a temporary file in the same folder and a rename.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let (folder, name) = folder_and_name(path)?;

@@ -31,6 +31,24 @@ pub struct ConnectionDoc {
     /// An environment variable the key is read from instead of the keychain.
     #[serde(default)]
     pub key_env: Option<String>,
+    /// Timeouts in place of the defaults.
+    #[serde(default)]
+    pub timeouts: ConnectionTimeouts,
+}
+
+/// A connection's own timeouts in seconds, 1 to 86400; an unset one keeps its default (connect
+/// 10 s, first byte 60 s, between two parts 60 s, all of the send 600 s).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct ConnectionTimeouts {
+    #[serde(default)]
+    pub connect_secs: Option<u32>,
+    #[serde(default)]
+    pub first_byte_secs: Option<u32>,
+    #[serde(default)]
+    pub idle_secs: Option<u32>,
+    #[serde(default)]
+    pub total_secs: Option<u32>,
 }
 
 impl ConnectionDoc {
@@ -131,4 +149,32 @@ pub async fn set_connection_key(app: AppHandle, name: String, key: String) -> Re
         Ok(())
     })
     .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_connections_timeouts_go_through_the_page_and_back() {
+        let doc: ConnectionDoc = serde_json::from_value(serde_json::json!({
+            "name": "slow", "dialect": "openai-compatible", "baseUrl": "http://127.0.0.1:8080/v1",
+            "timeouts": {"connectSecs": null, "firstByteSecs": 300, "totalSecs": 1800}
+        }))
+        .expect("a doc");
+        let connection = doc.connection().expect("a connection");
+        assert_eq!(connection.timeouts.first_byte_secs, Some(300));
+        assert_eq!(connection.timeouts.total_secs, Some(1800));
+        assert_eq!(connection.timeouts.connect_secs, None);
+        let back = ConnectionDoc::of(&connection).expect("a doc again");
+        assert_eq!(back.timeouts.total_secs, Some(1800));
+        assert_eq!(back.timeouts.idle_secs, None);
+
+        // A doc without timeouts (every one kept before they existed) keeps the defaults.
+        let old: ConnectionDoc = serde_json::from_value(serde_json::json!({
+            "name": "old", "dialect": "openai", "baseUrl": "https://api.openai.com/v1"
+        }))
+        .expect("an old doc");
+        assert!(old.connection().expect("a connection").timeouts.is_unset());
+    }
 }

@@ -122,10 +122,14 @@ pub async fn count_exactly(
             provider,
         });
     }
-    let tokens =
-        promptloom_send::count_tokens(&connection, key, &counting.request, &SendOptions::default())
-            .await
-            .map_err(|e| AppError::new(e.code(), e.to_string()))?;
+    let tokens = promptloom_send::count_tokens(
+        &connection,
+        key,
+        &counting.request,
+        &SendOptions::for_connection(&connection),
+    )
+    .await
+    .map_err(|e| AppError::new(e.code(), e.to_string()))?;
     let tokens = u32::try_from(tokens).unwrap_or(u32::MAX);
     blocking(app, move |s| {
         count::keep(&*s.store()?, &counting, tokens)?;
@@ -219,7 +223,7 @@ pub async fn send_message(
         Some(&model),
         shown.body.into_bytes(),
         shown.call,
-        &SendOptions::default(),
+        &SendOptions::for_connection(&connection),
         &cancel,
         |event| {
             if let StreamEvent::Delta(text) = event {
@@ -234,20 +238,30 @@ pub async fn send_message(
     let session_id = request.preview.session_id.clone().unwrap_or_default();
     let input = request.preview.input.clone();
     blocking(app, move |s| {
-        let mut session = (*s.session(&session_id)?).clone();
-        if reply.incomplete && reply.text.is_empty() {
-            // Stopped before any text came: there is no reply to keep.
-            return Ok(session);
-        }
-        let info = send::reply_info(&connection, &model, &reply, counted);
-        if regenerate {
-            send::replace_last_reply(&mut session, &reply.text, info)?;
-        } else {
-            send::append_turn(&mut session, input.as_deref(), &reply.text, info);
-        }
-        s.forget_session(&session_id)?;
+        // Read, append and write under the database's lock: the session as it is now, with any
+        // edit saved during the send, and no other write in between.
         let store = s.store()?;
-        store.save_session(&session)?;
+        let appended = (|| {
+            let mut session = store.get_session(&session_id)?;
+            if reply.incomplete && reply.text.is_empty() {
+                // Stopped before any text came: there is no reply to keep.
+                return Ok(session);
+            }
+            let info = send::reply_info(&connection, &model, &reply, counted);
+            if regenerate {
+                send::replace_last_reply(&mut session, &reply.text, info)?;
+            } else {
+                send::append_turn(&mut session, input.as_deref(), &reply.text, info);
+            }
+            s.forget_session(&session_id)?;
+            store.save_session(&session)?;
+            Ok::<_, AppError>(session)
+        })();
+        let session = match appended {
+            Ok(session) => session,
+            // The reply is never dropped: it is kept in a file beside the database.
+            Err(e) => return Err(kept_reply(&store, &session_id, &reply.text, e)),
+        };
         if let (Some(provider), false) = (reply.usage.prompt_tokens, reply.incomplete) {
             let provider = u32::try_from(provider).unwrap_or(u32::MAX);
             calibration::add(&store, &model, Sample { provider, counted })?;
@@ -255,6 +269,30 @@ pub async fn send_message(
         Ok(session)
     })
     .await
+}
+
+/// The error of a reply that could not be stored in its session (deleted during the send, a
+/// database that refused the write), the reply kept in a file beside the database, named.
+fn kept_reply(
+    store: &promptloom_store::Store,
+    session: &str,
+    reply: &str,
+    error: AppError,
+) -> AppError {
+    let kept = match store.path() {
+        Some(db) => match promptloom_library::files::keep_reply(db, Some(session), reply) {
+            Ok(file) => format!("the reply is kept in {}", file.display()),
+            Err(e) => format!("the reply could not be kept in a file either: {e}"),
+        },
+        None => "the database has no folder to keep the reply in".to_string(),
+    };
+    AppError::new(
+        &error.code,
+        format!(
+            "{}; the reply was not added to session \"{session}\" ({kept})",
+            error.message
+        ),
+    )
 }
 
 /// How far our prompt count has been from the provider's for a model, over its last replies.

@@ -1,5 +1,5 @@
 import { useState } from "react";
-import type { ConnectionDoc } from "../../bindings";
+import type { ConnectionDoc, ConnectionTimeouts } from "../../bindings";
 import { useT } from "../../app/useT";
 
 export const DIALECTS = ["openai", "anthropic", "gemini", "openai-compatible", "llamacpp", "koboldcpp"] as const;
@@ -13,7 +13,18 @@ interface Draft {
   keyEnv: string;
   extraHeaders: string;
   extraBody: string;
+  timeouts: Record<TimeoutKey, string>;
 }
+
+/** A connection's timeouts, each with the default it keeps when left empty (in seconds). */
+const TIMEOUTS = [
+  ["connectSecs", 10],
+  ["firstByteSecs", 60],
+  ["idleSecs", 60],
+  ["totalSecs", 600],
+] as const;
+type TimeoutKey = (typeof TIMEOUTS)[number][0];
+const MAX_TIMEOUT = 86400;
 
 function draftOf(doc: ConnectionDoc): Draft {
   const json = (o: object | undefined) => (o && Object.keys(o).length > 0 ? JSON.stringify(o, null, 2) : "");
@@ -25,7 +36,23 @@ function draftOf(doc: ConnectionDoc): Draft {
     keyEnv: doc.keyEnv ?? "",
     extraHeaders: json(doc.extraHeaders),
     extraBody: json(doc.extraBody),
+    timeouts: Object.fromEntries(
+      TIMEOUTS.map(([key]) => [key, doc.timeouts?.[key] != null ? String(doc.timeouts[key]) : ""]),
+    ) as Record<TimeoutKey, string>,
   };
+}
+
+/** The timeouts from the form: empty is the default; anything but 1 to a day in whole seconds throws `problem`. */
+function timeoutsOf(draft: Draft["timeouts"], problem: string): ConnectionTimeouts {
+  const out: ConnectionTimeouts = { connectSecs: null, firstByteSecs: null, idleSecs: null, totalSecs: null };
+  for (const [key] of TIMEOUTS) {
+    const text = draft[key].trim();
+    if (!text) continue;
+    const secs = Number(text);
+    if (!Number.isInteger(secs) || secs < 1 || secs > MAX_TIMEOUT) throw new Error(problem);
+    out[key] = secs;
+  }
+  return out;
 }
 
 /** A JSON object from `text` (empty is none); throws with `what` named when it is not one. */
@@ -59,7 +86,7 @@ export function ConnectionForm({
   const t = useT();
   const [draft, setDraft] = useState<Draft>(() => draftOf(start));
   const [problem, setProblem] = useState<string | null>(null);
-  const field = (key: keyof Draft) => ({
+  const field = (key: Exclude<keyof Draft, "timeouts">) => ({
     value: draft[key],
     onChange: (e: { target: { value: string } }) => setDraft((d) => ({ ...d, [key]: e.target.value })),
   });
@@ -68,6 +95,7 @@ export function ConnectionForm({
     try {
       const extraHeaders = object(draft.extraHeaders, t("connections.headersNotObject"));
       const extraBody = object(draft.extraBody, t("connections.bodyNotObject"));
+      const timeouts = timeoutsOf(draft.timeouts, t("connections.badTimeout", { max: MAX_TIMEOUT }));
       setProblem(null);
       onSave({
         name: draft.name.trim(),
@@ -77,6 +105,7 @@ export function ConnectionForm({
         keyEnv: draft.keyEnv.trim() || null,
         extraHeaders,
         extraBody,
+        timeouts,
       });
     } catch (e) {
       setProblem(e instanceof Error ? e.message : String(e));
@@ -130,6 +159,25 @@ export function ConnectionForm({
         {t("connections.extraBody")}
         <textarea {...field("extraBody")} rows={2} data-testid="connection-body" placeholder='{"max_tokens": 512}' />
       </label>
+      <details className="connection-timeouts" open={TIMEOUTS.some(([key]) => draft.timeouts[key] !== "")}>
+        <summary>{t("connections.timeouts")}</summary>
+        <div className="field-row">
+          {TIMEOUTS.map(([key, fallback]) => (
+            <label key={key}>
+              {t(`connections.${key}`)}
+              <input
+                inputMode="numeric"
+                value={draft.timeouts[key]}
+                placeholder={String(fallback)}
+                data-testid={`connection-${key}`}
+                onChange={(e) =>
+                  setDraft((d) => ({ ...d, timeouts: { ...d.timeouts, [key]: e.target.value } }))
+                }
+              />
+            </label>
+          ))}
+        </div>
+      </details>
       {problem && (
         <p className="error" role="alert" data-testid="connection-form-error">
           {problem}
