@@ -28,6 +28,7 @@ export { flushSave, flushSession, keepMine, retrySaves, saveBeforeClose } from "
 
 /** For tests: back to the state before `start`. */
 export function resetForTests() {
+  held = null;
   resetSaving();
   resetState();
   resetPreviewing();
@@ -311,7 +312,48 @@ export async function editSession(change: (s: Chat) => Chat, coalesce?: string) 
     undo: merge ? state.undo : [...state.undo, { kind: "session" as const, value: before }].slice(-200),
     redo: [],
   });
+  if (held?.id === before.id) {
+    held.edits.push(change);
+    return;
+  }
   await saveSessionNow();
+}
+
+/**
+ * Edits of the session a reply is arriving into: shown at once, and written once the reply is
+ * stored, each made again over the session as the backend stored it. So the reply and every
+ * edit are kept, whichever comes first.
+ */
+let held: { id: string; edits: ((s: Chat) => Chat)[] } | null = null;
+
+/** From now on, edits of session `id` wait for {@link releaseSessionEdits}. */
+export function holdSessionEdits(id: string) {
+  held = { id, edits: [] };
+}
+
+/** Whether edits of session `id` are waiting for a reply (undo waits too). */
+export function sessionEditsHeld(id: string | undefined): boolean {
+  return held !== null && held.id === id;
+}
+
+/**
+ * The send is over: `stored` is the session as the backend stored it with the reply (null when
+ * the send failed and stored nothing). The held edits are made over it and written.
+ */
+export async function releaseSessionEdits(stored: Session | null, clearInput: boolean) {
+  const h = held;
+  held = null;
+  if (!h) return;
+  const base = stored ?? (h.edits.length ? await api.getSession(h.id).catch(() => null) : null);
+  if (!base) return;
+  const chat = h.edits.reduce((s, edit) => edit(s), asChat(base));
+  if (state.session?.id === h.id) {
+    set({ session: chat, ...(clearInput && stored ? { input: "" } : {}) });
+    if (h.edits.length) await saveSessionNow();
+    else requestPreview();
+  } else if (h.edits.length) {
+    await api.saveSession(chat).catch(() => {});
+  }
 }
 
 /**
@@ -352,7 +394,7 @@ function apply(snapshot: Snapshot) {
 
 export function undo() {
   const snapshot = state.undo[state.undo.length - 1];
-  if (!snapshot) return;
+  if (!snapshot || (snapshot.kind === "session" && sessionEditsHeld(state.session?.id))) return;
   const now = current(snapshot.kind);
   set({ undo: state.undo.slice(0, -1), redo: now ? [...state.redo, now] : state.redo });
   apply(snapshot);
@@ -360,7 +402,7 @@ export function undo() {
 
 export function redo() {
   const snapshot = state.redo[state.redo.length - 1];
-  if (!snapshot) return;
+  if (!snapshot || (snapshot.kind === "session" && sessionEditsHeld(state.session?.id))) return;
   const now = current(snapshot.kind);
   set({ redo: state.redo.slice(0, -1), undo: now ? [...state.undo, now] : state.undo });
   apply(snapshot);

@@ -148,14 +148,22 @@ export function fakeBackend() {
   /**
    * What `send_message` streams, part by part, and the provider's prompt tokens. While `gate`
    * is set, the reply waits for it after streaming (a test sees the reply arriving); `stop_sending`
-   * opens it and the reply is kept as far as it came, marked incomplete.
+   * opens it and the reply is kept as far as it came, marked incomplete. With `error`, the send
+   * fails with it after the gate (a provider that gave up late).
    */
   const calibrations = new Map<string, { provider: number; counted: number }[]>();
-  const sending: { parts: string[]; promptTokens: number; gate: Promise<void> | null; stopped: boolean } = {
+  const sending: {
+    parts: string[];
+    promptTokens: number;
+    gate: Promise<void> | null;
+    stopped: boolean;
+    error: AppError | null;
+  } = {
     parts: ["Hel", "lo ", "back"],
     promptTokens: 11,
     gate: null,
     stopped: false,
+    error: null,
   };
   let stopSend = () => {};
   /**
@@ -477,6 +485,7 @@ export function fakeBackend() {
         void gate.then(resolve);
       });
     }
+    if (sending.error) throw sending.error;
     // As the backend does: stopped before any text came, there is no reply to keep.
     if (sending.stopped && text === "") return session;
     const reply = {

@@ -93,6 +93,25 @@ describe("connections", () => {
     // The form stays, with what was typed.
     expect((screen.getByTestId("connection-url") as HTMLInputElement).value).toBe("ftp://nowhere");
   });
+
+  it("keeps a connection's own timeouts, and refuses one that is not 1 s to a day", async () => {
+    const { connections } = await renderApp();
+    fireEvent.click(screen.getByTestId("open-connections"));
+    fireEvent.click(await screen.findByTestId("add-connection"));
+    type("connection-name", "slow");
+    type("connection-url", "http://127.0.0.1:8080/v1");
+    expect((screen.getByTestId("connection-totalSecs") as HTMLInputElement).placeholder).toBe("600");
+    type("connection-totalSecs", "0");
+    fireEvent.click(screen.getByTestId("connection-save"));
+    expect(screen.getByTestId("connection-form-error").textContent).toBe("A timeout must be whole seconds from 1 to 86400");
+    expect(connections.size).toBe(0);
+    type("connection-totalSecs", "1800");
+    type("connection-firstByteSecs", "300");
+    fireEvent.click(screen.getByTestId("connection-save"));
+    await waitFor(() =>
+      expect(connections.get("slow")?.timeouts).toEqual({ connectSecs: null, firstByteSecs: 300, idleSecs: null, totalSecs: 1800 }),
+    );
+  });
 });
 
 describe("sending", () => {
@@ -133,6 +152,48 @@ describe("sending", () => {
         ),
       ).toBe(true),
     );
+  });
+
+  it("keeps an edit of the session made while the reply arrives, and the reply", async () => {
+    const backend = await renderApp(withConnection);
+    await waitFor(() => expect((screen.getByTestId("connection-select") as HTMLSelectElement).value).toBe("local"));
+    let release = () => {};
+    backend.sending.gate = new Promise((r) => (release = r));
+    type("send-input", "How are you?");
+    fireEvent.click(screen.getByTestId("send"));
+    await waitFor(() => expect(screen.getByTestId("streaming-reply").textContent).toBe("Hello back"));
+    fireEvent.click(screen.getByTestId("edit-session"));
+    type("user-name", "Ada");
+    // Shown at once, written only after the reply: a write now would be overwritten by the
+    // reply's, or overwrite it.
+    expect(getState().session?.userProfile?.name).toBe("Ada");
+    const sentAt = backend.calls.findIndex((c) => c.cmd === "send_message");
+    expect(backend.calls.slice(sentAt).some((c) => c.cmd === "save_session")).toBe(false);
+    await act(async () => release());
+
+    await waitFor(() => expect(backend.sessions.get("chat-1")?.userProfile?.name).toBe("Ada"));
+    expect(backend.sessions.get("chat-1")!.messages.map((m) => m.content)).toEqual(["Hello", "Hi there", "How are you?", "Hello back"]);
+    expect(getState().session?.userProfile?.name).toBe("Ada");
+    expect(getState().session?.messages).toHaveLength(4);
+  });
+
+  it("writes an edit made while a send fails, over the session as stored", async () => {
+    const backend = await renderApp(withConnection);
+    await waitFor(() => expect((screen.getByTestId("connection-select") as HTMLSelectElement).value).toBe("local"));
+    let release = () => {};
+    backend.sending.gate = new Promise((r) => (release = r));
+    backend.sending.error = { code: "timeout", message: "no answer in 1 s" };
+    type("send-input", "Anyone there?");
+    fireEvent.click(screen.getByTestId("send"));
+    await waitFor(() => expect(screen.getByTestId("streaming-reply").textContent).toBe("Hello back"));
+    fireEvent.click(screen.getByTestId("edit-session"));
+    type("user-name", "Ada");
+    expect(backend.sessions.get("chat-1")?.userProfile?.name).not.toBe("Ada");
+    await act(async () => release());
+    expect((await screen.findByTestId("send-error")).textContent).toBe("Not sent: no answer in 1 s");
+    await waitFor(() => expect(backend.sessions.get("chat-1")?.userProfile?.name).toBe("Ada"));
+    expect(backend.sessions.get("chat-1")!.messages).toHaveLength(2);
+    expect((screen.getByTestId("send-input") as HTMLInputElement).value).toBe("Anyone there?");
   });
 
   it("keeps a stopped reply, marked incomplete", async () => {

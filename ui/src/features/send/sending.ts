@@ -1,11 +1,17 @@
 // Sending: the connections, the one chosen, and the reply arriving. Kept apart from the app's
 // store like a dialog's state (no undo, no autosave); the session a send stores goes into the
-// app's store through `showStoredSession`, which rebuilds the preview.
+// app's store through `releaseSessionEdits` (or `showStoredSession`), which rebuild the preview.
 import { useSyncExternalStore } from "react";
 import { Channel } from "@tauri-apps/api/core";
-import type { ChatMessage, ConnectionView, SendEvent } from "../../bindings";
+import type { ChatMessage, ConnectionView, SendEvent, Session } from "../../bindings";
 import { api, errorMessage } from "../../app/api";
-import { flushSession, previewRequest, showStoredSession } from "../../app/store";
+import {
+  flushSession,
+  holdSessionEdits,
+  previewRequest,
+  releaseSessionEdits,
+  showStoredSession,
+} from "../../app/store";
 import { SETTINGS, state as appState } from "../../app/state";
 
 
@@ -106,21 +112,24 @@ export async function send(regenerate: boolean) {
   const connection = state.connection;
   if (state.sending || !connection) return;
   update({ sending: true, streamed: "", error: null });
+  let stored: Session | null = null;
   try {
     // The backend builds over the stored session: an edit still being written goes first.
     await flushSession();
     const preview = previewRequest();
     if (!preview) throw new Error("no preset is open");
+    // Edits made while the reply arrives are written after it, over the session it is stored in.
+    if (preview.sessionId) holdSessionEdits(preview.sessionId);
     const events = new Channel<SendEvent>();
     events.onmessage = (event) => {
       if (event.kind === "text" && state.sending) update({ streamed: (state.streamed ?? "") + event.text });
     };
-    const session = await api.sendMessage({ preview, connection, regenerate }, events);
+    stored = await api.sendMessage({ preview, connection, regenerate }, events);
     update({ sending: false, streamed: null });
-    showStoredSession(session, !regenerate);
   } catch (e) {
     update({ sending: false, streamed: null, error: errorMessage(e) });
   }
+  await releaseSessionEdits(stored, !regenerate);
 }
 
 export function stop() {
