@@ -58,6 +58,11 @@ promptloom_engine::texts! {
     LAST_ORDER_LIST = "import.last-order-list" => "no global order list (character_id {global}); the last list (character_id {used}) was used";
     NOT_AN_ORDER_ENTRY = "import.not-an-order-entry" => "{kind} instead of an order entry; skipped";
     UNKNOWN_PROMPT = "import.unknown-prompt" => "names a prompt the preset does not have; skipped";
+    UNKNOWN_PRESET_SETTINGS = "import.unknown-preset-settings" => "not a SillyTavern preset setting Promptloom knows; not read";
+    UNKNOWN_PROMPT_KEY = "import.unknown-prompt-key" => "a key Promptloom does not know, set on {count} ({ids}); not read";
+    NOT_TRIGGERED = "import.not-triggered" => "injection_trigger {triggers}: SillyTavern sends it only for those generations, never for an ordinary send; its step is off";
+    NO_ENABLED_FLAG = "import.no-enabled-flag" => "no enabled flag, so SillyTavern does not send it; its step is off";
+    PRESET_REGEX_SCRIPTS = "import.preset-regex-scripts" => "imported as the preset's regex rules ({count}), switched off: SillyTavern runs a preset's scripts only once its user allows them; switch on the ones the file has on ({on}) to do the same";
 
     // World info, in its own file or in a card
     UNKNOWN_POSITION = "import.unknown-position" => "position {position} is not one this model knows; placed after worldInfoBefore";

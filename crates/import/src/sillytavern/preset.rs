@@ -16,7 +16,7 @@ use std::collections::HashSet;
 
 use promptloom_engine::model::{
     validate_preset, AgentPreset, Compatibility, ContextRecipe, GenerationSettings,
-    InjectionStrategy, MessageTemplate, ProcessorConfig, RecipeStep, Role, TemplateType,
+    InjectionStrategy, MessageTemplate, ProcessorConfig, RecipeStep, RegexRule, Role, TemplateType,
     FORMAT_VERSION,
 };
 use serde_json::Value;
@@ -24,7 +24,7 @@ use serde_json::Value;
 use super::world_info::{clamp_u32, placement_order};
 use crate::json::{self, Object};
 use crate::texts;
-use crate::{ImportReport, Problem, Reported};
+use crate::{ImportReport, Problem, ReportItem, Reported};
 
 /// The character_id of SillyTavern's global prompt order.
 pub const GLOBAL_ORDER_ID: i64 = 100001;
@@ -85,6 +85,107 @@ pub(crate) const SAMPLER_KEYS: &[&str] = &[
     "presence_penalty",
     "seed",
 ];
+
+/// The settings of a SillyTavern chat-completion preset that this importer knows and does not
+/// map: request options of SillyTavern's API sources, samplers without a counterpart, the context
+/// size, and texts for generations a build does not make (continue, impersonate, group chats).
+/// docs/IMPORT.md ("Every SillyTavern field at a glance") says why for each. They are reported
+/// on one line when set; a key neither mapped nor in this list (nor a connection's, see
+/// [`is_connection_key`]) is reported on a line of its own as unknown, whatever its value.
+const NOT_MAPPED_KEYS: &[&str] = &[
+    // Samplers and request options without a counterpart here.
+    "top_a",
+    "min_p",
+    "repetition_penalty",
+    "n",
+    "stream_openai",
+    "bias_preset_selected",
+    "reasoning_effort",
+    "verbosity",
+    "show_thoughts",
+    "enable_web_search",
+    "websearch_cohere",
+    "request_images",
+    "request_image_resolution",
+    "request_image_aspect_ratio",
+    "function_calling",
+    "tool_call_recurse_limit",
+    "tool_reasoning_mode",
+    "image_inlining",
+    "inline_image_quality",
+    "media_inlining",
+    "video_inlining",
+    "audio_inlining",
+    // The context size: the model profile's window is the budget.
+    "openai_max_context",
+    "max_context_unlocked",
+    // Generations a build does not make.
+    "new_group_chat_prompt",
+    "group_nudge_prompt",
+    "impersonation_prompt",
+    "assistant_impersonation",
+    "continue_prefill",
+    "continue_postfix",
+    "send_if_empty",
+    // How SillyTavern shapes a request for one source.
+    "wrap_in_quotes",
+    "jailbreak_system",
+    "jailbreak_prompt",
+    "assistant_prefill",
+    "claude_use_sysprompt",
+    "use_makersuite_sysprompt",
+    "use_sysprompt",
+    "human_sysprompt_message",
+    "custom_prompt_post_processing",
+    "names_in_completion",
+    "exclude_assistant",
+    "use_ai21_tokenizer",
+    "use_google_tokenizer",
+    // The connection.
+    "chat_completion_source",
+    "reverse_proxy",
+    "proxy_password",
+    "api_url_scale",
+    "use_alt_scale",
+    "show_external_models",
+    "bypass_status_check",
+];
+
+/// A connection's setting (RULES 8.5): a source's model (`*_model`) or endpoint, and the
+/// settings of OpenRouter, Vertex AI, Azure, Workers AI and the custom endpoint (its body and
+/// headers). SillyTavern adds a model key for every source it gains, so these go by their form.
+fn is_connection_key(key: &str) -> bool {
+    key.ends_with("_model")
+        || key.ends_with("_endpoint")
+        || ["openrouter_", "vertexai_", "azure_", "workers_ai_"]
+            .iter()
+            .any(|prefix| key.starts_with(prefix))
+        || (key.starts_with("custom_") && key != "custom_prompt_post_processing")
+}
+
+/// The keys of a prompt SillyTavern writes. `extension` marks a prompt an extension added; like
+/// `name` it changes nothing that is sent.
+const PROMPT_KEYS: &[&str] = &[
+    "identifier",
+    "name",
+    "role",
+    "content",
+    "enabled",
+    "system_prompt",
+    "marker",
+    "injection_position",
+    "injection_depth",
+    "injection_order",
+    "injection_trigger",
+    "forbid_overrides",
+    "extension",
+];
+/// The keys of an order list and of its entries.
+const ORDER_LIST_KEYS: &[&str] = &["character_id", "order"];
+const ORDER_ENTRY_KEYS: &[&str] = &["identifier", "enabled"];
+
+/// The generation a build is: an ordinary send (RULES 7.2).
+const NORMAL_GENERATION: &str = "normal";
 
 /// What a SillyTavern marker prompt becomes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -147,6 +248,9 @@ pub(crate) fn preset_from_value(
     let mut settings = serde_json::Map::new();
     // Prompts SillyTavern never sends (see SENT_SYSTEM_PROMPTS).
     let mut never_sent: Vec<String> = Vec::new();
+    // Prompts sent only for other generations than an ordinary send, with their triggers.
+    let mut not_triggered: Vec<(String, String)> = Vec::new();
+    let mut unknown_keys = UnknownKeys::default();
     for (i, value) in prompts.iter().enumerate() {
         let Value::Object(prompt) = value else {
             report.push(
@@ -164,6 +268,10 @@ pub(crate) fn preset_from_value(
             report.push(&item, texts::SECOND_PROMPT);
             continue;
         }
+        unknown_keys.note("prompts[]", prompt, PROMPT_KEYS, &id);
+        if let Some(triggers) = other_triggers(prompt) {
+            not_triggered.push((id.clone(), triggers));
+        }
         own_enabled.push(json::boolean(prompt, "enabled").unwrap_or(true));
         if json::boolean(prompt, "forbid_overrides") == Some(true) {
             if let Some((_, key)) = OVERRIDABLE.iter().find(|(p, _)| *p == id) {
@@ -180,12 +288,29 @@ pub(crate) fn preset_from_value(
         templates.push(template_from_prompt(&id, prompt, &item, &mut report));
     }
 
-    let mut steps = steps_from_order(root, &templates, &own_enabled, &mut report)?;
+    let mut steps = steps_from_order(
+        root,
+        &templates,
+        &own_enabled,
+        &mut unknown_keys,
+        &mut report,
+    )?;
     for step in &mut steps {
         if never_sent.contains(&step.message_id) {
             step.enabled = false;
         }
+        // injection_trigger (RULES 7.2): a build is an ordinary send.
+        if let Some((_, triggers)) = not_triggered.iter().find(|(id, _)| *id == step.message_id) {
+            if step.enabled {
+                report.push(
+                    format!("prompt {}", step.message_id),
+                    texts::NOT_TRIGGERED.with("triggers", triggers),
+                );
+                step.enabled = false;
+            }
+        }
     }
+    unknown_keys.report(&mut report);
     let in_order: HashSet<&str> = steps.iter().map(|s| s.message_id.as_str()).collect();
     for template in &templates {
         if !in_order.contains(template.id.as_str()) {
@@ -196,28 +321,39 @@ pub(crate) fn preset_from_value(
     let generation = generation_from(root, &mut report);
     formats_from(root, &mut templates, &mut settings, &mut report);
     let mut processors = request_formatting(root, &mut report);
-    let mut known = vec![
+    let mut unknown: Vec<String> = Vec::new();
+    let regex_rules = extensions_from(root, &mut unknown, &mut report);
+    let mut mapped = vec![
         "prompts",
         "prompt_order",
         "wi_format",
         "names_behavior",
         "squash_system_messages",
+        "extensions",
     ];
-    known.extend_from_slice(SAMPLER_KEYS);
-    known.extend(FORMAT_KEYS.iter().map(|(key, _)| *key));
-    let mut other_keys: Vec<&str> = json::unknown_set_keys(root, &known);
-    // Settings that are off or empty say nothing, but a sampler at 0 is still a setting.
+    mapped.extend_from_slice(SAMPLER_KEYS);
+    mapped.extend(FORMAT_KEYS.iter().map(|(key, _)| *key));
+    let mut other_keys: Vec<&str> = Vec::new();
     for (key, value) in root {
-        if matches!(value, Value::Number(_))
-            && !other_keys.contains(&key.as_str())
-            && !known.contains(&key.as_str())
-        {
-            other_keys.push(key);
+        if mapped.contains(&key.as_str()) {
+            continue;
+        }
+        if NOT_MAPPED_KEYS.contains(&key.as_str()) || is_connection_key(key) {
+            // Settings that are off or empty say nothing, but a sampler at 0 is still a setting.
+            if json::is_set(value) || matches!(value, Value::Number(_)) {
+                other_keys.push(key);
+            }
+        } else if !value.is_null() {
+            unknown.push(key.clone());
         }
     }
     other_keys.sort_unstable();
     if !other_keys.is_empty() {
         report.push(other_keys.join(", "), texts::PRESET_SETTINGS);
+    }
+    unknown.sort_unstable();
+    if !unknown.is_empty() {
+        report.push(unknown.join(", "), texts::UNKNOWN_PRESET_SETTINGS);
     }
 
     let stem = json::file_stem(file);
@@ -236,7 +372,7 @@ pub(crate) fn preset_from_value(
         preset_messages: None,
         character: None,
         lorebook: None,
-        regex_rules: None,
+        regex_rules,
         processors: {
             let mut configs: Vec<ProcessorConfig> = Vec::new();
             if !settings.is_empty() {
@@ -466,6 +602,7 @@ fn steps_from_order(
     root: &Object,
     templates: &[MessageTemplate],
     own_enabled: &[bool],
+    unknown_keys: &mut UnknownKeys,
     report: &mut ImportReport,
 ) -> Result<Vec<RecipeStep>, Problem> {
     let lists: &[Value] = match root.get("prompt_order") {
@@ -479,6 +616,10 @@ fn steps_from_order(
         }
     };
     let lists: Vec<&Object> = lists.iter().filter_map(Value::as_object).collect();
+    for list in &lists {
+        let character = json::string(list, "character_id").unwrap_or_default();
+        unknown_keys.note("prompt_order[]", list, ORDER_LIST_KEYS, &character);
+    }
     let chosen = lists
         .iter()
         .find(|l| json::int(l, "character_id") == Some(GLOBAL_ORDER_ID))
@@ -525,16 +666,162 @@ fn steps_from_order(
             report.push(item, texts::NO_IDENTIFIER);
             continue;
         };
+        unknown_keys.note("prompt_order order[]", entry, ORDER_ENTRY_KEYS, &id);
         if !templates.iter().any(|t| t.id == id) {
             report.push(format!("{item} ({id})"), texts::UNKNOWN_PROMPT);
             continue;
         }
+        // SillyTavern sends a prompt whose entry is enabled, and only then (RULES 7.2).
+        let enabled = json::boolean(entry, "enabled");
+        if enabled.is_none() {
+            report.push(format!("{item} ({id})"), texts::NO_ENABLED_FLAG);
+        }
         steps.push(RecipeStep {
             message_id: id,
-            enabled: json::boolean(entry, "enabled").unwrap_or(true),
+            enabled: enabled.unwrap_or(false),
             injection_strategy: None,
             overrides: None,
         });
     }
     Ok(steps)
+}
+
+/// The `injection_trigger` of a prompt that SillyTavern does not send for an ordinary send, as
+/// the file lists it: a list that is not empty and does not hold `normal`. Anything but a list
+/// (absent, `null`, a lone string) means every generation, as in SillyTavern.
+fn other_triggers(prompt: &Object) -> Option<String> {
+    let Some(Value::Array(triggers)) = prompt.get("injection_trigger") else {
+        return None;
+    };
+    if triggers.is_empty()
+        || triggers
+            .iter()
+            .any(|t| t.as_str() == Some(NORMAL_GENERATION))
+    {
+        return None;
+    }
+    let names: Vec<String> = triggers
+        .iter()
+        .map(|t| t.as_str().map_or_else(|| t.to_string(), str::to_owned))
+        .collect();
+    Some(names.join(", "))
+}
+
+/// The keys of prompts and order lists this importer does not know, each with the items that
+/// set it, reported one line per key (what a preset sets is never dropped in silence).
+#[derive(Default)]
+struct UnknownKeys {
+    /// (where, key) and the items that set it.
+    keys: Vec<((&'static str, String), Vec<String>)>,
+}
+
+impl UnknownKeys {
+    /// Notes the keys of `obj` (a prompt, an order list or entry, named `name`) outside `known`
+    /// whose value is not `null`.
+    fn note(&mut self, place: &'static str, obj: &Object, known: &[&str], name: &str) {
+        for (key, value) in obj {
+            if known.contains(&key.as_str()) || value.is_null() {
+                continue;
+            }
+            let at = (place, key.clone());
+            match self.keys.iter_mut().find(|(k, _)| *k == at) {
+                Some((_, names)) => names.push(name.to_owned()),
+                None => self.keys.push((at, vec![name.to_owned()])),
+            }
+        }
+    }
+
+    fn report(self, report: &mut ImportReport) {
+        for ((place, key), names) in self.keys {
+            report.push(
+                format!("{place}.{key}"),
+                texts::UNKNOWN_PROMPT_KEY
+                    .with("count", names.len())
+                    .with("ids", listed(&names)),
+            );
+        }
+    }
+}
+
+/// The first five of `names`, then `…` when there are more.
+fn listed(names: &[String]) -> String {
+    const SHOWN: usize = 5;
+    let mut text = names[..names.len().min(SHOWN)].join(", ");
+    if names.len() > SHOWN {
+        text.push_str(", …");
+    }
+    text
+}
+
+/// A preset's `extensions`: its `regex_scripts` become the preset's regex rules (SillyTavern's
+/// preset-bound scripts, read as a regex scripts file is, RULES 5.2), switched off: SillyTavern
+/// runs them only once its user allows them (RULES 7.2), and the report names the ones the file
+/// has on. Any other extension's data is named in `unknown`.
+fn extensions_from(
+    root: &Object,
+    unknown: &mut Vec<String>,
+    report: &mut ImportReport,
+) -> Option<Vec<RegexRule>> {
+    let extensions = match root.get("extensions") {
+        None | Some(Value::Null) => return None,
+        Some(Value::Object(extensions)) => extensions,
+        Some(_) => {
+            unknown.push("extensions".into());
+            return None;
+        }
+    };
+    let mut rules = None;
+    for (key, value) in extensions {
+        if key != "regex_scripts" {
+            if !value.is_null() {
+                unknown.push(format!("extensions.{key}"));
+            }
+            continue;
+        }
+        let scripts = match value {
+            Value::Array(scripts) if scripts.is_empty() => continue,
+            Value::Null => continue,
+            other => other,
+        };
+        match super::regex::rules_from_value(scripts) {
+            Ok(imported) => {
+                for item in imported.report.items {
+                    report.items.push(ReportItem {
+                        item: format!("extensions.regex_scripts {}", item.item),
+                        ..item
+                    });
+                }
+                if !imported.value.is_empty() {
+                    let mut imported = imported.value;
+                    let on: Vec<String> = imported
+                        .iter()
+                        .filter(|rule| rule.enabled)
+                        .map(|rule| rule.name.clone().unwrap_or_else(|| rule.id.clone()))
+                        .collect();
+                    for rule in &mut imported {
+                        rule.enabled = false;
+                    }
+                    report.push(
+                        "extensions.regex_scripts",
+                        texts::PRESET_REGEX_SCRIPTS
+                            .with("count", imported.len())
+                            .with(
+                                "on",
+                                if on.is_empty() {
+                                    "-".into()
+                                } else {
+                                    listed(&on)
+                                },
+                            ),
+                    );
+                    rules = Some(imported);
+                }
+            }
+            Err(_) => report.push(
+                "extensions.regex_scripts",
+                texts::NOT_A_LIST.part("kind", json::kind_text(scripts)),
+            ),
+        }
+    }
+    rules
 }
