@@ -3,7 +3,9 @@
 // 127.0.0.1 answers in OpenAI's streaming format and records what it received: a connection
 // added and given a key in the dialog, a reply streamed in and stored in the session, the body
 // received equal byte for byte to the body the preview's provider request shows, the key in the
-// Authorization header; a slow reply stopped (kept, marked incomplete); Regenerate and swipes.
+// Authorization header; a slow reply stopped (kept, marked incomplete); Regenerate and swipes;
+// a server that never answers stopped within a second; a dripping server given up on at the
+// connection's own total timeout; an edit of the session while a reply arrives kept with it.
 import assert from "node:assert/strict";
 import http from "node:http";
 import { shot, until } from "./harness.mjs";
@@ -23,6 +25,8 @@ function providerDouble() {
     parts: ["Hello", " from", " the", " double", "."],
     delay: 150,
     promptTokens: 42,
+    /** "stream" the parts; "hang": never answer; "drip": headers, then a comment every 300 ms. */
+    mode: "stream",
     server: null,
     port: 0,
   };
@@ -37,9 +41,17 @@ function providerDouble() {
         res.end('{"error":{"message":"not here"}}');
         return;
       }
-      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
       let closed = false;
       res.on("close", () => (closed = true));
+      if (double.mode === "hang") return;
+      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+      if (double.mode === "drip") {
+        while (!closed) {
+          res.write(": still here\n");
+          await new Promise((r) => setTimeout(r, 300));
+        }
+        return;
+      }
       const event = (value) => res.write(`data: ${JSON.stringify(value)}\n\n`);
       const { parts, delay } = double;
       for (const content of parts) {
@@ -206,6 +218,104 @@ export function sendTests(test, current) {
     await shot(browser(), "41-send-swipes");
     await (await $(`[data-testid="last-reply"] [data-testid="swipe-next-${at}"]`)).click();
     await until(() => byTestText("last-reply-text"), (t) => t === "A second answer.", "flipped back");
+  });
+
+  test("send: Stop ends a send whose server never answers within a second", async () => {
+    double.mode = "hang";
+    await typeInto("send-input", "Are you there?");
+    await (await byTest("send")).click();
+    await (await byTest("stop")).waitForExist({ timeout: 4000 });
+    await browser().pause(500);
+    // Measured in the page: from the click on Stop until the send is over (Send is back).
+    const took = await browser().executeAsync((done) => {
+      const started = performance.now();
+      const over = () => !document.querySelector('[data-testid="stop"]') && document.querySelector('[data-testid="send"]');
+      new MutationObserver((_, observer) => {
+        if (over()) {
+          observer.disconnect();
+          done(performance.now() - started);
+        }
+      }).observe(document.body, { childList: true, subtree: true, attributes: true });
+      document.querySelector('[data-testid="stop"]').click();
+      setTimeout(() => done(-1), 5000);
+    });
+    assert.ok(took >= 0 && took < 1000, `stopped in ${took} ms`);
+    assert.equal(await exists("send-error"), false, "a stop is not an error");
+    // Nothing came, so nothing was kept: the input is still there to send again.
+    assert.equal(await (await byTest("send-input")).getValue(), "Are you there?");
+    double.mode = "stream";
+  });
+
+  /** Opens the connection "double" in the dialog's form, runs `edit`, saves and closes. */
+  async function editConnection(edit) {
+    await (await byTest("open-connections")).click();
+    const row = await $('[data-testid="connection-row"][data-name="double"]');
+    await row.waitForExist({ timeout: 4000 });
+    await (await row.$('[data-testid="connection-edit"]')).click();
+    await (await byTest("connection-form")).waitForExist({ timeout: 4000 });
+    await edit();
+    await (await byTest("connection-save")).click();
+    await (await byTest("connection-form")).waitForExist({ reverse: true, timeout: 4000 });
+    await (await byTest("close-connections")).click();
+  }
+
+  async function setTotalTimeout(value) {
+    await editConnection(async () => {
+      const summary = await $(".connection-timeouts summary");
+      if (!(await (await $(".connection-timeouts")).getAttribute("open"))) await summary.click();
+      const field = await byTest("connection-totalSecs");
+      // Emptied as a person would (clearValue goes around React's onChange).
+      await field.click();
+      await browser().keys(["Control", "a"]);
+      await browser().keys(["Backspace"]);
+      if (value) await field.addValue(value);
+      await until(() => field.getValue(), (v) => v === value, "the total timeout typed");
+      if (value) await shot(browser(), "39-send-connection-timeouts");
+    });
+  }
+
+  test("send: a dripping server is given up on at the connection's own total timeout", async () => {
+    await setTotalTimeout("2");
+    double.mode = "drip";
+    const started = Date.now();
+    await (await byTest("send")).click();
+    const error = await until(() => byTestText("send-error"), (t) => t, "the timeout said", 8000);
+    const took = Date.now() - started;
+    assert.match(error, /2 s to send and answer in all/);
+    assert.ok(took < 6000, `given up on after ${took} ms`);
+    await browser().execute(() => document.querySelector('[data-testid="send-error"]').scrollIntoView({ block: "center" }));
+    await shot(browser(), "40-send-total-timeout");
+    double.mode = "stream";
+    await setTotalTimeout("");
+    const kept = await browser().executeAsync((done) => {
+      window.__TAURI_INTERNALS__.invoke("list_connections").then(done, (e) => done({ error: String(e) }));
+    });
+    assert.deepEqual(kept.find((c) => c.connection.name === "double")?.connection.timeouts?.totalSecs ?? null, null);
+  });
+
+  test("send: an edit of the session while the reply arrives is kept with the reply", async () => {
+    double.parts = Array.from({ length: 12 }, (_, i) => ` part${i}`);
+    double.delay = 200;
+    const first = '[data-testid="session-message-0"] textarea';
+    const before = await browser().execute((s) => document.querySelector(s)?.value ?? null, first);
+    assert.ok(before !== null, "the session editor shows the first message");
+    await (await byTest("send")).click();
+    await until(() => byTestText("streaming-reply"), (t) => t?.includes("part1"), "the reply arriving", 8000);
+    const area = await $(first);
+    await area.click();
+    await browser().keys(["End"]);
+    await area.addValue(" (edited)");
+    await until(() => byTestText("last-reply-text"), (t) => t?.endsWith("part11"), "the reply stored", 10000);
+    // In the window and in the database: the edit and the reply.
+    const id = await browser().execute(() => document.querySelector('[data-testid="session-select"]')?.value ?? null);
+    const stored = await browser().executeAsync((sessionId, done) => {
+      window.__TAURI_INTERNALS__.invoke("get_session", { id: sessionId }).then(done, (e) => done({ error: String(e) }));
+    }, id);
+    assert.ok(!stored.error, JSON.stringify(stored));
+    assert.equal(stored.messages[0].content, `${before} (edited)`);
+    assert.ok(stored.messages.at(-1).content.endsWith("part11"), "the reply is stored");
+    assert.equal(await browser().execute((s) => document.querySelector(s)?.value, first), `${before} (edited)`);
+    await shot(browser(), "40-send-edit-during-reply");
     double.server.close();
   });
 }

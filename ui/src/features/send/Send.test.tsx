@@ -209,6 +209,19 @@ describe("sending", () => {
     expect(backend.sessions.get("chat-1")!.messages.at(-1)?.reply?.incomplete).toBe(true);
   });
 
+  it("keeps the input when a stop came before any text", async () => {
+    const backend = await renderApp(withConnection);
+    await waitFor(() => expect((screen.getByTestId("connection-select") as HTMLSelectElement).value).toBe("local"));
+    backend.sending.parts = [];
+    backend.sending.gate = new Promise(() => {});
+    type("send-input", "Are you there?");
+    fireEvent.click(screen.getByTestId("send"));
+    fireEvent.click(await screen.findByTestId("stop"));
+    await waitFor(() => expect(screen.queryByTestId("stop")).toBeNull());
+    expect((screen.getByTestId("send-input") as HTMLInputElement).value).toBe("Are you there?");
+    expect(backend.sessions.get("chat-1")!.messages).toHaveLength(2);
+  });
+
   it("shows a failure and changes nothing", async () => {
     const backend = await renderApp(withConnection);
     await waitFor(() => expect((screen.getByTestId("connection-select") as HTMLSelectElement).value).toBe("local"));

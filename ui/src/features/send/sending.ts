@@ -112,6 +112,7 @@ export async function send(regenerate: boolean) {
   const connection = state.connection;
   if (state.sending || !connection) return;
   update({ sending: true, streamed: "", error: null });
+  const before = appState.session?.messages.length ?? 0;
   let stored: Session | null = null;
   try {
     // The backend builds over the stored session: an edit still being written goes first.
@@ -129,7 +130,9 @@ export async function send(regenerate: boolean) {
   } catch (e) {
     update({ sending: false, streamed: null, error: errorMessage(e) });
   }
-  await releaseSessionEdits(stored, !regenerate);
+  // The input went into the session only when a turn was added (a stop before any text adds none).
+  const added = (stored?.messages?.length ?? 0) > before;
+  await releaseSessionEdits(stored, !regenerate && added);
 }
 
 export function stop() {
