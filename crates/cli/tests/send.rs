@@ -242,6 +242,45 @@ async fn a_dripping_server_is_given_up_on_at_the_connections_total_timeout() {
     assert_eq!(std::fs::read(s.path("trip.json")).unwrap(), before);
 }
 
+// Ctrl-C (SIGINT) ends a send to a server that never answers at once, and writes nothing.
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_c_ends_a_send_within_a_second() {
+    let s = Scratch::new("sigint");
+    let double = Double::start(|_, _| vec![Step::Sleep(std::time::Duration::from_secs(60))]).await;
+    add_local(&s, &double, &[]).await;
+    let before = std::fs::read(s.path("trip.json")).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_promptloom"))
+        .args(turn(&s, "send", &["--save"]))
+        .env_remove("PROMPTLOOM_TEST_NO_KEY")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("the promptloom binary runs");
+    // Until the request is on the wire: the server has it.
+    let waited = std::time::Instant::now();
+    while double.recorded().is_empty() && waited.elapsed() < std::time::Duration::from_secs(20) {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(!double.recorded().is_empty(), "the request was sent");
+    let interrupted = std::time::Instant::now();
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(killed.success());
+    let status = tokio::task::spawn_blocking(move || child.wait().expect("waited"))
+        .await
+        .expect("joined");
+    assert!(
+        interrupted.elapsed() < std::time::Duration::from_secs(1),
+        "ended {:?} after Ctrl-C",
+        interrupted.elapsed()
+    );
+    assert!(!status.success());
+    assert_eq!(std::fs::read(s.path("trip.json")).unwrap(), before);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_missing_key_or_a_session_it_cannot_save_sends_nothing() {
     let s = Scratch::new("refused");
