@@ -381,3 +381,41 @@ fn wi_format_wraps_the_world_info_before_the_character() {
     // The card's constant entry 0 sits before the character.
     assert_eq!(texts[1], "[World: content 0]", "{texts:?}");
 }
+
+// RULES 5.11.7: squash_system_messages joins consecutive system messages with a line break.
+#[test]
+fn squash_system_messages_joins_system_messages() {
+    let mut file = small_preset();
+    file["prompts"][1]["role"] = json!("system");
+    assert_eq!(sent(&preset_of(import(&file))), ["Main.", "Extra.", "Hi."]);
+    file["squash_system_messages"] = json!(true);
+    assert_eq!(sent(&preset_of(import(&file))), ["Main.\nExtra.", "Hi."]);
+}
+
+// RULES 5.11.6: names_behavior 2 (content) writes the speaker's name before each history text.
+#[test]
+fn names_behavior_content_writes_the_names_before_the_texts() {
+    let mut file = small_preset();
+    file["names_behavior"] = json!(2);
+    assert_eq!(
+        sent(&preset_of(import(&file))),
+        ["Main.", "Extra.", "User: Hi."]
+    );
+}
+
+// RULES 7.2: injection_position 1 puts a prompt in the history, injection_depth messages from
+// its end.
+#[test]
+fn injection_position_puts_the_prompt_at_its_depth_in_the_history() {
+    let mut file = small_preset();
+    file["prompts"][1]["injection_position"] = json!(1);
+    file["prompts"][1]["injection_depth"] = json!(1);
+    let preset = preset_of(import(&file));
+    let session = session(
+        r#"[{ "role": "user", "content": "One." }, { "role": "assistant", "content": "Two." },
+            { "role": "user", "content": "Three." }]"#,
+    );
+    let result = build_for_gpt4o(&preset, &session, None);
+    let texts: Vec<&str> = result.messages.iter().map(|m| m.content()).collect();
+    assert_eq!(texts, ["Main.", "One.", "Two.", "Extra.", "Three."]);
+}
