@@ -15,6 +15,9 @@ struct Frame {
     open: usize,
     /// Set by `{{trim}}`: white space written next is dropped.
     skip_space: bool,
+    /// Where `{{trim}}` stops taking line breaks back: the end of the last text of a macro that
+    /// SillyTavern replaces after `{{trim}}` ([`before_trim`]).
+    floor: usize,
     /// Inside `{{// ...}}`: nothing in it is evaluated.
     comment: bool,
 }
@@ -42,6 +45,7 @@ impl Expander<'_, '_> {
             start: 0,
             open: 0,
             skip_space: false,
+            floor: 0,
             comment: false,
         }];
         let mut literal = 0; // start of the text not yet copied
@@ -64,6 +68,7 @@ impl Expander<'_, '_> {
                         start: out.len(),
                         open,
                         skip_space: false,
+                        floor: out.len(),
                         comment,
                     });
                     i = open + 2;
@@ -84,22 +89,32 @@ impl Expander<'_, '_> {
                     } else {
                         self.evaluate(&out[frame.start..], raw, depth)
                     };
+                    let early = !frame.comment && before_trim(&out[frame.start..]);
                     let parent = last(&mut frames);
                     match output {
                         Output::Kept => {
                             out.push_str("}}");
                             parent.skip_space = false;
                         }
-                        Output::Text(s) => {
+                        Output::Text(s) if early => {
                             out.truncate(frame.start - 2);
                             parent.write(&mut out, &s);
+                        }
+                        Output::Text(s) => {
+                            // Still written as a macro when SillyTavern trims: `{{trim}}` takes
+                            // no line break on its far side, nor from its text.
+                            out.truncate(frame.start - 2);
+                            out.push_str(&s);
+                            parent.skip_space = false;
+                            parent.floor = out.len();
                         }
                         Output::Trim => {
                             out.truncate(frame.start - 2);
                             // SillyTavern's `{{trim}}` takes the line breaks around it, not
                             // spaces (macros.js: `(?:\r?\n)*{{trim}}(?:\r?\n)*`).
-                            let kept = out[parent.start..].trim_end_matches(is_newline).len();
-                            out.truncate(parent.start + kept);
+                            let floor = parent.floor.max(parent.start);
+                            let kept = out[floor..].trim_end_matches(is_newline).len();
+                            out.truncate(floor + kept);
                             parent.skip_space = true;
                         }
                     }
@@ -111,6 +126,45 @@ impl Expander<'_, '_> {
         last(&mut frames).write(&mut out, &text[literal..]);
         out
     }
+}
+
+/// Whether SillyTavern 1.12.6 replaces the macro `body` before `{{trim}}`: dice rolls, the
+/// instruct and system prompt macros, the variable macros and `{{newline}}` (macros.js
+/// `evaluateMacros`, RULES 4.2). Every other macro, a comment too, is still written as a macro
+/// when `{{trim}}` takes its line breaks, so they are not taken across it.
+fn before_trim(body: &str) -> bool {
+    let name = split_macro(body).map_or("", |(name, _)| name.trim());
+    let name = name.to_ascii_lowercase();
+    if name.starts_with("roll") || name.starts_with("instruct") {
+        return true;
+    }
+    matches!(
+        name.as_str(),
+        "newline"
+            | "systemprompt"
+            | "defaultsystemprompt"
+            | "exampleseparator"
+            | "chatseparator"
+            | "chatstart"
+            | "getvar"
+            | "setvar"
+            | "addvar"
+            | "incvar"
+            | "decvar"
+            | "hasvar"
+            | "varexists"
+            | "deletevar"
+            | "flushvar"
+            | "getglobalvar"
+            | "setglobalvar"
+            | "addglobalvar"
+            | "incglobalvar"
+            | "decglobalvar"
+            | "hasglobalvar"
+            | "globalvarexists"
+            | "deleteglobalvar"
+            | "flushglobalvar"
+    )
 }
 
 fn is_newline(c: char) -> bool {

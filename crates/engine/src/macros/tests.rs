@@ -129,6 +129,20 @@ fn trim_removes_itself_and_the_line_breaks_around_it_not_spaces() {
     );
 }
 
+/// SillyTavern 1.12.6 replaces `{{trim}}` after dice, instruct, variable macros and
+/// `{{newline}}` and before every other macro, comments too: those are still written as macros
+/// when it takes its line breaks, so it takes none across them or from their text.
+#[test]
+fn trim_takes_no_line_break_across_a_macro_sillytavern_replaces_after_it() {
+    // A real preset's prompt: a comment, then `{{trim}}`: the line break before the comment stays.
+    assert_eq!(text("end.\n{{// note }}{{trim}}\n<x>"), "end.\n<x>");
+    assert_eq!(text("a{{trim}}{{// note }}\nb"), "a\nb");
+    // Before a value it takes the line breaks between them, not the value's own.
+    assert_eq!(text("{{user}}\n{{trim}}!"), "Alice!");
+    // Variable macros are replaced before it, as in SillyTavern: their line breaks go.
+    assert_eq!(text("a\n{{setvar::x::1}}{{trim}}\nb"), "ab");
+}
+
 #[test]
 fn comments_are_removed_and_not_evaluated() {
     assert_eq!(text("a{{// note: keep it short, {{user}} }}b"), "ab");
