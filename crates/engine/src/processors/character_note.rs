@@ -33,7 +33,8 @@ impl Processor for CharacterNote {
         Some(CompatDefaults::new(texts::CHARACTER_NOTE_SILLYTAVERN).enabled(true))
     }
 
-    /// The note, trimmed, as a candidate at its depth with its role; a blank one is not sent.
+    /// The note, trimmed and without carriage returns (RULES 5.11.4), as a candidate at its depth
+    /// with its role; a blank one is not sent.
     fn execute(
         &self,
         ctx: &mut PipelineContext<'_, '_>,
@@ -53,7 +54,7 @@ impl Processor for CharacterNote {
         }
         ctx.blackboard.injections.push(InjectionCandidate {
             role: note.role,
-            content: text.to_string(),
+            content: text.replace('\r', ""),
             strategy: InjectionStrategy {
                 depth: Some(note.depth),
                 ..InjectionStrategy::default()

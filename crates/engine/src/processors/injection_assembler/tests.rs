@@ -501,6 +501,27 @@ mod sillytavern {
         );
     }
 
+    // RULES 5.11.4: the note loses its carriage returns, as the card's other fields do.
+    #[test]
+    fn the_character_note_is_sent_without_carriage_returns() {
+        let p = preset(
+            r#"{"id": "h", "role": "system", "type": "chat_history"}"#,
+            r#"{"messageId": "h", "enabled": true}"#,
+            r#", "compatibility": "sillytavern", "character": {"name": "Mira",
+                "depthPrompt": {"prompt": "[\r\nMira hums.\r\n]\r\n", "depth": 1, "role": "system"}},
+                "processors": [{"id": "injection-assembler", "settings": {"newChatPrompt": ""}}]"#,
+        );
+        assert_eq!(
+            built(&p, SESSION, None),
+            [
+                "user||One.",
+                "assistant||Two.",
+                "system||[\nMira hums.\n]",
+                "user||Three."
+            ]
+        );
+    }
+
     fn examples_preset(examples: &str, lore: &str) -> String {
         preset(
             r#"{"id": "main", "role": "system", "content": "Main."},
