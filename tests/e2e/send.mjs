@@ -7,6 +7,7 @@
 // a server that never answers stopped within a second; a dripping server given up on at the
 // connection's own total timeout; an edit of the session while a reply arrives kept with it.
 import assert from "node:assert/strict";
+import { readFileSync, rmSync } from "node:fs";
 import http from "node:http";
 import { shot, until } from "./harness.mjs";
 
@@ -316,6 +317,34 @@ export function sendTests(test, current) {
     assert.ok(stored.messages.at(-1).content.endsWith("part11"), "the reply is stored");
     assert.equal(await browser().execute((s) => document.querySelector(s)?.value, first), `${before} (edited)`);
     await shot(browser(), "40-send-edit-during-reply");
+  });
+
+  test("send: a reply whose session is deleted while it arrives is kept in a file beside the database", async () => {
+    const select = await byTest("session-select");
+    const kept = await select.getValue();
+    await (await byTest("new-session")).click();
+    const doomed = await until(() => select.getValue(), (v) => v && v !== kept, "the new session open");
+    double.parts = Array.from({ length: 8 }, (_, i) => ` gone${i}`);
+    double.delay = 200;
+    await typeInto("send-input", "Remember this");
+    await (await byTest("send")).click();
+    await until(() => byTestText("streaming-reply"), (t) => t?.includes("gone1"), "the reply arriving", 8000);
+    // Another window (or program) deletes the session meanwhile.
+    const deleted = await browser().executeAsync((id, done) => {
+      window.__TAURI_INTERNALS__.invoke("delete_session", { id }).then(() => done("ok"), (e) => done(String(e)));
+    }, doomed);
+    assert.equal(deleted, "ok");
+    const error = await until(() => byTestText("send-error"), (t) => t, "the failure said", 8000);
+    const file = /the reply is kept in (.+\.txt)\)/.exec(error)?.[1];
+    assert.ok(file, `the error names the file: ${error}`);
+    assert.equal(readFileSync(file, "utf8"), Array.from({ length: 8 }, (_, i) => ` gone${i}`).join(""));
+    assert.ok(error.startsWith("Received but not stored: "), error);
+    assert.ok(error.includes(`session "${doomed}"`), error);
+    await browser().execute(() => document.querySelector('[data-testid="send-error"]').scrollIntoView({ block: "center" }));
+    await shot(browser(), "40-send-reply-kept");
+    rmSync(file);
+    await select.selectByAttribute("value", kept);
+    await until(() => select.getValue(), (v) => v === kept, "back to the first session");
     double.server.close();
   });
 }

@@ -87,6 +87,8 @@ pub mod codes {
     pub const REPLY_TOO_LARGE: &str = "reply_too_large";
     /// The connection closed before the reply was complete.
     pub const REPLY_CUT_SHORT: &str = "reply_cut_short";
+    /// A reply arrived but could not be stored in its session; it was kept in a file.
+    pub const REPLY_NOT_STORED: &str = "reply_not_stored";
 
     /// All of them, for the test that holds them distinct.
     pub const ALL: &[&str] = &[
@@ -128,6 +130,7 @@ pub mod codes {
         BAD_REPLY,
         REPLY_TOO_LARGE,
         REPLY_CUT_SHORT,
+        REPLY_NOT_STORED,
     ];
 
     #[cfg(test)]

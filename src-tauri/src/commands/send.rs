@@ -287,7 +287,7 @@ fn kept_reply(
         None => "the database has no folder to keep the reply in".to_string(),
     };
     AppError::new(
-        &error.code,
+        codes::REPLY_NOT_STORED,
         format!(
             "{}; the reply was not added to session \"{session}\" ({kept})",
             error.message

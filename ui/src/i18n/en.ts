@@ -507,6 +507,7 @@ export const en = {
   "send.waiting": "Waiting for the reply…",
   "send.lastReply": "Last reply",
   "send.failed": "Not sent: {message}",
+  "send.notStored": "Received but not stored: {message}",
   "send.prompt": "prompt {prompt}",
   "send.promptCounted": "prompt {prompt} (counted {counted})",
   "send.counted": "counted {counted}",

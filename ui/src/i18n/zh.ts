@@ -509,6 +509,7 @@ export const zh: Record<MessageKey, string> = {
   "send.waiting": "等待回复…",
   "send.lastReply": "最新回复",
   "send.failed": "未发送：{message}",
+  "send.notStored": "已收到回复但未能保存：{message}",
   "send.prompt": "提示 {prompt}",
   "send.promptCounted": "提示 {prompt}（本地计数 {counted}）",
   "send.counted": "本地计数 {counted}",

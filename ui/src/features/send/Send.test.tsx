@@ -209,6 +209,20 @@ describe("sending", () => {
     expect(backend.sessions.get("chat-1")!.messages.at(-1)?.reply?.incomplete).toBe(true);
   });
 
+  it("says a reply that arrived but could not be stored apart from one not sent", async () => {
+    const backend = await renderApp(withConnection);
+    await waitFor(() => expect((screen.getByTestId("connection-select") as HTMLSelectElement).value).toBe("local"));
+    backend.sending.error = { code: "reply_not_stored", message: "no session (the reply is kept in /x.txt)" };
+    type("send-input", "Hi");
+    fireEvent.click(screen.getByTestId("send"));
+    expect((await screen.findByTestId("send-error")).textContent).toBe(
+      "Received but not stored: no session (the reply is kept in /x.txt)",
+    );
+    backend.sending.error = null;
+    fireEvent.click(screen.getByTestId("send"));
+    await waitFor(() => expect(screen.queryByTestId("send-error")).toBeNull());
+  });
+
   it("keeps the input when a stop came before any text", async () => {
     const backend = await renderApp(withConnection);
     await waitFor(() => expect((screen.getByTestId("connection-select") as HTMLSelectElement).value).toBe("local"));

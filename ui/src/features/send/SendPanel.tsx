@@ -13,6 +13,7 @@ export function SendPanel() {
   const connection = useSend((s) => s.connection);
   const sending = useSend((s) => s.sending);
   const error = useSend((s) => s.error);
+  const notStored = useSend((s) => s.notStored);
 
   useEffect(() => {
     void loadConnections();
@@ -79,7 +80,7 @@ export function SendPanel() {
       )}
       {error && (
         <p className="error" role="alert" data-testid="send-error">
-          {t("send.failed", { message: error })}
+          {t(notStored ? "send.notStored" : "send.failed", { message: error })}
         </p>
       )}
       <Reply />

@@ -4,7 +4,7 @@
 import { useSyncExternalStore } from "react";
 import { Channel } from "@tauri-apps/api/core";
 import type { ChatMessage, ConnectionView, SendEvent, Session } from "../../bindings";
-import { api, errorMessage } from "../../app/api";
+import { api, CommandError, errorMessage } from "../../app/api";
 import {
   flushSession,
   holdSessionEdits,
@@ -25,6 +25,8 @@ export interface SendState {
   /** The reply's text as it arrives; null when nothing is arriving. */
   streamed: string | null;
   error: string | null;
+  /** The error is of a reply that arrived and was kept in a file, not stored in the session. */
+  notStored: boolean;
   /** The connections dialog is open. */
   dialogOpen: boolean;
 }
@@ -36,6 +38,7 @@ const initial: SendState = {
   sending: false,
   streamed: null,
   error: null,
+  notStored: false,
   dialogOpen: false,
 };
 
@@ -111,7 +114,7 @@ export function openConnections(open: boolean) {
 export async function send(regenerate: boolean) {
   const connection = state.connection;
   if (state.sending || !connection) return;
-  update({ sending: true, streamed: "", error: null });
+  update({ sending: true, streamed: "", error: null, notStored: false });
   const before = appState.session?.messages.length ?? 0;
   let stored: Session | null = null;
   try {
@@ -128,7 +131,9 @@ export async function send(regenerate: boolean) {
     stored = await api.sendMessage({ preview, connection, regenerate }, events);
     update({ sending: false, streamed: null });
   } catch (e) {
-    update({ sending: false, streamed: null, error: errorMessage(e) });
+    // A reply that arrived but could not be stored is not "not sent": it is said apart.
+    const notStored = e instanceof CommandError && e.code === "reply_not_stored";
+    update({ sending: false, streamed: null, error: errorMessage(e), notStored });
   }
   // The input went into the session only when a turn was added (a stop before any text adds none).
   const added = (stored?.messages?.length ?? 0) > before;
