@@ -281,6 +281,63 @@ async fn ctrl_c_ends_a_send_within_a_second() {
     assert_eq!(std::fs::read(s.path("trip.json")).unwrap(), before);
 }
 
+// A provider that echoes the key in its error, in JSON, plain text, or an event mid-stream: the
+// key is in no output and no file the send leaves (the session, the database, anything beside).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_echoed_key_is_in_no_output_and_no_file() {
+    const KEY: &str = "sk-live-Qw81PmX0bb55TT9v";
+    let answers = [
+        json(
+            "401 Unauthorized",
+            &format!(r#"{{"error":{{"message":"Incorrect API key provided: {KEY}."}}}}"#),
+            &[],
+        ),
+        [
+            double::head("403 Forbidden", "text/plain", &[]),
+            format!("key {} is not allowed", &KEY[..14]).into_bytes(),
+        ]
+        .concat(),
+        [
+            sse_head(),
+            format!("data: {{\"error\":{{\"message\":\"bad key {KEY}\"}}}}\n\n").into_bytes(),
+        ]
+        .concat(),
+    ];
+    for (n, answer) in answers.into_iter().enumerate() {
+        let s = Scratch::new(&format!("echo{n}"));
+        let double = Double::start(move |_, _| vec![Step::Write(answer.clone())]).await;
+        add_local(&s, &double, &["--key-env", "PROMPTLOOM_TEST_ECHOED_KEY"]).await;
+        let a = turn(&s, "send", &["--save"]);
+        let sent = tokio::task::spawn_blocking(move || {
+            Command::new(env!("CARGO_BIN_EXE_promptloom"))
+                .args(&a)
+                .env("PROMPTLOOM_TEST_ECHOED_KEY", KEY)
+                .output()
+                .expect("the promptloom binary runs")
+        })
+        .await
+        .expect("joined");
+        assert_eq!(sent.status.code(), Some(3), "{n}");
+        let said = [sent.stdout, sent.stderr].concat();
+        let mut everything = vec![said];
+        for entry in std::fs::read_dir(&s.0).expect("scratch") {
+            let path = entry.expect("entry").path();
+            if path.is_file() {
+                everything.push(std::fs::read(&path).expect("readable"));
+            }
+        }
+        for bytes in everything {
+            let text = String::from_utf8_lossy(&bytes);
+            assert!(!text.contains("Qw81PmX0") && !text.contains("bb55TT9v"), "{n}: {text}");
+        }
+        assert_eq!(
+            double.recorded()[0].header("authorization"),
+            Some(format!("Bearer {KEY}").as_str()),
+            "the key was sent (so it could be echoed)"
+        );
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_missing_key_or_a_session_it_cannot_save_sends_nothing() {
     let s = Scratch::new("refused");
