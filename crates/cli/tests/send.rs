@@ -328,7 +328,10 @@ async fn an_echoed_key_is_in_no_output_and_no_file() {
         }
         for bytes in everything {
             let text = String::from_utf8_lossy(&bytes);
-            assert!(!text.contains("Qw81PmX0") && !text.contains("bb55TT9v"), "{n}: {text}");
+            assert!(
+                !text.contains("Qw81PmX0") && !text.contains("bb55TT9v"),
+                "{n}: {text}"
+            );
         }
         assert_eq!(
             double.recorded()[0].header("authorization"),
