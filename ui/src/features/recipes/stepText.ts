@@ -1,0 +1,89 @@
+// What a row shows of a message (issue 39): the first text that says something. Community
+// presets open their prompts with the author's comment macros (`{{// ...}}`, expanded to nothing,
+// so never sent) and blank lines; a row that shows the first two lines of such a prompt is blank.
+// Pure functions, shared by the recipe's rows and the preview's.
+
+/** A comment macro: `{{//` up to the first `}}`, across lines. */
+const COMMENT = /\{\{\/\/([\s\S]*?)\}\}/g;
+
+export interface Lead {
+  /** The text from its first meaningful line on, comment macros taken out; "" when none. */
+  text: string;
+  /** Lines before it that were blank or held only comments. */
+  skippedLines: number;
+  /** Comment macros in the whole text. */
+  comments: number;
+}
+
+/** The text from its first line that is not blank once comment macros are taken out. */
+export function leadOf(content: string): Lead {
+  let comments = 0;
+  const bare = content.replace(COMMENT, () => {
+    comments++;
+    return "";
+  });
+  const lines = bare.split(/\r?\n/);
+  let first = 0;
+  while (first < lines.length && lines[first]!.trim() === "") first++;
+  const text = first < lines.length ? lines.slice(first).join("\n").replace(/^\s+/, "").trimEnd() : "";
+  return { text, skippedLines: first < lines.length ? first : 0, comments };
+}
+
+/** The lead on one line, white space collapsed, at most `max` characters. */
+export function summaryOf(content: string, max = 90): Lead {
+  const lead = leadOf(content);
+  const line = lead.text.replace(/\s+/g, " ").trim();
+  return { ...lead, text: line.length > max ? `${line.slice(0, max)}…` : line };
+}
+
+export interface CommentMeta {
+  /** `@tooltip` (or `@description`, `@desc`): what the author says the step is for. */
+  description?: string;
+  /** `@category` (or `@group`, `@section`). */
+  category?: string;
+}
+
+const DESCRIPTION = new Set(["tooltip", "description", "desc"]);
+const CATEGORY = new Set(["category", "group", "section"]);
+
+/** The `@key value` metadata of the text's comment macros: read, never sent. One comment may
+ * hold several (`{{// @category Core @tooltip Sets the tone }}`); the first of each wins. */
+export function commentMetaOf(content: string): CommentMeta {
+  const meta: CommentMeta = {};
+  if (!content.includes("{{//")) return meta;
+  for (const m of content.matchAll(COMMENT)) {
+    const body = m[1]!;
+    const tag = /(?:^|\s)@(\w+)[ \t:]*([\s\S]*?)(?=\s@\w+|$)/g;
+    for (const [, key, value] of body.matchAll(tag)) {
+      const k = key!.toLowerCase();
+      const v = value!.replace(/\s+/g, " ").trim();
+      if (!v) continue;
+      if (DESCRIPTION.has(k) && meta.description === undefined) meta.description = v;
+      else if (CATEGORY.has(k) && meta.category === undefined) meta.category = v;
+    }
+  }
+  return meta;
+}
+
+/** Characters that draw a rule: `===`, `---`, `━━`, `═══`, `~~~`, `***`, `###`, `▬▬`. */
+const RULE = "=\\-–—━─═~*#_+·•▬▰▱✦◆◇";
+const RULED = new RegExp(`^[${RULE}]{2,}\\s*(.*?)\\s*[${RULE}]*$|^(.*?)\\s*[${RULE}]{3,}$`, "u");
+const BRACKETED = /^(?:\[\s(.+?)\s\]|【\s*(.+?)\s*】|〔\s*(.+?)\s*〕)$/u;
+
+/**
+ * The section a step's name opens, or null when the name is not a header. A header is drawn as
+ * one: `=== Core ===`, `━━ Section ━━`, `--- Extras`, `Tools ═══`, `[ Section ]` (spaces inside
+ * the brackets: `[OOC]` is a name), `【 Section 】`. The title is the name without its rules;
+ * a header that is only a rule has an empty title.
+ */
+export function sectionTitleOf(name: string): string | null {
+  const s = name.trim();
+  if (!s) return null;
+  const bracket = BRACKETED.exec(s);
+  if (bracket) return (bracket[1] ?? bracket[2] ?? bracket[3] ?? "").trim();
+  // An emoji or a symbol before the rule stays with the title: `🔧 ═══ Tools ═══`.
+  const lead = /^(\p{Extended_Pictographic}\uFE0F?\s*)/u.exec(s)?.[1] ?? "";
+  const ruled = RULED.exec(s.slice(lead.length));
+  if (!ruled) return null;
+  return `${lead}${(ruled[1] ?? ruled[2] ?? "").trim()}`.trim();
+}
