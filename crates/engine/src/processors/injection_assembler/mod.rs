@@ -500,8 +500,8 @@ impl Layout {
 }
 
 /// Instantiates the recipe's enabled steps (RULES 3.2): each step's template, role, strategy and
-/// text, the text with its macros expanded and the template rules applied, a blank one not
-/// sent; then classifies each message (RULES 3.3): a slot or a message in list order joins the
+/// text, the text with its macros expanded and the template rules applied, a blank one (under
+/// SillyTavern compatibility an empty one) not sent; then classifies each message (RULES 3.3): a slot or a message in list order joins the
 /// skeleton, the others are injections to place.
 fn instantiate_steps(
     preset: &AgentPreset,
@@ -559,7 +559,13 @@ fn instantiate_steps(
         source.step_index = Some(step_index as u32);
         let content = macros.expand(&raw, &source.expansion_position(), log);
         let content = rules.apply(role, content, regex_growth);
-        if content.trim().is_empty() {
+        // SillyTavern sends a prompt in list order that is only white space (RULES 3.2).
+        let in_list = matches!(classify(&strategy), Class::List);
+        let blank = match preset.compatibility.is_native() || !in_list {
+            true => content.trim().is_empty(),
+            false => content.is_empty(),
+        };
+        if blank {
             log.push(LogLine::Info(texts::STEP_EMPTY.part("step", label)));
             continue;
         }

@@ -501,6 +501,47 @@ mod sillytavern {
         );
     }
 
+    // RULES 3.2: under SillyTavern compatibility a prompt that is only white space is sent (a
+    // real preset's prompts of comments alone leave a line break); in the chat it is not.
+    #[test]
+    fn a_white_space_prompt_is_sent_under_compatibility_only_in_list_order() {
+        let p = |compat: &str| {
+            preset(
+                r#"{"id": "a", "role": "system", "content": "A."},
+                   {"id": "w", "role": "system", "content": "{{// a note }}\n"},
+                   {"id": "d", "role": "system", "content": " \n"},
+                   {"id": "h", "role": "system", "type": "chat_history"}"#,
+                r#"{"messageId": "a", "enabled": true},
+                   {"messageId": "w", "enabled": true},
+                   {"messageId": "d", "enabled": true, "injectionStrategy": {"depth": 1}},
+                   {"messageId": "h", "enabled": true}"#,
+                &format!(
+                    r#"{compat}, "processors": [{{"id": "injection-assembler",
+                        "settings": {{"newChatPrompt": ""}}}}]"#
+                ),
+            )
+        };
+        assert_eq!(
+            built(&p(r#", "compatibility": "sillytavern""#), SESSION, None),
+            [
+                "system||A.",
+                "system||\n",
+                "user||One.",
+                "assistant||Two.",
+                "user||Three."
+            ]
+        );
+        assert_eq!(
+            built(&p(""), SESSION, None),
+            [
+                "system||A.",
+                "user||One.",
+                "assistant||Two.",
+                "user||Three."
+            ]
+        );
+    }
+
     // RULES 5.11.4: the note loses its carriage returns, as the card's other fields do.
     #[test]
     fn the_character_note_is_sent_without_carriage_returns() {
