@@ -65,7 +65,7 @@ promptloom_engine::texts! {
     PRESET_REGEX_SCRIPTS = "import.preset-regex-scripts" => "imported as the preset's regex rules ({count}), switched off: SillyTavern runs a preset's scripts only once its user allows them; switch on the ones the file has on ({on}) to do the same";
 
     // World info, in its own file or in a card
-    UNKNOWN_POSITION = "import.unknown-position" => "position {position} is not one this model knows; placed after worldInfoBefore";
+    UNKNOWN_POSITION = "import.unknown-position" => "position {position} is not one SillyTavern places, so it never sends the entry; imported switched off";
     AUTHORS_NOTE = "import.authors-note" => "placed at the anchor `authorsNote`; a recipe needs a placeholder of that id for it to be sent";
     UNKNOWN_ENTRY_ROLE = "import.unknown-entry-role" => "role {role} is unknown; system used";
     UNKNOWN_LOGIC = "import.unknown-logic" => "selectiveLogic {logic} is unknown; AND ANY used";

@@ -908,6 +908,38 @@ fn world_info_entries_come_in_uid_order() {
     assert_eq!(ids, vec!["1", "2", "10"]);
 }
 
+// A world info file written in the card book's shape keeps its `position` as "before_char" (a real
+// community lorebook); SillyTavern places an entry only at one of its numbered positions, so it
+// never sends such an entry (RULES 7.2).
+#[test]
+fn world_info_entries_at_a_position_sillytavern_does_not_place_come_in_switched_off() {
+    let entry = |uid: u32, position: serde_json::Value| json!({ "uid": uid, "key": ["k"], "content": "c", "position": position });
+    let wi = json!({ "entries": [
+        entry(0, json!("before_char")),
+        entry(1, json!(9)),
+        entry(2, json!(1)),
+        { "uid": 3, "key": ["k"], "content": "c" },
+    ] });
+    let r = import("book.json", &wi);
+    let Imported::Lorebook { lorebook } = &r.value else {
+        panic!("expected a lorebook");
+    };
+    let enabled: Vec<bool> = lorebook.entries.iter().map(|e| e.enabled).collect();
+    assert_eq!(enabled, [false, false, true, true]);
+    let said: Vec<String> = r.report.items.iter().map(|i| i.to_string()).collect();
+    assert_eq!(
+        said.iter()
+            .filter(|s| s.contains("never sends the entry"))
+            .count(),
+        2,
+        "{said:?}"
+    );
+    assert!(
+        said.iter().any(|s| s.contains("\"before_char\"")),
+        "{said:?}"
+    );
+}
+
 #[test]
 fn regex_script_maps_to_a_rule() {
     let script = json!({

@@ -220,7 +220,7 @@ export const engineZh: Record<EngineCode, string> = {
   "import.unknown-entry-role": "角色 {role} 未知，已使用系统角色",
   "import.unknown-injection-position": "injection_position {position} 未知，已按列表顺序放置",
   "import.unknown-logic": "selectiveLogic {logic} 未知，已使用 AND ANY",
-  "import.unknown-position": "位置 {position} 在此不受支持，已放在 worldInfoBefore 之后",
+  "import.unknown-position": "位置 {position} 不是 SillyTavern 会放置条目的位置，它从不发送该条目；已导入为关闭",
   "import.unknown-prompt": "引用了预设中没有的提示词，已跳过",
   "import.unknown-preset-settings": "不是 Promptloom 认识的 SillyTavern 预设设置；未读取",
   "import.unknown-prompt-key": "Promptloom 不认识的键，{count} 处设置了它（{ids}）；未读取",

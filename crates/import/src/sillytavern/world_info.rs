@@ -38,6 +38,8 @@ pub(crate) struct StEntry {
     pub content: String,
     pub order: Option<i64>,
     pub position: Option<i64>,
+    /// A `position` that is not a number, as written: SillyTavern places such an entry nowhere.
+    pub unplaced: Option<String>,
     pub depth: Option<i64>,
     pub role: Option<i64>,
     pub probability: Option<f64>,
@@ -168,6 +170,10 @@ pub(crate) fn entry_from_wi_file(key: &str, obj: &Object) -> StEntry {
         content: entry_content(obj),
         order: json::int(obj, "order"),
         position: json::int(obj, "position"),
+        unplaced: match obj.get("position") {
+            None | Some(Value::Null) => None,
+            Some(v) => json::value_int(v).is_none().then(|| v.to_string()),
+        },
         depth: json::int(obj, "depth"),
         role: json::int(obj, "role"),
         probability: json::float(obj, "probability"),
@@ -259,6 +265,7 @@ pub(crate) fn entry_from_card(index: usize, obj: &Object) -> StEntry {
         content: entry_content(obj),
         order: json::int(obj, "insertion_order"),
         position,
+        unplaced: None,
         depth: json::int(ext, "depth"),
         role: json::int(ext, "role"),
         probability: json::float(ext, "probability"),
@@ -325,10 +332,21 @@ pub(crate) fn map_entry(entry: StEntry, item: &str, report: &mut ImportReport) -
     let st_order = entry.order.unwrap_or(100);
     let placement = placement_order(st_order);
     let position = entry.position.unwrap_or(0);
-    let strategy = position_strategy(position, entry.depth, placement).unwrap_or_else(|| {
-        report.push(item, texts::UNKNOWN_POSITION.with("position", position));
-        position_strategy(0, None, placement).unwrap_or_default()
-    });
+    // SillyTavern sends an entry only at one of its positions; at any other it activates the
+    // entry and places it nowhere (RULES 7.2), so it comes in switched off.
+    let mut enabled = entry.enabled;
+    let strategy = match (
+        &entry.unplaced,
+        position_strategy(position, entry.depth, placement),
+    ) {
+        (None, Some(strategy)) => strategy,
+        (unplaced, _) => {
+            let written = unplaced.clone().unwrap_or_else(|| position.to_string());
+            report.push(item, texts::UNKNOWN_POSITION.with("position", written));
+            enabled = false;
+            position_strategy(0, None, placement).unwrap_or_default()
+        }
+    };
     if matches!(position, 2 | 3) {
         report.push(item, texts::AUTHORS_NOTE);
     }
@@ -393,7 +411,7 @@ pub(crate) fn map_entry(entry: StEntry, item: &str, report: &mut ImportReport) -
         secondary_keys,
         selective_logic,
         constant: entry.constant,
-        enabled: entry.enabled,
+        enabled,
         content: entry.content,
         order: clamp_i32(st_order),
         strategy,
