@@ -2,7 +2,8 @@
 //! `squash_system_messages`. After the budget, every empty system message is left out, and each
 //! unnamed system message is joined to the unnamed system message before it with a line break.
 //! The openers (the new chat prompt and the example chat prompt) are never joined, either way:
-//! what follows an opener starts a message of its own.
+//! what follows an opener starts a message of its own; nor are two system messages between which
+//! a user or assistant step of the recipe sent nothing.
 
 use crate::model::Role;
 use crate::pipeline::{
@@ -39,21 +40,30 @@ impl Processor for SquashSystemMessages {
         _: &ResolvedConfig,
     ) -> Result<(), EngineError> {
         let before = ctx.messages.len();
+        let turns = empty_turns(ctx);
         let mut out: Vec<PipelineMessage> = Vec::with_capacity(before);
         // Whether the last message kept may take the next one in.
         let mut open = false;
+        // The recipe step the last message kept (or joined) came from.
+        let mut last_step: Option<u32> = None;
         for m in std::mem::take(&mut ctx.messages) {
             if m.role == Role::System && m.content().is_empty() {
                 continue;
             }
             let squashable = squashable(&m);
+            let step = m.source().step_index;
+            let apart = match (last_step, step) {
+                (Some(a), Some(b)) => turns.iter().any(|t| a < *t && *t < b),
+                _ => false,
+            };
             match out.last_mut() {
-                Some(last) if squashable && open => last.absorb(m, "\n", ID),
+                Some(last) if squashable && open && !apart => last.absorb(m, "\n", ID),
                 _ => {
                     out.push(m);
                     open = squashable;
                 }
             }
+            last_step = step.or(last_step);
         }
         let joined = before - out.len();
         ctx.messages = out;
@@ -62,6 +72,53 @@ impl Processor for SquashSystemMessages {
         }
         Ok(())
     }
+}
+
+/// The steps of the build's recipe that sent nothing although they are user or assistant
+/// messages in list order: SillyTavern keeps such an empty message until it writes the request,
+/// so it ends a run of system messages (RULES 5.11.7).
+fn empty_turns(ctx: &PipelineContext<'_, '_>) -> Vec<u32> {
+    let Some(recipe) = ctx
+        .recipe
+        .as_deref()
+        .and_then(|id| ctx.preset.context_recipes.iter().find(|r| r.id == id))
+    else {
+        return Vec::new();
+    };
+    let sent: std::collections::HashSet<u32> = ctx
+        .messages
+        .iter()
+        .flat_map(|m| {
+            let mut steps: Vec<u32> = m.merged().iter().filter_map(|s| s.step_index).collect();
+            steps.extend(m.source().step_index);
+            steps
+        })
+        .collect();
+    recipe
+        .steps
+        .iter()
+        .enumerate()
+        .filter_map(|(i, step)| {
+            let i = u32::try_from(i).ok()?;
+            let template = ctx.preset.template(&step.message_id)?;
+            let role = step
+                .overrides
+                .as_ref()
+                .and_then(|o| o.role)
+                .unwrap_or(template.role);
+            let strategy = step
+                .injection_strategy
+                .as_ref()
+                .or(template.default_injection_strategy.as_ref());
+            let in_list = strategy.is_none_or(|s| s.depth.is_none() && s.anchor_target.is_none());
+            (step.enabled
+                && !template.kind.is_slot()
+                && role != Role::System
+                && in_list
+                && !sent.contains(&i))
+            .then_some(i)
+        })
+        .collect()
 }
 
 /// An unnamed system message that is not one of the openers.

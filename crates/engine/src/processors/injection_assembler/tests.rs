@@ -542,6 +542,40 @@ mod sillytavern {
         );
     }
 
+    // RULES 5.11.7: an empty assistant prompt between two system prompts keeps them apart when
+    // system messages are squashed (a real Nemo Engine preset has one); an empty system one does
+    // not.
+    #[test]
+    fn an_empty_turn_between_system_prompts_keeps_them_apart_when_squashed() {
+        let p = preset(
+            r#"{"id": "a", "role": "system", "content": "A."},
+               {"id": "e", "role": "assistant", "content": ""},
+               {"id": "b", "role": "system", "content": "B."},
+               {"id": "s", "role": "system", "content": ""},
+               {"id": "c", "role": "system", "content": "C."},
+               {"id": "h", "role": "system", "type": "chat_history"}"#,
+            r#"{"messageId": "a", "enabled": true},
+               {"messageId": "e", "enabled": true},
+               {"messageId": "b", "enabled": true},
+               {"messageId": "s", "enabled": true},
+               {"messageId": "c", "enabled": true},
+               {"messageId": "h", "enabled": true}"#,
+            r#", "compatibility": "sillytavern", "processors": [
+                {"id": "injection-assembler", "settings": {"newChatPrompt": ""}},
+                {"id": "squash-system-messages", "enabled": true}]"#,
+        );
+        assert_eq!(
+            built(&p, SESSION, None),
+            [
+                "system||A.",
+                "system||B.\nC.",
+                "user||One.",
+                "assistant||Two.",
+                "user||Three."
+            ]
+        );
+    }
+
     // RULES 5.11.4: the note loses its carriage returns, as the card's other fields do.
     #[test]
     fn the_character_note_is_sent_without_carriage_returns() {
