@@ -1,8 +1,10 @@
 import { afterEach } from "vitest";
 import { cleanup } from "@testing-library/react";
 import { clearMocks } from "@tauri-apps/api/mocks";
+import { resetListView } from "../features/recipes/listView";
 
 afterEach(() => {
   cleanup();
   clearMocks();
+  resetListView();
 });

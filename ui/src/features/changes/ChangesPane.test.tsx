@@ -94,7 +94,8 @@ describe("the Changes view", () => {
     const first = screen.getByTestId("changes-first-difference");
     expect(first.dataset.messageIndex).toBe("0");
     expect(first.textContent).toContain("message 0");
-    expect(first.textContent).toContain("templatemain");
+    // The template by its name in the recipe (issue 39), its id on hover.
+    expect(first.textContent).toContain("templateMain prompt");
     const cause = screen.getByTestId("changes-cause");
     expect(cause.dataset.cause).toBe("macro:random");
     expect(cause.textContent).toBe("the macro {{random}} gave another value macro:random");

@@ -21,6 +21,7 @@ import {
 } from "../recipes/workbenchEdits";
 import { workbenchRecipeIndex } from "../recipes/Workbench";
 import { libraryCardId } from "../recipes/dragIds";
+import { summaryOf } from "../recipes/stepText";
 
 const TYPES: TemplateType[] = ["message", "placeholder", "chat_history", "user_profile"];
 
@@ -294,7 +295,7 @@ function TemplateEditor({
   );
 }
 
+/** The first text that says something, comment macros and blank lines skipped (issue 39). */
 function summary(content: string): string {
-  const line = content.replace(/\s+/g, " ").trim();
-  return line.length > 70 ? `${line.slice(0, 70)}…` : line;
+  return summaryOf(content, 70).text;
 }

@@ -27,12 +27,17 @@ export function LorebookEditor() {
   const preset = useApp((s) => s.preset);
   const fired = useApp((s) => s.preview?.result.lorebook ?? null);
   const [selected, setSelected] = useState<number | null>(null);
+  const [query, setQuery] = useState("");
   if (!preset) return null;
   const book = preset.lorebook;
   const entries = entriesOf(preset);
   const activeIds = new Set(fired?.activated.map((a) => a.entryId) ?? []);
   const cutIds = new Set(fired?.cut.map((c) => c.entryId) ?? []);
   const entry = selected !== null ? entries[selected] : undefined;
+  const q = query.trim().toLowerCase();
+  const shown = entries
+    .map((e, i) => ({ e, i }))
+    .filter(({ e }) => !q || [e.name, e.id, e.content, ...(e.keys ?? []), ...(e.secondaryKeys ?? [])].some((x) => x?.toLowerCase().includes(q)));
   const num = (v: string, min: number, max: number) => Math.min(max, Math.max(min, Math.round(Number(v) || 0)));
 
   return (
@@ -90,8 +95,24 @@ export function LorebookEditor() {
         </div>
       </fieldset>
       <WhatFires />
+      {entries.length > 0 && (
+        <div className="list-tools">
+          <input
+            type="search"
+            className="list-filter"
+            placeholder={t("lore.filter")}
+            aria-label={t("lore.filter")}
+            value={query}
+            data-testid="entries-filter"
+            onChange={(ev) => setQuery(ev.target.value)}
+          />
+          <span className="list-count muted" data-testid="entries-count">
+            {t("recipe.count", { enabled: entries.filter((e) => e.enabled !== false).length, total: entries.length })}
+          </span>
+        </div>
+      )}
       <ol className="entries" data-testid="entries">
-        {entries.map((e, i) => (
+        {shown.map(({ e, i }) => (
           <li
             key={e.id}
             data-entry-id={e.id}

@@ -67,6 +67,8 @@ export function PipelinePanel() {
   const preset = useApp((s) => s.preset);
   const model = useApp((s) => s.model);
   const { loaded, error } = usePipeline(preset, model);
+  const describe = useDescribe();
+  const [query, setQuery] = useState("");
   if (!preset) return null;
   const stages = loaded && loaded.presetId === preset.id ? loaded.stages : null;
   const stale = loaded !== null && loaded.model !== model;
@@ -75,6 +77,14 @@ export function PipelinePanel() {
     .map((stage, index) => ({ stage, index, priority: priorityView(preset, stage).value }))
     .sort((a, b) => a.priority - b.priority || a.index - b.index)
     .map((s) => s.stage);
+  const q = query.trim().toLowerCase();
+  const shown = q
+    ? ordered.filter((s) =>
+        [s.descriptor.id, describe(s.descriptor, "name"), describe(s.descriptor, "description")].some((x) =>
+          x.toLowerCase().includes(q),
+        ),
+      )
+    : ordered;
 
   return (
     <div className="pipeline" data-testid="pipeline-panel">
@@ -85,6 +95,19 @@ export function PipelinePanel() {
         </div>
       </header>
       {stages !== null && <CompatibilitySwitch preset={preset} stages={stages} />}
+      {ordered.length > 0 && (
+        <div className="list-tools">
+          <input
+            type="search"
+            className="list-filter"
+            placeholder={t("pipeline.filter")}
+            aria-label={t("pipeline.filter")}
+            value={query}
+            data-testid="processors-filter"
+            onChange={(e) => setQuery(e.target.value)}
+          />
+        </div>
+      )}
       {error && (
         <p className="error" role="alert" data-testid="pipeline-error">
           {t("pipeline.error", { message: error })}
@@ -99,10 +122,11 @@ export function PipelinePanel() {
         // are another model's: editing them would copy that model's config into the preset.
         <fieldset className="processors-fieldset" disabled={stale || error !== null}>
           <ol className={stale || error ? "processors stale" : "processors"}>
-            {ordered.map((stage) => (
+            {shown.map((stage) => (
               <ProcessorCard key={stage.descriptor.id} stage={stage} preset={preset} />
             ))}
           </ol>
+          {shown.length === 0 && <p className="muted">{t("pipeline.noneMatch")}</p>}
         </fieldset>
       )}
     </div>

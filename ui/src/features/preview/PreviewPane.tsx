@@ -21,6 +21,8 @@ import { SendPanel } from "../send/SendPanel";
 import { useSend } from "../send/sending";
 import { PromptString } from "../instruct/PromptString";
 import { templateNameOf, useBuiltInTemplates } from "../instruct/templates";
+import { LeadText } from "../../components/LeadText";
+import { leadOf } from "../recipes/stepText";
 
 /** The live preview (RULES 9.4): model and session pickers, then the exact context and its cost. */
 export function PreviewPane() {
@@ -315,6 +317,7 @@ function BuiltRowView({
   measure?: (el: HTMLElement | null) => void;
   onToggle: () => void;
 }) {
+  const t = useT();
   const kind = message.source.kind;
   return (
     <li
@@ -324,7 +327,15 @@ function BuiltRowView({
       data-source={sourceLabel(message.source)}
     >
       <MessageHead message={message} open={open} onToggle={onToggle} />
-      <div className={open ? "built-content open" : "built-content"}>{message.content}</div>
+      {open ? (
+        <div className="built-content open">{message.content}</div>
+      ) : (
+        // Closed, a row shows the first lines that say something: a big prompt often starts
+        // with blank lines, and its first two lines would show nothing.
+        <div className="built-content" data-testid="built-lead">
+          <LeadText lead={leadOf(message.content)} emptyText={t("preview.emptyMessage")} />
+        </div>
+      )}
       {mark && <CacheBreakpointMark mark={mark} />}
     </li>
   );

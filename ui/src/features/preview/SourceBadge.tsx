@@ -1,14 +1,24 @@
 import type { Source } from "../../bindings";
+import { useApp } from "../../app/store";
 import { useT } from "../../app/useT";
 import { sourceDetail } from "./source";
 
-/** What produced a message: its kind as a coloured badge, then its template, entry or index. */
+/** What produced a message: its kind as a coloured badge, then its template, entry or index. A
+ * template is named as the recipe names it (an imported preset's ids are often UUIDs), its id
+ * on hover. */
 export function SourceBadge({ source }: { source: Source }) {
   const t = useT();
+  const templateId = source.kind === "template" ? source.templateId : undefined;
+  const name = useApp((s) =>
+    templateId ? s.preset?.messageTemplates.find((m) => m.id === templateId)?.name : undefined,
+  );
+  const named = name && name !== templateId ? { ...source, templateId: name } : source;
   return (
     <>
       <span className={`badge badge-${source.kind}`}>{t(`source.${source.kind}`)}</span>
-      <span className="badge-detail">{sourceDetail(source)}</span>
+      <span className="badge-detail" title={name && name !== templateId ? (templateId ?? undefined) : undefined}>
+        {sourceDetail(named)}
+      </span>
     </>
   );
 }

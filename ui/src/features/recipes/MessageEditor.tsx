@@ -3,6 +3,7 @@ import { editPreset, selectStep } from "../../app/store";
 import { StrategyEditor } from "../../components/StrategyEditor";
 import { MacroTextarea } from "../../components/MacroTextarea";
 import { useT } from "../../app/useT";
+import { stepTextOf } from "./recipeList";
 import {
   isSlot,
   removeStep,
@@ -17,6 +18,7 @@ export function MessageEditor({ view, recipeAt }: { view: StepView; recipeAt: nu
   const { template, step, strategy } = view;
   const slot = isSlot(template);
   const templateId = step.messageId;
+  const { description, category } = stepTextOf(template).meta;
 
   return (
     <div className="message-editor" data-testid="message-editor" aria-label={t("editor.title")}>
@@ -50,6 +52,22 @@ export function MessageEditor({ view, recipeAt }: { view: StepView; recipeAt: nu
           {t("recipe.removeStep")}
         </button>
       </div>
+      {(description || category) && (
+        <dl className="comment-meta" data-testid="editor-comment-meta" title={t("editor.commentMeta")}>
+          {category && (
+            <>
+              <dt>{t("editor.category")}</dt>
+              <dd>{category}</dd>
+            </>
+          )}
+          {description && (
+            <>
+              <dt>{t("editor.description")}</dt>
+              <dd>{description}</dd>
+            </>
+          )}
+        </dl>
+      )}
       {slot ? (
         <p className="muted">{t("editor.slotNote")}</p>
       ) : (

@@ -1,3 +1,4 @@
+import { useCallback, useMemo } from "react";
 import {
   DndContext,
   KeyboardSensor,
@@ -16,8 +17,16 @@ import { editPreset, editPresetFor, selectStep, useApp } from "../../app/store";
 import { useT } from "../../app/useT";
 import { MessageEditor } from "./MessageEditor";
 import { StepRow } from "./StepRow";
-import { addMessage, moveStep, recipeIndex, stepViews } from "./recipe";
+import { SectionRow } from "./SectionRow";
+import { ListTools } from "./ListTools";
+import { addMessage, addSection, moveStep, recipeIndex, stepViews } from "./recipe";
+import { recipeList } from "./recipeList";
+import { foldedOf, toggleFolded, useListView } from "./listView";
 import { simpleStepId } from "./dragIds";
+
+/** A recipe longer than this scrolls in a box of its own, so that the editor of the selected
+ * step stays in view below it. */
+const SCROLL_FROM = 12;
 
 /** Simple mode (RULES 9.2): the recipe that applies to the chosen model, as a sortable list. */
 export function SimpleEditor() {
@@ -26,17 +35,39 @@ export function SimpleEditor() {
   const recipeId = useApp((s) => s.recipeId);
   const model = useApp((s) => s.model);
   const selected = useApp((s) => s.selectedStep);
+  const listView = useListView();
   const sensors = useSensors(
     useSensor(PointerSensor, { activationConstraint: { distance: 4 } }),
     useSensor(KeyboardSensor, { coordinateGetter: sortableKeyboardCoordinates }),
   );
+  const at = preset ? recipeIndex(preset, recipeId) : -1;
+  const recipe = preset?.contextRecipes[at];
+  const views = useMemo(() => (preset && recipe ? stepViews(preset, recipe) : []), [preset, recipe]);
+  const folded = preset ? foldedOf(listView, preset.id) : undefined;
+  const list = useMemo(
+    () =>
+      recipeList(views, {
+        query: listView.query,
+        enabledOnly: listView.enabledOnly,
+        grouping: listView.grouping,
+        folded: folded ?? new Set(),
+      }),
+    [views, listView.query, listView.enabledOnly, listView.grouping, folded],
+  );
+  // The sortable ids of the rows shown; the same array while they stay the same, so that the
+  // rows' sortable state is not made again on every keystroke.
+  const idsKey = list.rows
+    .map((r) => (r.kind === "step" ? simpleStepId(r.view.key) : r.header ? simpleStepId(r.header.key) : ""))
+    .filter(Boolean)
+    .join("\n");
+  const ids = useMemo(() => (idsKey ? idsKey.split("\n") : []), [idsKey]);
+  const presetId = preset?.id;
+  const onFold = useCallback((key: string) => presetId && toggleFolded(presetId, key), [presetId]);
+
   if (!preset) return <section className="editor empty">{t("presets.none")}</section>;
-  const at = recipeIndex(preset, recipeId);
-  const recipe = preset.contextRecipes[at];
   if (!recipe) {
     return <section className="editor empty">{t("recipe.noneApplies", { model })}</section>;
   }
-  const views = stepViews(preset, recipe);
 
   const onDragEnd = (e: DragEndEvent) => {
     if (!e.over || e.active.id === e.over.id) return;
@@ -58,33 +89,63 @@ export function SimpleEditor() {
               : `${t("recipe.title")}: ${recipe.name ?? recipe.id}`}
           </p>
         </div>
-        <button
-          type="button"
-          className="primary"
-          data-testid="add-message"
-          onClick={() => {
-            const added = editPresetFor((p) => addMessage(p, at, t("recipe.newMessage")));
-            if (added) selectStep(added.index);
-          }}
-        >
-          + {t("recipe.addMessage")}
-        </button>
+        <div className="editor-head-actions">
+          <button
+            type="button"
+            data-testid="add-section"
+            title={t("recipe.addSectionHint")}
+            onClick={() => {
+              const added = editPresetFor((p) => addSection(p, at, t("recipe.newSection")));
+              if (added) selectStep(added.index);
+            }}
+          >
+            + {t("recipe.addSection")}
+          </button>
+          <button
+            type="button"
+            className="primary"
+            data-testid="add-message"
+            onClick={() => {
+              const added = editPresetFor((p) => addMessage(p, at, t("recipe.newMessage")));
+              if (added) selectStep(added.index);
+            }}
+          >
+            + {t("recipe.addMessage")}
+          </button>
+        </div>
       </header>
+      {views.length > 0 && <ListTools list={list} views={views} presetId={preset.id} />}
       <DndContext sensors={sensors} collisionDetection={closestCenter} onDragEnd={onDragEnd}>
-        <SortableContext items={views.map((v) => simpleStepId(v.key))} strategy={verticalListSortingStrategy}>
-          <ol className="steps" data-testid="steps">
-            {views.map((v) => (
-              <StepRow
-                key={v.key}
-                view={v}
-                recipeAt={at}
-                selected={selected === v.index}
-              />
-            ))}
+        <SortableContext items={ids} strategy={verticalListSortingStrategy}>
+          <ol className={views.length > SCROLL_FROM ? "steps scrolling" : "steps"} data-testid="steps">
+            {list.rows.map((row) =>
+              row.kind === "section" ? (
+                <SectionRow
+                  key={`section:${row.key}`}
+                  section={row}
+                  recipeAt={at}
+                  selected={row.header !== null && selected === row.header.index}
+                  onFold={onFold}
+                />
+              ) : (
+                <StepRow
+                  key={row.view.key}
+                  view={row.view}
+                  text={row.text}
+                  recipeAt={at}
+                  selected={selected === row.view.index}
+                />
+              ),
+            )}
           </ol>
         </SortableContext>
       </DndContext>
       {views.length === 0 && <p className="muted">{t("recipe.empty")}</p>}
+      {views.length > 0 && list.rows.length === 0 && (
+        <p className="muted" data-testid="steps-none-match">
+          {t("recipe.noneMatch")}
+        </p>
+      )}
       {selected !== null && views[selected] ? (
         <MessageEditor view={views[selected]} recipeAt={at} />
       ) : (

@@ -1,19 +1,39 @@
+import { memo } from "react";
 import { useSortable } from "@dnd-kit/sortable";
 import { CSS } from "@dnd-kit/utilities";
 import { editPreset, selectStep } from "../../app/store";
 import { useT } from "../../app/useT";
 import { RoleIcon } from "../../app/RoleIcon";
+import { LeadText } from "../../components/LeadText";
 import { StepControls } from "./StepControls";
 import { isSlot, setStepEnabled, type StepView } from "./recipe";
+import type { StepText } from "./recipeList";
 import { simpleStepId } from "./dragIds";
 
-/** One step of the recipe: handle, enable switch, role, name, summary and strategy tags. */
-export function StepRow({
+/** One step of the recipe: handle, enable switch, role, name, summary and strategy tags. Rows
+ * whose step and template did not change are not rendered again: a keystroke in one step of a
+ * 300-step recipe renders that step's row. */
+export const StepRow = memo(
+  StepRowView,
+  (a, b) =>
+    a.selected === b.selected &&
+    a.recipeAt === b.recipeAt &&
+    a.text === b.text &&
+    a.view.key === b.view.key &&
+    a.view.index === b.view.index &&
+    a.view.step === b.view.step &&
+    a.view.template === b.view.template &&
+    a.view.strategy === b.view.strategy,
+);
+
+function StepRowView({
   view,
+  text,
   recipeAt,
   selected,
 }: {
   view: StepView;
+  text: StepText;
   recipeAt: number;
   selected: boolean;
 }) {
@@ -40,13 +60,14 @@ export function StepRow({
     step.enabled ? "" : "disabled",
     isDragging ? "dragging" : "",
   ].filter(Boolean);
+  const { description, category } = text.meta;
 
   return (
     <li
       ref={setNodeRef}
       style={{ transform: CSS.Transform.toString(transform), transition }}
       className={classes.join(" ")}
-      title={moves}
+      title={[moves, description].filter(Boolean).join("\n") || undefined}
       data-testid={`step-${view.key}`}
       data-step-id={step.messageId}
     >
@@ -65,9 +86,18 @@ export function StepRow({
           <strong>{slot && template?.type && template.type !== "message" ? t(`recipe.slot.${template.type}`) : name}</strong>
           {slot && <span className="muted"> · {step.messageId}</span>}
         </span>
-        {!slot && <span className="summary">{summary(template?.content ?? "")}</span>}
+        {!slot && (
+          <span className="summary" data-testid="step-summary">
+            <LeadText lead={text.summary} emptyText={t("recipe.noText")} />
+          </span>
+        )}
       </button>
       <span className="tags">
+        {category && (
+          <span className="tag tag-category" title={t("recipe.categoryHint")}>
+            {category}
+          </span>
+        )}
         {mode === "depth" && <span className="tag tag-depth">Depth: {strategy?.depth}</span>}
         {mode === "anchor" && (
           <span className="tag tag-anchor">
@@ -77,9 +107,4 @@ export function StepRow({
       </span>
     </li>
   );
-}
-
-function summary(content: string): string {
-  const line = content.replace(/\s+/g, " ").trim();
-  return line.length > 90 ? `${line.slice(0, 90)}…` : line;
 }

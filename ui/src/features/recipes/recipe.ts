@@ -30,8 +30,11 @@ export function recipeIndex(preset: Preset, recipeId: string | null): number {
 
 export function stepViews(preset: Preset, recipe: ContextRecipe): StepView[] {
   const seen = new Map<string, number>();
+  // The first template of an id, as `find` would give it, without a search per step.
+  const byId = new Map<string, MessageTemplate>();
+  for (const t of preset.messageTemplates) if (!byId.has(t.id)) byId.set(t.id, t);
   return recipe.steps.map((step, index) => {
-    const template = preset.messageTemplates.find((t) => t.id === step.messageId);
+    const template = byId.get(step.messageId);
     const strategy = step.injectionStrategy ?? template?.defaultInjectionStrategy ?? null;
     const n = seen.get(step.messageId) ?? 0;
     seen.set(step.messageId, n + 1);
@@ -136,6 +139,23 @@ export function addMessage(
     (r) => {
       index = r.steps.length;
       return { ...r, steps: [...r.steps, { messageId: id, enabled: true }] };
+    },
+  );
+  return { preset: next, index };
+}
+
+/** Adds a section by hand (issue 39): a step named as a header, `=== name ===`, which starts a
+ * section in the list. It holds no text and is switched off, so it sends nothing. */
+export function addSection(preset: Preset, recipeAt: number, name: string): { preset: Preset; index: number } {
+  const id = freeTemplateId(preset, "section");
+  const template: MessageTemplate = { id, name: `=== ${name} ===`, role: "system", content: "" };
+  let index = 0;
+  const next = withRecipe(
+    { ...preset, messageTemplates: [...preset.messageTemplates, template] },
+    recipeAt,
+    (r) => {
+      index = r.steps.length;
+      return { ...r, steps: [...r.steps, { messageId: id, enabled: false }] };
     },
   );
   return { preset: next, index };

@@ -49,6 +49,7 @@ describe("the recipe list of a big preset", () => {
   it("filters by name, content, description or category, showing what it finds in a folded section", () => {
     expect(shown(recipeList(views, options({ query: "VIVID", folded: new Set(["p1"]) })).rows)).toEqual(["[Style 1/2]", "p2"]);
     expect(shown(recipeList(views, options({ query: "sets the tone" })).rows)).toEqual(["[Style 1/2]", "p2"]);
+    expect(shown(recipeList(views, options({ query: "tone  vividly" })).rows)).toEqual(["[Style 1/2]", "p2"]);
     expect(recipeList(views, options({ query: "nothing like it" })).rows).toEqual([]);
   });
 

@@ -119,16 +119,19 @@ function groupsOf(views: StepView[], grouping: Grouping): Group[] {
  * steps it finds in a folded section too; a section with nothing to show is left out. */
 export function recipeList(views: StepView[], options: ListOptions): RecipeList {
   const query = options.query.trim().toLowerCase();
+  // Every word of the filter, anywhere in the step: "memory pacing" finds "🧠 Memory: pacing".
+  const words = query.split(/\s+/).filter(Boolean);
+  const has = (text: string) => words.every((w) => text.includes(w));
   const groups = groupsOf(views, options.grouping);
   const sectioned = groups.length > 1 || groups[0]!.header !== null;
   const rows: ListRow[] = [];
   let matching = 0;
   const passes = (item: StepRowItem) =>
-    (!options.enabledOnly || item.view.step.enabled) && (!query || item.text.haystack.includes(query));
+    (!options.enabledOnly || item.view.step.enabled) && (!query || has(item.text.haystack));
   for (const group of groups) {
     const shown = group.steps.filter(passes);
     matching += shown.length;
-    const titleMatches = !!query && group.title.toLowerCase().includes(query);
+    const titleMatches = !!query && has(group.title.toLowerCase());
     const folded = options.folded.has(group.key) && !(query && shown.length > 0);
     // The steps before the first header have no row of their own.
     if (sectioned && group.key !== "") {
