@@ -14,6 +14,17 @@ export function aboutTests(test, current, replace, db) {
   const byTest = (id) => browser().$(`[data-testid="${id}"]`);
   const step = async () => ((await byTest("tour").then((e) => e.isExisting())) ? (await byTest("tour-step")).getAttribute("data-step") : null);
   const outlined = () => browser().execute(() => [...document.querySelectorAll(".tour-target")].map((e) => e.className));
+  // The popover covers none of what its step outlines, nor the model field (issue 39).
+  const covered = () =>
+    browser().execute(() => {
+      const tour = document.querySelector('[data-testid="tour"]').getBoundingClientRect();
+      const over = (r) => tour.left < r.right && r.left < tour.right && tour.top < r.bottom && r.top < tour.bottom;
+      const targets = [...document.querySelectorAll(".tour-target")];
+      const model = document.querySelector('[data-testid="model-input"]');
+      return [...targets, ...(targets.some((e) => e.classList.contains("preview")) ? [] : [model])]
+        .filter((e) => e && over(e.getBoundingClientRect()))
+        .map((e) => e.className || e.dataset.testid);
+    });
   // A database of its own: the tour shows at its first start only.
   const fresh = scratchDatabase();
 
@@ -24,11 +35,13 @@ export function aboutTests(test, current, replace, db) {
     assert.match(await (await byTest("tour")).getText(), /Library and recipe/);
     const first = await outlined();
     assert.ok(first.some((c) => c.includes("sidebar")) && first.some((c) => c.includes("editor-pane")), `${first}`);
+    assert.deepEqual(await covered(), [], "what the first step covers");
     await shot(browser(), "60-first-run-tour");
 
     await (await byTest("tour-next")).click();
     await until(step, (s) => s === "2", "the preview step");
     assert.ok((await outlined()).some((c) => c.includes("preview")));
+    assert.deepEqual(await covered(), [], "what the preview step covers");
     await shot(browser(), "60-first-run-tour-preview");
     await (await byTest("tour-back")).click();
     await until(step, (s) => s === "1", "back at the first step");
@@ -38,6 +51,7 @@ export function aboutTests(test, current, replace, db) {
     await browser().keys(["Enter"]);
     await until(step, (s) => s === "3", "Enter to the import step");
     assert.match(await (await byTest("tour")).getText(), /Import…/);
+    assert.deepEqual(await covered(), [], "what the import step covers");
     await shot(browser(), "60-first-run-tour-import");
     assert.equal(await (await byTest("tour-next")).getText(), "Done");
     await (await byTest("tour-next")).click();

@@ -2,19 +2,20 @@ import { useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from
 import type { MessageKey } from "../i18n";
 import { endTour, showTourStep, TOUR_STEPS, useApp } from "./store";
 import { useT } from "./useT";
+import { placeBeside } from "./tourPlacement";
 
-/** Each step: what it outlines, what its popover stands beside, and on which side. */
-const STEPS: { key: "library" | "preview" | "import"; outline: string[]; anchor: string; side: "right" | "left" }[] = [
-  { key: "library", outline: [".sidebar", ".editor-pane"], anchor: ".editor-pane", side: "right" },
-  { key: "preview", outline: [".preview"], anchor: ".preview", side: "left" },
-  { key: "import", outline: ['[data-testid="import"]'], anchor: '[data-testid="import"]', side: "right" },
+/** Each step: what it outlines, and on which side of it its popover prefers to stand. */
+const STEPS: { key: "library" | "preview" | "import"; outline: string[]; side: "right" | "left" }[] = [
+  { key: "library", outline: [".sidebar", ".editor-pane"], side: "right" },
+  { key: "preview", outline: [".preview"], side: "left" },
+  { key: "import", outline: ['[data-testid="import"]'], side: "right" },
 ];
 
 const WIDTH = 300;
-const GAP = 12;
 
 /**
- * The first-run tour: a popover beside each pane in turn, the pane outlined. It does not block
+ * The first-run tour: a popover beside each pane in turn, the pane outlined, never over what it
+ * points at (`placeBeside`). It does not block
  * the window; Escape skips it, Enter or → goes on, ← back, while the focus is in it.
  */
 export function Tour() {
@@ -24,7 +25,7 @@ export function Tour() {
 
 function TourStep({ step }: { step: number }) {
   const t = useT();
-  const { key, outline, anchor, side } = STEPS[step] ?? STEPS[0];
+  const { key, outline, side } = STEPS[step] ?? STEPS[0];
   const last = step === TOUR_STEPS - 1;
   const popover = useRef<HTMLDivElement>(null);
   const next = useRef<HTMLButtonElement>(null);
@@ -47,14 +48,15 @@ function TourStep({ step }: { step: number }) {
 
   useLayoutEffect(() => {
     const measure = () => {
-      const target = document.querySelector(anchor)?.getBoundingClientRect();
+      const targets = outline.flatMap((sel) => [...document.querySelectorAll(sel)]).map((el) => el.getBoundingClientRect());
       const height = popover.current?.offsetHeight ?? 0;
-      setPlace(target ? beside(target, side, height) : null);
+      const view = { width: window.innerWidth, height: window.innerHeight };
+      setPlace(targets.length > 0 ? placeBeside(targets, side, { width: WIDTH, height }, view) : null);
     };
     measure();
     window.addEventListener("resize", measure);
     return () => window.removeEventListener("resize", measure);
-  }, [anchor, side]);
+  }, [outline, side]);
 
   const onKeyDown = (e: KeyboardEvent) => {
     if (e.key === "Escape") endTour();
@@ -99,18 +101,4 @@ function TourStep({ step }: { step: number }) {
       </div>
     </div>
   );
-}
-
-/** Where a popover `height` high stands beside `target`: on `side` when it fits there, else on
- * the other side, else over the target's edge; always within the window. */
-function beside(target: DOMRect, side: "right" | "left", height: number): { top: number; left: number } {
-  const right = target.right + GAP;
-  const left = target.left - GAP - WIDTH;
-  const fitsRight = right + WIDTH <= window.innerWidth;
-  const fitsLeft = left >= 0;
-  const x =
-    side === "right" ? (fitsRight ? right : fitsLeft ? left : target.right - WIDTH - GAP) : fitsLeft ? left : fitsRight ? right : target.left + GAP;
-  // Level with the target's top, or with its bottom for a small target low in the window.
-  const y = Math.min(target.top + (target.height > height ? 48 : 0), window.innerHeight - height - GAP);
-  return { top: Math.max(GAP, y), left: Math.max(GAP, Math.min(x, window.innerWidth - WIDTH - GAP)) };
 }
