@@ -14,6 +14,7 @@ import { textCompletionTests } from "./textCompletion.mjs";
 import { tokenTests } from "./tokens.mjs";
 import { changesTests } from "./changes.mjs";
 import { aboutTests } from "./about.mjs";
+import { bigPresetTests } from "./bigPreset.mjs";
 
 const tests = [];
 const test = (name, fn) => tests.push({ name, fn });
@@ -350,6 +351,7 @@ generationTests(test, () => app);
 textCompletionTests(test, () => app);
 tokenTests(test, () => app);
 changesTests(test, () => app);
+bigPresetTests(test, () => app);
 aboutTests(test, () => app, (next) => (app = next), db);
 
 test("a damaged database is reported in the window and left as it was", async () => {
