@@ -25,7 +25,7 @@ import { foldedOf, toggleFolded, useListView } from "./listView";
 import { simpleStepId } from "./dragIds";
 
 /** A recipe longer than this scrolls in a box of its own, so that the editor of the selected
- * step stays in view below it. */
+ * step stays in view below it, and has the list's tools (filter, enabled only, the count). */
 const SCROLL_FROM = 12;
 
 /** Simple mode (RULES 9.2): the recipe that applies to the chosen model, as a sortable list. */
@@ -44,15 +44,14 @@ export function SimpleEditor() {
   const recipe = preset?.contextRecipes[at];
   const views = useMemo(() => (preset && recipe ? stepViews(preset, recipe) : []), [preset, recipe]);
   const folded = preset ? foldedOf(listView, preset.id) : undefined;
+  // A short recipe has no tools, so no filter either (one may be left from a long one).
+  const tools = views.length > SCROLL_FROM;
+  const query = tools ? listView.query : "";
+  const enabledOnly = tools && listView.enabledOnly;
+  const grouping = tools ? listView.grouping : "sections";
   const list = useMemo(
-    () =>
-      recipeList(views, {
-        query: listView.query,
-        enabledOnly: listView.enabledOnly,
-        grouping: listView.grouping,
-        folded: folded ?? new Set(),
-      }),
-    [views, listView.query, listView.enabledOnly, listView.grouping, folded],
+    () => recipeList(views, { query, enabledOnly, grouping, folded: folded ?? new Set() }),
+    [views, query, enabledOnly, grouping, folded],
   );
   // The sortable ids of the rows shown; the same array while they stay the same, so that the
   // rows' sortable state is not made again on every keystroke.
@@ -114,10 +113,10 @@ export function SimpleEditor() {
           </button>
         </div>
       </header>
-      {views.length > 0 && <ListTools list={list} views={views} presetId={preset.id} />}
+      {tools && <ListTools list={list} views={views} presetId={preset.id} />}
       <DndContext sensors={sensors} collisionDetection={closestCenter} onDragEnd={onDragEnd}>
         <SortableContext items={ids} strategy={verticalListSortingStrategy}>
-          <ol className={views.length > SCROLL_FROM ? "steps scrolling" : "steps"} data-testid="steps">
+          <ol className={tools ? "steps scrolling" : "steps"} data-testid="steps">
             {list.rows.map((row) =>
               row.kind === "section" ? (
                 <SectionRow
