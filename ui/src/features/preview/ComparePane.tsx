@@ -9,6 +9,8 @@ import { ViewToggle } from "./ViewToggle";
 import { useChanges } from "../changes/useChanges";
 import { ChangedText } from "../changes/ChangedText";
 import { sidePieces } from "../changes/changes";
+import { LeadText } from "../../components/LeadText";
+import { leadOf } from "../recipes/stepText";
 
 /** The Compare switch of the preview's header, and the second model picker while it is on. */
 export function CompareControls() {
@@ -280,7 +282,13 @@ function Cell({
     <div className={`compare-cell role-${message.role} src-${kind}`}>
       <MessageHead message={message} open={open} onToggle={onToggle} />
       <div className={open ? "compare-content open" : "compare-content"}>
-        {changes ? <ChangedText changes={changes} whole /> : message.content}
+        {changes ? (
+          <ChangedText changes={changes} whole />
+        ) : open ? (
+          message.content
+        ) : (
+          <LeadText lead={leadOf(message.content)} emptyText={t("preview.emptyMessage")} />
+        )}
       </div>
     </div>
   );
