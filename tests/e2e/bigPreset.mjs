@@ -221,6 +221,10 @@ export function bigPresetTests(test, current) {
     await until(async () => (await byTest("steps-count")).getText(), (t) => t.startsWith("已启用"), "the count in Chinese");
     await (await byTest("steps-filter")).click();
     await shot(browser(), "73-big-preset-zh");
+    await (await byTest("theme-toggle")).click();
+    await until(() => browser().execute(() => document.documentElement.dataset.theme), (t) => t === "dark", "dark theme");
+    await shot(browser(), "73-big-preset-zh-dark");
+    await (await byTest("theme-toggle")).click();
     const zhPreview = await previewRows();
     assert.deepEqual(zhPreview.filter((r) => r.text === ""), [], "blank preview rows in Chinese");
     await (await byTest("language")).selectByAttribute("value", "en");
