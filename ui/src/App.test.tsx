@@ -136,6 +136,20 @@ describe("the lorebook editor", () => {
     );
   });
 
+  it("filters the entries by name, key or content", async () => {
+    await renderApp();
+    fireEvent.click(screen.getByTestId("tab-lorebook"));
+    for (const content of ["The lighthouse keeper", "A ferry at dawn"]) {
+      fireEvent.click(screen.getByTestId("add-entry"));
+      fireEvent.change(await screen.findByTestId("entry-content"), { target: { value: content } });
+    }
+    const entries = () => screen.getByTestId("entries").children.length;
+    await waitFor(() => expect(entries()).toBe(2));
+    fireEvent.change(screen.getByTestId("entries-filter"), { target: { value: "ferry" } });
+    await waitFor(() => expect(entries()).toBe(1));
+    expect(screen.getByTestId("entries-count").textContent).toBe("2 of 2 on");
+  });
+
   it("places an entry at a depth with the shared strategy editor", async () => {
     const { calls } = await renderApp();
     fireEvent.click(screen.getByTestId("tab-lorebook"));

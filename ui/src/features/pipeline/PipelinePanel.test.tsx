@@ -46,6 +46,15 @@ describe("the pipeline panel", () => {
     expect(screen.queryByTestId("reset-processor-token-limiter")).toBeNull();
   });
 
+  it("filters the processors by name or id", async () => {
+    await openPipeline();
+    fireEvent.change(screen.getByTestId("processors-filter"), { target: { value: "alternation" } });
+    await waitFor(() => expect(screen.queryByTestId("processor-token-limiter")).toBeNull());
+    expect(screen.getByTestId("processor-ensure-alternation")).toBeTruthy();
+    fireEvent.change(screen.getByTestId("processors-filter"), { target: { value: "no such processor" } });
+    await screen.findByText("No processor matches the filter.");
+  });
+
   it("writes the preset's processors when a processor is switched and a setting changed", async () => {
     const { saved } = await openPipeline();
     fireEvent.click(screen.getByTestId("processor-enabled-ensure-alternation"));
