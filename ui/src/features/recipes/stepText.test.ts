@@ -72,6 +72,8 @@ describe("a step name drawn as a section header", () => {
     ["【 世界观 】", "世界观"],
     ["🔧 ═══ Tools ═══", "🔧 Tools"],
     ["==========", ""],
+    ["┏━━ Core ━━┓", "Core"],
+    ["╔═══ 🎭 Style ═══╗", "🎭 Style"],
   ])("%s opens the section %s", (name, title) => {
     expect(sectionTitleOf(name)).toBe(title);
   });

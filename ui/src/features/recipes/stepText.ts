@@ -65,8 +65,9 @@ export function commentMetaOf(content: string): CommentMeta {
   return meta;
 }
 
-/** Characters that draw a rule: `===`, `---`, `━━`, `═══`, `~~~`, `***`, `###`, `▬▬`. */
-const RULE = "=\\-–—━─═~*#_+·•▬▰▱✦◆◇";
+/** Characters that draw a rule: `===`, `---`, `━━`, `═══`, `~~~`, `***`, `###`, `▬▬`, and the
+ * corners of a drawn box (`┏━━ Core ━━┓`). */
+const RULE = "=\\-–—━─═~*#_+·•▬▰▱✦◆◇┏┓┗┛╔╗╚╝╭╮╰╯┣┫╠╣┃║│";
 const RULED = new RegExp(`^[${RULE}]{2,}\\s*(.*?)\\s*[${RULE}]*$|^(.*?)\\s*[${RULE}]{3,}$`, "u");
 const BRACKETED = /^(?:\[\s(.+?)\s\]|【\s*(.+?)\s*】|〔\s*(.+?)\s*〕)$/u;
 
