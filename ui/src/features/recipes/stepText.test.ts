@@ -73,6 +73,7 @@ describe("a step name drawn as a section header", () => {
     ["🔧 ═══ Tools ═══", "🔧 Tools"],
     ["==========", ""],
     ["┏━━ Core ━━┓", "Core"],
+    ["🔹━━━━ Core ━━━━🔹", "🔹 Core"],
     ["╔═══ 🎭 Style ═══╗", "🎭 Style"],
   ])("%s opens the section %s", (name, title) => {
     expect(sectionTitleOf(name)).toBe(title);

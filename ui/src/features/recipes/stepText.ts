@@ -82,9 +82,11 @@ export function sectionTitleOf(name: string): string | null {
   if (!s) return null;
   const bracket = BRACKETED.exec(s);
   if (bracket) return (bracket[1] ?? bracket[2] ?? bracket[3] ?? "").trim();
-  // An emoji or a symbol before the rule stays with the title: `🔧 ═══ Tools ═══`.
+  // An emoji before the rule stays with the title (`🔧 ═══ Tools ═══`); its twin after the
+  // closing rule goes (`🔹━━ Core ━━🔹`).
   const lead = /^(\p{Extended_Pictographic}\uFE0F?\s*)/u.exec(s)?.[1] ?? "";
-  const ruled = RULED.exec(s.slice(lead.length));
+  const tail = lead ? (/\s*\p{Extended_Pictographic}\uFE0F?$/u.exec(s.slice(lead.length))?.[0] ?? "") : "";
+  const ruled = RULED.exec(s.slice(lead.length, s.length - tail.length));
   if (!ruled) return null;
-  return `${lead}${(ruled[1] ?? ruled[2] ?? "").trim()}`.trim();
+  return [lead.trim(), (ruled[1] ?? ruled[2] ?? "").trim()].filter(Boolean).join(" ");
 }
