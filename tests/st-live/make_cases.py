@@ -223,3 +223,78 @@ p14 = preset([
 ch14 = chat("Tomas", "Ilse", [("c", "*Ilse sets down the kettle.*\r\n\"You came in with the fog.\""),
     ("u", "Thank you.\r\nIt is cold."), ("c", "\"Sit by the stove.\"")])
 write("14_completion_names_squash_crlf", p14, c10, ch14, {"name": "Tomas", "description": ""}, "What is that noise?")
+
+# ---------- case 15: shaped like real community presets: a comment before {{trim}} at the start
+# of a prompt (its line break stays), a read-me prompt of comments only, squash with an empty
+# assistant prompt between system prompts (it keeps them apart) and an empty system one (it does
+# not); a depth prompt and example dialogue written with CRLF
+p15 = preset([
+    prompt("readme", "Read-me", "{{// Read-me: switch on one of the main prompts below. }}{{trim}}"),
+    prompt("main", "Main Prompt", "{{// The main prompt, keep it on. }}{{trim}}\nYou are {{char}}. Give it your all!", system_prompt=True),
+    *MARKERS,
+    prompt("nsfw", "Auxiliary Prompt", "", system_prompt=True),
+    prompt("jailbreak", "Post-History Instructions", "", system_prompt=True),
+    prompt("rules", "Rules", "\n{{// Rules for the roleplay. }}{{trim}}\n<rules>\nStay in character.\n</rules>"),
+    prompt("style", "Style", "\n{{// Style. }}{{trim}}\n<style>{{trim}}\nShort lines.\n</style>\n"),
+    prompt("empty_turn", "Prefill (empty)", "", role="assistant"),
+    prompt("empty_sys", "Spare (empty)", ""),
+    prompt("after", "After", "Mind the weather."),
+], [("readme", True), ("main", True), ("rules", True), ("empty_turn", True), ("style", True), ("empty_sys", True),
+    ("after", True), ("worldInfoBefore", True),
+    ("personaDescription", True), ("charDescription", True), ("charPersonality", True), ("scenario", True),
+    ("nsfw", True), ("worldInfoAfter", True), ("dialogueExamples", True), ("chatHistory", True), ("jailbreak", True)],
+    squash_system_messages=True)
+c15 = card("Oskar", "Oskar mends nets on the pier.\r\nHe hums while he works.", "quiet, warm", "A grey morning on the pier.",
+    "*Oskar looks up from the net.* \"Mind the hooks.\"",
+    "<START>\r\n{{user}}: Need help?\r\n{{char}}: \"Hold this end.\"",
+    depth_prompt={"prompt": "[\r\n{{char}} is tired today.\r\n]\r\n", "depth": 4, "role": "system"})
+ch15 = chat("Tomas", "Oskar", [("c", "*Oskar looks up from the net.* \"Mind the hooks.\""),
+    ("u", "Morning. Any fish?"), ("c", "\"Not yet.\"")])
+write("15_trim_after_comment_crlf_note", p15, c15, ch15, {"name": "Tomas", "description": ""}, "Can I sit with you?")
+
+# ---------- case 16: prompts whose text comes out as white space only (section headers of comments),
+# sent as SillyTavern sends them; one in the chat is not
+p16 = preset([
+    prompt("main", "Main Prompt", "Write {{char}}'s next reply.", system_prompt=True),
+    *MARKERS,
+    prompt("nsfw", "Auxiliary Prompt", "", system_prompt=True),
+    prompt("jailbreak", "Post-History Instructions", "[Stay brief.]", system_prompt=True),
+    prompt("hdr_core", "━━━ Core ━━━", "{{// @category Core }}\n{{// @section-header true }}\n{{trim}}"),
+    prompt("core_rule", "Core rule", "{{// @category Core }}\n{{// @tooltip one rule }}\n\nKeep {{char}} consistent."),
+    prompt("hdr_style", "━━━ Style ━━━", "{{// @category Style }}\n"),
+    prompt("hdr_depth", "━━━ In chat ━━━", "{{// @category In chat }}\n", depth=1, order=100),
+], [("main", True), ("hdr_core", True), ("core_rule", True), ("hdr_style", True), ("worldInfoBefore", True),
+    ("personaDescription", True), ("charDescription", True), ("charPersonality", True), ("scenario", True),
+    ("nsfw", True), ("worldInfoAfter", True), ("dialogueExamples", True), ("chatHistory", True), ("hdr_depth", True),
+    ("jailbreak", True)])
+write("16_white_space_prompts", p16, c15, ch15, {"name": "Tomas", "description": ""}, "Can I sit with you?")
+
+# ---------- case 17: shaped like real community files: a world info file written in the card
+# book's shape (entries in a list, position "before_char", which SillyTavern places nowhere) beside
+# entries at its numbered positions; an in-chat prompt reads a variable ({{getvar}}) that a later
+# prompt sets, and the chat keeps the value an earlier generation left
+world17 = {"name": "Vell", "entries": [
+    {"id": 0, "uid": 0, "keys": ["harbor"], "key": ["harbor"], "keysecondary": [], "comment": "card-book shaped",
+     "content": "The harbor of Vell freezes every winter.", "constant": False, "selective": False,
+     "insertion_order": 100, "order": 100, "enabled": True, "disable": False, "position": "before_char",
+     "extensions": {"position": 0, "depth": 4, "role": 0}},
+    {"uid": 1, "key": ["lantern"], "keysecondary": [], "comment": "numbered", "content": "The lantern burns whale oil.",
+     "constant": False, "selective": True, "order": 100, "position": 1, "disable": False, "depth": 4, "role": None},
+    {"uid": 2, "key": [], "keysecondary": [], "comment": "always", "content": "Winter is near.",
+     "constant": True, "selective": True, "order": 90, "position": 0, "disable": False, "depth": 4, "role": None},
+]}
+p17 = preset([
+    prompt("main", "Main Prompt", "Write {{char}}'s next reply.", system_prompt=True),
+    *MARKERS,
+    prompt("nsfw", "Auxiliary Prompt", "", system_prompt=True),
+    prompt("jailbreak", "Post-History Instructions", "", system_prompt=True),
+    prompt("format", "Formatting", "{{// Reads the voice set below. }}{{trim}}\n### Formatting\n- {{getvar::voice}}\n- Short lines.", depth=1, order=100),
+    prompt("voice", "Voice", "{{setvar::voice::Write for Oskar only, never for <user>.}}{{trim}}"),
+], [("main", True), ("worldInfoBefore", True), ("personaDescription", True), ("charDescription", True),
+    ("charPersonality", True), ("scenario", True), ("nsfw", True), ("worldInfoAfter", True),
+    ("dialogueExamples", True), ("chatHistory", True), ("format", True), ("voice", True), ("jailbreak", True)])
+ch17 = chat("Tomas", "Oskar", [("c", "*Oskar looks up from the net.* \"Mind the hooks.\""),
+    ("u", "Is the harbor frozen yet?"), ("c", "\"Not yet. Light the lantern, will you?\"")],
+    metadata={"variables": {"voice": "Write for Oskar only, never for Tomas."}})
+write("17_card_book_world_file_getvar_before_setvar", p17, c15, ch17, {"name": "Tomas", "description": ""},
+      "Where is the oil?", world=world17)
