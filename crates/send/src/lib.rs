@@ -27,13 +27,13 @@ mod send;
 pub mod sse;
 pub mod text;
 
-pub use connection::{well_known, Connection, WellKnown};
+pub use connection::{well_known, Connection, Timeouts, WellKnown};
 pub use count::{count_request, count_tokens, read_count, CountEndpoint, CountRequest};
 pub use decode::{decode_full, provider_error_text, Decoder, StreamEvent, Usage};
 pub use dialect::Dialect;
 pub use error::{SendError, TimeoutPhase};
 pub use key::{ApiKey, REDACTED};
-pub use options::{SendOptions, Timeouts};
+pub use options::SendOptions;
 pub use request::{display_headers, is_secret_header, request_url, Call, ANTHROPIC_VERSION};
 pub use send::{send, Reply};
 pub use sse::{SseEvent, SseParser, MAX_EVENT_BYTES, MAX_STREAM_BYTES};

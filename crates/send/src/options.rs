@@ -3,8 +3,6 @@
 
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
-
 use crate::connection::Connection;
 
 /// Timeouts and retries of one send.
@@ -61,40 +59,5 @@ impl SendOptions {
             total_timeout: secs(t.total_secs, d.total_timeout),
             ..d
         }
-    }
-}
-
-/// The timeouts a user set on one connection, in whole seconds; an unset one keeps the default
-/// of [`SendOptions`]. A slow local model may need a longer total, a flaky proxy a shorter one.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Timeouts {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub connect_secs: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub first_byte_secs: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub idle_secs: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub total_secs: Option<u32>,
-}
-
-impl Timeouts {
-    /// The longest timeout a connection may set: one day.
-    pub const MAX_SECS: u32 = 86_400;
-
-    /// Nothing set: every timeout is the default.
-    pub fn is_unset(&self) -> bool {
-        *self == Timeouts::default()
-    }
-
-    /// Each one set, by its name as the connection's JSON spells it.
-    pub(crate) fn named(&self) -> [(&'static str, Option<u32>); 4] {
-        [
-            ("connectSecs", self.connect_secs),
-            ("firstByteSecs", self.first_byte_secs),
-            ("idleSecs", self.idle_secs),
-            ("totalSecs", self.total_secs),
-        ]
     }
 }
