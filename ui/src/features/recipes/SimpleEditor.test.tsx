@@ -1,9 +1,22 @@
 import { fireEvent, screen, waitFor, within } from "@testing-library/react";
-import { beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { getState, resetForTests } from "../../app/store";
 import { renderApp } from "../../test/renderApp";
 import { samplePreset } from "../../test/fakeBackend";
 import type { MessageTemplate } from "../../bindings";
+
+// Counts the sortable rows rendered: a keystroke should render the row it changes, not all.
+const sortableRenders = vi.hoisted(() => ({ count: 0 }));
+vi.mock("@dnd-kit/sortable", async (original) => {
+  const real = await original<typeof import("@dnd-kit/sortable")>();
+  return {
+    ...real,
+    useSortable: (args: Parameters<typeof real.useSortable>[0]) => {
+      sortableRenders.count++;
+      return real.useSortable(args);
+    },
+  };
+});
 
 /** The sample preset with a community preset's sections after its steps: two headers, each with
  * ten prompts that open with the author's comments, every other one off. */
@@ -70,6 +83,17 @@ describe("simple mode with a big preset", () => {
     fireEvent.change(screen.getByTestId("steps-grouping"), { target: { value: "category" } });
     await screen.findByTestId("section-category:Cat1");
     expect(within(screen.getByTestId("section-category:")).getByText("No category")).toBeTruthy();
+  });
+
+  it("renders again, on a keystroke in one step, that step's row and the section rows only", async () => {
+    await renderApp((b) => b.presets.set("helper", bigPreset()), "step-main");
+    fireEvent.click(within(screen.getByTestId("step-s1-4")).getByText("Prompt 1.4"));
+    const content = await screen.findByTestId("editor-content");
+    sortableRenders.count = 0;
+    fireEvent.change(content, { target: { value: "Says something else." } });
+    await waitFor(() => expect(within(screen.getByTestId("step-s1-4")).getByTestId("step-summary").textContent).toBe("Says something else."));
+    // 25 rows: the edited step's, and the two sections' (their counts may change).
+    expect(sortableRenders.count).toBeLessThanOrEqual(3);
   });
 
   it("adds a section by hand: a header step, switched off, that starts a section", async () => {
