@@ -9,8 +9,27 @@ import { NO_CATEGORY, type SectionRow as Section } from "./recipeList";
 import { simpleStepId } from "./dragIds";
 
 /** A section of the recipe list: its fold button, title and how many of its steps are on. A
- * section a header step starts is that step too: it is dragged, switched and selected as one. */
-export const SectionRow = memo(function SectionRow({
+ * section a header step starts is that step too: it is dragged, switched and selected as one.
+ * Rendered again only when what it shows changed. */
+export const SectionRow = memo(SectionRowView, (a, b) => {
+  const x = a.section;
+  const y = b.section;
+  return (
+    a.recipeAt === b.recipeAt &&
+    a.selected === b.selected &&
+    a.onFold === b.onFold &&
+    x.key === y.key &&
+    x.title === y.title &&
+    x.enabled === y.enabled &&
+    x.total === y.total &&
+    x.folded === y.folded &&
+    x.header?.index === y.header?.index &&
+    x.header?.step === y.header?.step &&
+    x.header?.template === y.header?.template
+  );
+});
+
+function SectionRowView({
   section,
   recipeAt,
   selected,
@@ -53,7 +72,7 @@ export const SectionRow = memo(function SectionRow({
       )}
     </SectionShell>
   );
-});
+}
 
 type Controls = (recipeAt: number, header: StepView) => React.ReactNode;
 

@@ -85,15 +85,15 @@ describe("simple mode with a big preset", () => {
     expect(within(screen.getByTestId("section-category:")).getByText("No category")).toBeTruthy();
   });
 
-  it("renders again, on a keystroke in one step, that step's row and the section rows only", async () => {
+  it("renders again, on a keystroke in one step, that step's row only", async () => {
     await renderApp((b) => b.presets.set("helper", bigPreset()), "step-main");
     fireEvent.click(within(screen.getByTestId("step-s1-4")).getByText("Prompt 1.4"));
     const content = await screen.findByTestId("editor-content");
     sortableRenders.count = 0;
     fireEvent.change(content, { target: { value: "Says something else." } });
     await waitFor(() => expect(within(screen.getByTestId("step-s1-4")).getByTestId("step-summary").textContent).toBe("Says something else."));
-    // 25 rows: the edited step's, and the two sections' (their counts may change).
-    expect(sortableRenders.count).toBeLessThanOrEqual(3);
+    // One of 25 rows: the edited step's.
+    expect(sortableRenders.count).toBe(1);
   });
 
   it("adds a section by hand: a header step, switched off, that starts a section", async () => {
