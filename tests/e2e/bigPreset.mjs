@@ -215,6 +215,11 @@ export function bigPresetTests(test, current) {
     // And back by pointer drag.
     await dragTo(browser(), await byTest(`handle-${uuid(1)}`), await browser().$(`[data-step-id="${uuid(2)}"]`));
     await until(order, (o) => o.indexOf(uuid(1)) + 1 === o.indexOf(uuid(2)), "Core tone 1 before Core pacing 2 again");
+    // The pointer off the rows, so that no row's description stands over the next screenshots.
+    await browser().performActions([
+      { type: "pointer", id: "mouse", parameters: { pointerType: "mouse" }, actions: [{ type: "pointerMove", x: 640, y: 20, duration: 0 }] },
+    ]);
+    await browser().releaseActions();
 
     // Chinese: the same rows, the new words translated.
     await (await byTest("language")).selectByAttribute("value", "zh-CN");
