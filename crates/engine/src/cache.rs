@@ -18,6 +18,35 @@ use crate::tokens::{KeyHasher, Vocabulary};
 /// The cache key: tokenizer, xxh3 of the content, content length.
 type CountKey = (Vocabulary, u64, usize);
 
+/// Texts longer than this are counted by chunks ([`BuildCache::count`]).
+const CHUNKED_FROM: usize = 4 * 1024;
+/// A chunk ends after a piece where its text is at least this long and the piece's hash says
+/// so (one piece in [`CHUNK_ODDS`]), or where it is [`CHUNK_MAX`] long: where a chunk ends
+/// depends on the text around it only, so an edit moves no boundary but its own chunk's.
+const CHUNK_MIN: usize = 512;
+const CHUNK_ODDS: u64 = 8;
+const CHUNK_MAX: usize = 8 * 1024;
+
+/// `text` in chunks of whole independent pieces, cut where the content says (see [`CHUNK_MIN`]).
+fn chunks(text: &str) -> impl Iterator<Item = &str> {
+    let mut pieces = crate::tokens::independent_pieces(text).peekable();
+    let mut start = 0;
+    std::iter::from_fn(move || {
+        let from = start;
+        while let Some(piece) = pieces.next() {
+            start += piece.len();
+            let long = start - from;
+            let cut = long >= CHUNK_MAX
+                || (long >= CHUNK_MIN
+                    && xxhash_rust::xxh3::xxh3_64(piece.as_bytes()).is_multiple_of(CHUNK_ODDS));
+            if cut || pieces.peek().is_none() {
+                break;
+            }
+        }
+        (start > from).then(|| &text[from..start])
+    })
+}
+
 /// How many sessions keep what their builds worked out at once; the app previews a handful at a
 /// time.
 const SESSIONS_KEPT: usize = 16;
@@ -194,9 +223,22 @@ impl BuildCache {
         Self::default()
     }
 
-    /// Tokens in `text`, from the cache when this content was counted before.
+    /// Tokens in `text`, from the cache when this content was counted before. A long text in a
+    /// shipped vocabulary is counted by chunks of its independent pieces (whose counts add up to
+    /// the whole's, `tokens::independent_pieces`), each kept: a warm rebuild of a long message
+    /// that changed in one place (a system prompt squashed from a hundred prompts, one of them
+    /// being edited) counts only the chunk around the change.
     pub fn count(&self, kind: impl Into<Vocabulary>, text: &str) -> u32 {
         let kind = kind.into();
+        if text.len() > CHUNKED_FROM && matches!(kind, Vocabulary::Shipped(_)) {
+            return chunks(text)
+                .map(|chunk| self.count_whole(kind, chunk))
+                .sum();
+        }
+        self.count_whole(kind, text)
+    }
+
+    fn count_whole(&self, kind: Vocabulary, text: &str) -> u32 {
         if text.is_empty() {
             return 0;
         }
@@ -322,6 +364,61 @@ mod tests {
         assert_eq!(cache.stats(), (1, 2), "another tokenizer is another key");
         cache.count(TokenizerKind::O200kBase, "hello world!");
         assert_eq!(cache.stats(), (1, 3));
+    }
+
+    /// A long text of many lines, some of them starting with white space or `/`, some long.
+    fn long_text(lines: usize, seed: u64) -> String {
+        let words = [
+            "lantern", " harbour", "'s", "42", "灯塔", "。", "...", "😀", "\t", "/x",
+        ];
+        let mut x = seed | 1;
+        let mut text = String::new();
+        for i in 0..lines {
+            for _ in 0..(3 + i % 40) {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                text.push_str(words[(x % words.len() as u64) as usize]);
+                text.push(' ');
+            }
+            text.push_str(["\n", "\n\n", "\r\n", "\n  ", "\n/"][i % 5]);
+        }
+        text
+    }
+
+    #[test]
+    fn a_long_text_counted_by_chunks_counts_as_the_whole() {
+        for kind in [TokenizerKind::O200kBase, TokenizerKind::Cl100kBase] {
+            for seed in 1..6 {
+                let text = long_text(400, seed);
+                assert!(text.len() > CHUNKED_FROM * 4);
+                assert!(chunks(&text).count() > 4, "cut in chunks");
+                assert_eq!(chunks(&text).collect::<String>(), text);
+                let cache = BuildCache::new();
+                assert_eq!(
+                    cache.count(kind, &text) as usize,
+                    kind.count(&text),
+                    "{kind:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn an_edit_in_a_long_text_recounts_only_the_chunks_around_it() {
+        let kind = TokenizerKind::O200kBase;
+        let cache = BuildCache::new();
+        let text = long_text(600, 7);
+        cache.count(kind, &text);
+        let (_, before) = cache.stats();
+        let middle = text.len() / 2;
+        let at = (middle..)
+            .find(|&i| text.is_char_boundary(i))
+            .expect("a boundary");
+        let edited = format!("{} (an edit) {}", &text[..at], &text[at..]);
+        assert_eq!(cache.count(kind, &edited) as usize, kind.count(&edited));
+        let (_, after) = cache.stats();
+        assert!(after - before <= 2, "{} chunks recounted", after - before);
     }
 
     #[test]
