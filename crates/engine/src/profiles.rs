@@ -434,7 +434,16 @@ pub fn profile_for_model(model_id: &str, user_profiles: &[ModelProfile]) -> Mode
     ) {
         return user_profiles[i].clone();
     }
-    let builtin = builtin_profiles();
+    // Every build asks, mostly for the model it asked for last: that one is kept.
+    static LAST: std::sync::Mutex<Option<(String, ModelProfile)>> = std::sync::Mutex::new(None);
+    let mut last = LAST.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((id, profile)) = &*last {
+        if id == model_id {
+            return profile.clone();
+        }
+    }
+    static BUILTIN: std::sync::OnceLock<Vec<ModelProfile>> = std::sync::OnceLock::new();
+    let builtin = BUILTIN.get_or_init(builtin_profiles);
     let i = best_match(builtin.iter().map(|p| p.patterns.as_slice()), model_id)
         .unwrap_or(builtin.len() - 1);
     let mut profile = builtin[i].clone();
@@ -444,6 +453,7 @@ pub fn profile_for_model(model_id: &str, user_profiles: &[ModelProfile]) -> Mode
         profile.tokenizer = Some(kind);
         profile.tokenizer_exact = true;
     }
+    *last = Some((model_id.to_string(), profile.clone()));
     profile
 }
 
