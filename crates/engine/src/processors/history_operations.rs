@@ -96,16 +96,16 @@ impl Processor for HistoryOperations {
             }
             "filter" => {
                 let roles: Vec<Role> = list(config.str("roles")).filter_map(parse_role).collect();
-                let contains: Vec<&str> = list(config.str("contentContains")).collect();
-                let excludes: Vec<&str> = list(config.str("contentExcludes")).collect();
+                let contains = AnyOf::new(list(config.str("contentContains")).collect());
+                let excludes = AnyOf::new(list(config.str("contentExcludes")).collect());
                 ctx.history
                     .iter()
                     .enumerate()
                     .filter(|(_, m)| {
                         let text = m.content();
                         let kept = (roles.is_empty() || roles.contains(&m.role))
-                            && (contains.is_empty() || contains.iter().any(|c| text.contains(c)))
-                            && !excludes.iter().any(|e| text.contains(e));
+                            && contains.as_ref().is_none_or(|c| c.is_in(text))
+                            && !excludes.as_ref().is_some_and(|e| e.is_in(text));
                         !kept
                     })
                     .map(|(i, _)| i)
@@ -248,6 +248,33 @@ fn describe(operation: &str, config: &ResolvedConfig) -> Said {
         }
         "filter" => texts::FILTER.into(),
         _ => texts::CLEAR.into(),
+    }
+}
+
+/// Any of a list of texts, looked for in every message of a long history at once (one pass
+/// per message whatever the list's length); `None` for an empty list.
+enum AnyOf<'a> {
+    Automaton(aho_corasick::AhoCorasick),
+    /// Where the automaton cannot be built (a list too large for it): one search per text.
+    Each(Vec<&'a str>),
+}
+
+impl<'a> AnyOf<'a> {
+    fn new(texts: Vec<&'a str>) -> Option<Self> {
+        if texts.is_empty() {
+            return None;
+        }
+        Some(match aho_corasick::AhoCorasick::new(&texts) {
+            Ok(automaton) => AnyOf::Automaton(automaton),
+            Err(_) => AnyOf::Each(texts),
+        })
+    }
+
+    fn is_in(&self, text: &str) -> bool {
+        match self {
+            AnyOf::Automaton(automaton) => automaton.is_match(text),
+            AnyOf::Each(texts) => texts.iter().any(|t| text.contains(t)),
+        }
     }
 }
 
