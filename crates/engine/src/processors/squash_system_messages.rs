@@ -46,6 +46,13 @@ impl Processor for SquashSystemMessages {
         let mut open = false;
         // The recipe step the last message kept (or joined) came from.
         let mut last_step: Option<u32> = None;
+        // The messages to join into the last one kept, joined once the run ends.
+        let mut run: Vec<PipelineMessage> = Vec::new();
+        let join = |out: &mut Vec<PipelineMessage>, run: &mut Vec<PipelineMessage>| {
+            if let Some(last) = out.last_mut() {
+                last.absorb_all(std::mem::take(run), "\n", ID);
+            }
+        };
         for m in std::mem::take(&mut ctx.messages) {
             if m.role == Role::System && m.content().is_empty() {
                 continue;
@@ -56,15 +63,16 @@ impl Processor for SquashSystemMessages {
                 (Some(a), Some(b)) => turns.iter().any(|t| a < *t && *t < b),
                 _ => false,
             };
-            match out.last_mut() {
-                Some(last) if squashable && open && !apart => last.absorb(m, "\n", ID),
-                _ => {
-                    out.push(m);
-                    open = squashable;
-                }
+            if !out.is_empty() && squashable && open && !apart {
+                run.push(m);
+            } else {
+                join(&mut out, &mut run);
+                out.push(m);
+                open = squashable;
             }
             last_step = step.or(last_step);
         }
+        join(&mut out, &mut run);
         let joined = before - out.len();
         ctx.messages = out;
         if joined > 0 {

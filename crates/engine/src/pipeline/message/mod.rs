@@ -460,16 +460,42 @@ impl<'s> PipelineMessage<'s> {
     /// Joins `other`'s text after this one's with `separator`, keeping its provenance in
     /// `merged` (formatters that merge messages).
     pub fn absorb(&mut self, other: PipelineMessage<'_>, separator: &str, processor: &str) {
-        let text = format!("{}{separator}{}", self.content(), other.content());
-        let attachments = other.attachments().into_owned();
-        let truncated = other.truncated();
-        let (source, merged) = other.into_provenance();
+        self.absorb_all(vec![other], separator, processor);
+    }
+
+    /// Joins the texts of `others` after this one's, each after `separator`, keeping their
+    /// provenance in `merged`: one new text for a whole run, however long the run.
+    pub fn absorb_all(
+        &mut self,
+        others: Vec<PipelineMessage<'_>>,
+        separator: &str,
+        processor: &str,
+    ) {
+        if others.is_empty() {
+            return;
+        }
+        let length = self.content().len()
+            + others
+                .iter()
+                .map(|o| separator.len() + o.content().len())
+                .sum::<usize>();
+        let mut text = String::with_capacity(length);
+        text.push_str(self.content());
+        for other in &others {
+            text.push_str(separator);
+            text.push_str(other.content());
+        }
         self.set_content(text);
         let parts = self.body.parts_mut();
-        parts.attachments.extend(attachments);
-        parts.truncated |= truncated;
-        parts.merged.push(source);
-        parts.merged.extend(merged);
+        for other in others {
+            parts
+                .attachments
+                .extend(other.attachments().iter().copied());
+            parts.truncated |= other.truncated();
+            let (source, merged) = other.into_provenance();
+            parts.merged.push(source);
+            parts.merged.extend(merged);
+        }
         parts.source.processor = Some(processor.to_string());
     }
 
