@@ -25,6 +25,24 @@ function withConnection(backend: ReturnType<typeof fakeBackend>) {
 
 const type = (id: string, value: string) => fireEvent.change(screen.getByTestId(id), { target: { value } });
 
+/**
+ * The app with a connection, a send of `input` started and its reply streamed in, waiting at the
+ * gate; `release` lets it end. `setup` prepares the backend first.
+ */
+async function startGatedSend(input: string, setup?: (backend: ReturnType<typeof fakeBackend>) => void) {
+  const backend = await renderApp((b) => {
+    withConnection(b);
+    setup?.(b);
+  });
+  await waitFor(() => expect((screen.getByTestId("connection-select") as HTMLSelectElement).value).toBe("local"));
+  let release = () => {};
+  backend.sending.gate = new Promise((r) => (release = r));
+  type("send-input", input);
+  fireEvent.click(screen.getByTestId("send"));
+  await waitFor(() => expect(screen.getByTestId("streaming-reply").textContent).toBe("Hello back"));
+  return { backend, release: () => release() };
+}
+
 describe("connections", () => {
   beforeEach(() => {
     resetForTests();
@@ -121,13 +139,7 @@ describe("sending", () => {
   });
 
   it("streams the reply, then shows the stored one and clears the input", async () => {
-    const backend = await renderApp(withConnection);
-    await waitFor(() => expect((screen.getByTestId("connection-select") as HTMLSelectElement).value).toBe("local"));
-    let release = () => {};
-    backend.sending.gate = new Promise((r) => (release = r));
-    type("send-input", "How are you?");
-    fireEvent.click(screen.getByTestId("send"));
-    await waitFor(() => expect(screen.getByTestId("streaming-reply").textContent).toBe("Hello back"));
+    const { backend, release } = await startGatedSend("How are you?");
     expect(screen.getByTestId("stop")).toBeTruthy();
     await act(async () => release());
 
@@ -155,13 +167,7 @@ describe("sending", () => {
   });
 
   it("keeps an edit of the session made while the reply arrives, and the reply", async () => {
-    const backend = await renderApp(withConnection);
-    await waitFor(() => expect((screen.getByTestId("connection-select") as HTMLSelectElement).value).toBe("local"));
-    let release = () => {};
-    backend.sending.gate = new Promise((r) => (release = r));
-    type("send-input", "How are you?");
-    fireEvent.click(screen.getByTestId("send"));
-    await waitFor(() => expect(screen.getByTestId("streaming-reply").textContent).toBe("Hello back"));
+    const { backend, release } = await startGatedSend("How are you?");
     fireEvent.click(screen.getByTestId("edit-session"));
     type("user-name", "Ada");
     // Shown at once, written only after the reply: a write now would be overwritten by the
@@ -178,14 +184,9 @@ describe("sending", () => {
   });
 
   it("writes an edit made while a send fails, over the session as stored", async () => {
-    const backend = await renderApp(withConnection);
-    await waitFor(() => expect((screen.getByTestId("connection-select") as HTMLSelectElement).value).toBe("local"));
-    let release = () => {};
-    backend.sending.gate = new Promise((r) => (release = r));
-    backend.sending.error = { code: "timeout", message: "no answer in 1 s" };
-    type("send-input", "Anyone there?");
-    fireEvent.click(screen.getByTestId("send"));
-    await waitFor(() => expect(screen.getByTestId("streaming-reply").textContent).toBe("Hello back"));
+    const { backend, release } = await startGatedSend("Anyone there?", (b) => {
+      b.sending.error = { code: "timeout", message: "no answer in 1 s" };
+    });
     fireEvent.click(screen.getByTestId("edit-session"));
     type("user-name", "Ada");
     expect(backend.sessions.get("chat-1")?.userProfile?.name).not.toBe("Ada");
