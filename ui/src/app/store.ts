@@ -344,10 +344,16 @@ export async function releaseSessionEdits(stored: Session | null, clearInput: bo
   const h = held;
   held = null;
   if (!h) return;
-  const base = stored ?? (h.edits.length ? await api.getSession(h.id).catch(() => null) : null);
+  const open = state.session?.id === h.id;
+  if (!stored) {
+    // Nothing was stored: the session is as it was, and the open one shows the edits already.
+    if (open && h.edits.length) await saveSessionNow();
+    if (open || !h.edits.length) return;
+  }
+  const base = stored ?? (await api.getSession(h.id).catch(() => null));
   if (!base) return;
   const chat = h.edits.reduce((s, edit) => edit(s), asChat(base));
-  if (state.session?.id === h.id) {
+  if (open) {
     set({ session: chat, ...(clearInput && stored ? { input: "" } : {}) });
     if (h.edits.length) await saveSessionNow();
     else requestPreview();
