@@ -12,6 +12,9 @@ use std::process::Command;
 use serde_json::Value;
 
 const NOW: &str = "2024-01-01T12:00:00+00:00";
+/// The context the capture gave SillyTavern (1,000,000 tokens), so that budgets (the lorebook's
+/// share of it) are the same.
+const CONTEXT: &str = "1000000";
 
 fn cases() -> Vec<PathBuf> {
     cases_in(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/st-live/cases"))
@@ -137,6 +140,8 @@ fn preview(case: &Path) -> Vec<Value> {
             &s(&session),
             "--model",
             "gpt-4o",
+            "--context-window",
+            CONTEXT,
             "--input",
             spec["input"].as_str().expect("input"),
             "--format",
