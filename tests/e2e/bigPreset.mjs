@@ -10,7 +10,7 @@ import { execFile } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
-import { answerDialog, dragTo, scratchDatabase, shot, SHOTS, until } from "./harness.mjs";
+import { answerDialog, CLI, dragTo, scratchDatabase, shot, SHOTS, until } from "./harness.mjs";
 
 const execFileAsync = promisify(execFile);
 
@@ -75,7 +75,11 @@ export function bigPreset() {
   };
 }
 
-export function bigPresetTests(test, current) {
+/** A build other than the debug one the tests build (PROMPTLOOM_APP, e.g. a release build for
+ * the figures of docs/PERFORMANCE.md) answers no test dialogs. */
+const RELEASE = !!process.env.PROMPTLOOM_APP;
+
+export function bigPresetTests(test, current, dbPath) {
   const browser = () => current().browser;
   const byTest = (id) => browser().$(`[data-testid="${id}"]`);
   const rowsShown = () =>
@@ -114,14 +118,25 @@ export function bigPresetTests(test, current) {
     const file = path.join(path.dirname(dir.path), "Community preset 🎭.json");
     writeFileSync(file, JSON.stringify(preset));
     try {
-      answerDialog(file);
-      await (await byTest("import")).click();
-      await until(
-        async () => ((await byTest("import-summary").then((e) => e.isExisting())) ? (await byTest("import-summary")).getText() : ""),
-        (text) => text.startsWith("SillyTavern"),
-        "the import report",
-      );
-      await (await byTest("confirm-import")).click();
+      if (RELEASE) {
+        // A release build reads no dialog answers: the command line imports the file into the
+        // app's database, and the page reads its presets again.
+        await execFileAsync(CLI, ["import", "--db", dbPath, file]);
+        await browser().refresh();
+        await byTest("new-preset").then((e) => e.waitForExist({ timeout: 20000 }));
+        await browser().execute(() =>
+          [...document.querySelectorAll('.preset-list [data-testid^="preset-"]')].find((e) => e.textContent.startsWith("Community preset"))?.click(),
+        );
+      } else {
+        answerDialog(file);
+        await (await byTest("import")).click();
+        await until(
+          async () => ((await byTest("import-summary").then((e) => e.isExisting())) ? (await byTest("import-summary")).getText() : ""),
+          (text) => text.startsWith("SillyTavern"),
+          "the import report",
+        );
+        await (await byTest("confirm-import")).click();
+      }
       await until(
         () => browser().execute(() => Number(document.querySelector('[data-testid="preview-messages"]')?.dataset.count ?? 0)),
         (n) => n > 100,

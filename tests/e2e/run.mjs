@@ -351,7 +351,7 @@ generationTests(test, () => app);
 textCompletionTests(test, () => app);
 tokenTests(test, () => app);
 changesTests(test, () => app);
-bigPresetTests(test, () => app);
+bigPresetTests(test, () => app, db.path);
 aboutTests(test, () => app, (next) => (app = next), db);
 
 test("a damaged database is reported in the window and left as it was", async () => {
