@@ -10,7 +10,7 @@ import { useChanges } from "../changes/useChanges";
 import { ChangedText } from "../changes/ChangedText";
 import { sidePieces } from "../changes/changes";
 import { LeadText } from "../../components/LeadText";
-import { leadOf } from "../recipes/stepText";
+import { LEAD_CHARS, leadOf } from "../recipes/stepText";
 
 /** The Compare switch of the preview's header, and the second model picker while it is on. */
 export function CompareControls() {
@@ -287,7 +287,7 @@ function Cell({
         ) : open ? (
           message.content
         ) : (
-          <LeadText lead={leadOf(message.content)} emptyText={t("preview.emptyMessage")} />
+          <LeadText lead={leadOf(message.content, LEAD_CHARS)} emptyText={t("preview.emptyMessage")} />
         )}
       </div>
     </div>

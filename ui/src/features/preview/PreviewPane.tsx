@@ -22,7 +22,7 @@ import { useSend } from "../send/sending";
 import { PromptString } from "../instruct/PromptString";
 import { templateNameOf, useBuiltInTemplates } from "../instruct/templates";
 import { LeadText } from "../../components/LeadText";
-import { leadOf } from "../recipes/stepText";
+import { LEAD_CHARS, leadOf } from "../recipes/stepText";
 
 /** The live preview (RULES 9.4): model and session pickers, then the exact context and its cost. */
 export function PreviewPane() {
@@ -333,7 +333,7 @@ function BuiltRowView({
         // Closed, a row shows the first lines that say something: a big prompt often starts
         // with blank lines, and its first two lines would show nothing.
         <div className="built-content" data-testid="built-lead">
-          <LeadText lead={leadOf(message.content)} emptyText={t("preview.emptyMessage")} />
+          <LeadText lead={leadOf(message.content, LEAD_CHARS)} emptyText={t("preview.emptyMessage")} />
         </div>
       )}
       {mark && <CacheBreakpointMark mark={mark} />}

@@ -23,6 +23,13 @@ describe("the first meaningful text of a message", () => {
     expect(leadOf("{{// only a note }}\n\n")).toEqual({ text: "", skippedLines: 0, comments: 1 });
   });
 
+  it("reads only the start of a long text when asked to", () => {
+    const lead = leadOf(`\n\nStart ${"x".repeat(100_000)}`, 100);
+    expect(lead.skippedLines).toBe(2);
+    expect(lead.text.length).toBeLessThan(100);
+    expect(lead.text.startsWith("Start x")).toBe(true);
+  });
+
   it("keeps other macros, which are sent", () => {
     expect(leadOf("{{char}} walks in.").text).toBe("{{char}} walks in.");
   });

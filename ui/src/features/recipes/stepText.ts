@@ -15,10 +15,16 @@ export interface Lead {
   comments: number;
 }
 
-/** The text from its first line that is not blank once comment macros are taken out. */
-export function leadOf(content: string): Lead {
+/** What a closed row of the preview reads of its message: far more than its two lines show. */
+export const LEAD_CHARS = 4000;
+
+/** The text from its first line that is not blank once comment macros are taken out. With a
+ * `limit`, only the text's first `limit` characters are read (a row shows two lines of a message
+ * that may be a megabyte long). */
+export function leadOf(content: string, limit = Infinity): Lead {
   let comments = 0;
-  const bare = content.replace(COMMENT, () => {
+  const read = content.length > limit ? content.slice(0, limit) : content;
+  const bare = read.replace(COMMENT, () => {
     comments++;
     return "";
   });
