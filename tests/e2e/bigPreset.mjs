@@ -236,6 +236,14 @@ export function bigPresetTests(test, current, dbPath) {
     ]);
     await browser().releaseActions();
 
+    // Everything folded: the preset at a glance, a row per section with what is on in it.
+    await (await byTest("fold-all")).click();
+    const overview = await until(rowsShown, (r) => r.length <= 2 + SECTIONS.length, "every section folded");
+    assert.equal(overview.filter((r) => r.section).length, SECTIONS.length);
+    await shot(browser(), "72-big-preset-all-folded");
+    await (await byTest("fold-all")).click();
+    await until(rowsShown, (r) => r.length > 250, "every section unfolded");
+
     // Chinese: the same rows, the new words translated.
     await (await byTest("language")).selectByAttribute("value", "zh-CN");
     await until(async () => (await byTest("steps-count")).getText(), (t) => t.startsWith("已启用"), "the count in Chinese");

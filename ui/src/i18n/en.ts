@@ -94,6 +94,7 @@ export const en = {
   "recipe.fold": "Fold {name}",
   "recipe.unfold": "Unfold {name}",
   "recipe.sectionCount": "{enabled}/{total} on",
+  "recipe.headerSwitch": "Switches this header step only (what its own text sends), not the steps of its section",
   "recipe.noCategory": "No category",
   "recipe.noText": "(no text)",
   "recipe.categoryHint": "Category, from the author's comment in the text (not sent)",

@@ -96,6 +96,7 @@ export const zh: Record<MessageKey, string> = {
   "recipe.fold": "折叠 {name}",
   "recipe.unfold": "展开 {name}",
   "recipe.sectionCount": "已启用 {enabled}/{total}",
+  "recipe.headerSwitch": "仅开关此标题步骤（它自身文本发送的内容），不影响其分区中的步骤",
   "recipe.noCategory": "无类别",
   "recipe.noText": "（无文本）",
   "recipe.categoryHint": "类别，来自文本中作者的注释（不会发送）",

@@ -110,6 +110,7 @@ function SortableSection({
   testId: string;
   children: (controls: Controls) => React.ReactNode;
 }) {
+  const t = useT();
   const { attributes, listeners, setNodeRef, setActivatorNodeRef, transform, transition, isDragging } =
     useSortable({ id: simpleStepId(header.key) });
   const name = header.template?.name || header.step.messageId;
@@ -130,6 +131,7 @@ function SortableSection({
           listeners={listeners}
           handleTestId={`handle-${h.key}`}
           enabled={h.step.enabled}
+          switchTitle={t("recipe.headerSwitch")}
           onEnabled={(enabled) => editPreset((p) => setStepEnabled(p, recipeAt, h.index, enabled))}
         />
       ))}

@@ -10,6 +10,7 @@ export function StepControls({
   handleTestId,
   enabled,
   enabledTestId,
+  switchTitle,
   onEnabled,
 }: {
   name: string;
@@ -19,6 +20,8 @@ export function StepControls({
   handleTestId: string;
   enabled: boolean;
   enabledTestId?: string;
+  /** What the switch does, when it is more than "Enabled". */
+  switchTitle?: string;
   onEnabled: (enabled: boolean) => void;
 }) {
   const t = useT();
@@ -35,7 +38,7 @@ export function StepControls({
       >
         ⠿
       </button>
-      <label className="switch" title={t("recipe.enabled")}>
+      <label className="switch" title={switchTitle ?? t("recipe.enabled")}>
         <input
           type="checkbox"
           checked={enabled}
