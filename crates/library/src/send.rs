@@ -122,7 +122,7 @@ pub fn append_turn(session: &mut Session, input: Option<&str>, reply: &str, info
         session.messages.push(ChatMessage::new(Role::User, input));
     }
     let mut message = ChatMessage::new(Role::Assistant, reply);
-    message.reply = Some(info);
+    message.reply = Some(Box::new(info));
     session.messages.push(message);
 }
 
@@ -186,7 +186,7 @@ fn replies(message: &ChatMessage) -> Vec<Swipe> {
         at,
         Swipe {
             content: message.content.to_string(),
-            reply: message.reply.clone(),
+            reply: message.reply.as_deref().cloned(),
         },
     );
     all
@@ -198,7 +198,7 @@ fn show(message: &mut ChatMessage, mut all: Vec<Swipe>, position: Option<usize>)
     let at = position.unwrap_or(last);
     let shown = all.remove(at);
     message.content = shown.content.into();
-    message.reply = shown.reply;
+    message.reply = shown.reply.map(Box::new);
     message.swipes = all;
     message.swipe_at = (at != last).then_some(at as u32);
 }

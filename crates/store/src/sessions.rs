@@ -195,7 +195,7 @@ impl Store {
                 content: content.into(),
                 attachments,
                 created_at,
-                reply,
+                reply: reply.map(Box::new),
                 swipes,
                 swipe_at,
             });

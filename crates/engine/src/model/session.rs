@@ -133,7 +133,7 @@ pub struct ChatMessage {
     pub created_at: Option<String>,
     /// For a reply a provider sent: what sent it, how it ended, what it cost and took (RULES 2).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reply: Option<ReplyInfo>,
+    pub reply: Option<Box<ReplyInfo>>,
     /// The other replies to the same turn (regenerated, or SillyTavern's swipes), in the order
     /// they came, without the one chosen (`content`); kept to flip to. Builds read `content` only.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
