@@ -241,12 +241,12 @@ pub async fn send_message(
         // Read, append and write under the database's lock: the session as it is now, with any
         // edit saved during the send, and no other write in between.
         let store = s.store()?;
+        if reply.incomplete && reply.text.is_empty() {
+            // Stopped before any text came: there is no reply to keep.
+            return Ok(store.get_session(&session_id)?);
+        }
         let appended = (|| {
             let mut session = store.get_session(&session_id)?;
-            if reply.incomplete && reply.text.is_empty() {
-                // Stopped before any text came: there is no reply to keep.
-                return Ok(session);
-            }
             let info = send::reply_info(&connection, &model, &reply, counted);
             if regenerate {
                 send::replace_last_reply(&mut session, &reply.text, info)?;
