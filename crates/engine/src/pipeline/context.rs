@@ -215,6 +215,12 @@ fn starting_variables(preset: &AgentPreset, session: &Session) -> BTreeMap<Strin
 }
 
 impl<'a, 's> PipelineContext<'a, 's> {
+    /// The recipe the assembler chose, once it has.
+    pub fn chosen_recipe(&self) -> Option<&'a crate::model::ContextRecipe> {
+        let id = self.recipe.as_deref()?;
+        self.preset.context_recipes.iter().find(|r| r.id == id)
+    }
+
     /// A context for `request`, run with `profile` (the request's, with its overrides).
     pub(crate) fn new(request: &BuildRequest<'a, 's>, profile: ModelProfile) -> Self {
         let (tokenizer, unreadable) = profile.resolve_tokenizer(request.model);

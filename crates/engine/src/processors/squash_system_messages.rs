@@ -86,11 +86,7 @@ impl Processor for SquashSystemMessages {
 /// messages in list order: SillyTavern keeps such an empty message until it writes the request,
 /// so it ends a run of system messages (RULES 5.11.7).
 fn empty_turns(ctx: &PipelineContext<'_, '_>) -> Vec<u32> {
-    let Some(recipe) = ctx
-        .recipe
-        .as_deref()
-        .and_then(|id| ctx.preset.context_recipes.iter().find(|r| r.id == id))
-    else {
+    let Some(recipe) = ctx.chosen_recipe() else {
         return Vec::new();
     };
     let sent: std::collections::HashSet<u32> = ctx

@@ -344,11 +344,7 @@ fn cut_sections(
 
 /// Step indices of the chosen recipe whose text uses `{{summary}}`: the summary section.
 fn summary_steps(ctx: &PipelineContext<'_, '_>) -> Vec<usize> {
-    let Some(recipe) = ctx
-        .recipe
-        .as_deref()
-        .and_then(|id| ctx.preset.context_recipes.iter().find(|r| r.id == id))
-    else {
+    let Some(recipe) = ctx.chosen_recipe() else {
         return Vec::new();
     };
     recipe
