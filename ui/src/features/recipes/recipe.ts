@@ -131,31 +131,30 @@ export function addMessage(
   role: Role = "system",
 ): { preset: Preset; index: number } {
   const id = freeTemplateId(preset);
-  const template: MessageTemplate = { id, name, role, content: "" };
-  let index = 0;
-  const next = withRecipe(
-    { ...preset, messageTemplates: [...preset.messageTemplates, template] },
-    recipeAt,
-    (r) => {
-      index = r.steps.length;
-      return { ...r, steps: [...r.steps, { messageId: id, enabled: true }] };
-    },
-  );
-  return { preset: next, index };
+  return appendStep(preset, recipeAt, { id, name, role, content: "" }, true);
 }
 
 /** Adds a section by hand (issue 39): a step named as a header, `=== name ===`, which starts a
  * section in the list. It holds no text and is switched off, so it sends nothing. */
 export function addSection(preset: Preset, recipeAt: number, name: string): { preset: Preset; index: number } {
   const id = freeTemplateId(preset, "section");
-  const template: MessageTemplate = { id, name: `=== ${name} ===`, role: "system", content: "" };
+  return appendStep(preset, recipeAt, { id, name: `=== ${name} ===`, role: "system", content: "" }, false);
+}
+
+/** Adds `template` and a step of it at the end of the recipe; returns the preset and the step's index. */
+function appendStep(
+  preset: Preset,
+  recipeAt: number,
+  template: MessageTemplate,
+  enabled: boolean,
+): { preset: Preset; index: number } {
   let index = 0;
   const next = withRecipe(
     { ...preset, messageTemplates: [...preset.messageTemplates, template] },
     recipeAt,
     (r) => {
       index = r.steps.length;
-      return { ...r, steps: [...r.steps, { messageId: id, enabled: false }] };
+      return { ...r, steps: [...r.steps, { messageId: template.id, enabled }] };
     },
   );
   return { preset: next, index };
