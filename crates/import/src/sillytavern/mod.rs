@@ -9,6 +9,7 @@ pub mod export;
 pub mod instruct;
 pub mod master;
 pub mod preset;
+mod preset_keys;
 pub mod regex;
 pub mod sysprompt;
 pub mod world_info;
