@@ -28,5 +28,5 @@ pub use promptloom_tokens as tokens;
 
 pub use build::{build, builtin_processors};
 pub use error::{codes, EngineError};
-pub use pipeline::{BuildOptions, BuildRequest, BuildResult, Pipeline};
+pub use pipeline::{BuildOptions, BuildRequest, BuildResult, GenerationType, Pipeline, ReplyStart};
 pub use said::{Said, Text};

@@ -55,6 +55,7 @@ crate::texts! {
     LOADED = "session-loader.loaded" => "loaded {count} messages";
     INPUT_ALREADY_SENT = "session-loader.input-already-sent" => "the session already ends with the input; not appended again";
     INPUT_APPENDED = "session-loader.input-appended" => "input appended as the newest user message";
+    INPUT_NOT_FOR_TYPE = "session-loader.input-not-for-type" => "a {type} build does not send the input as a message; not appended";
 
     // history-operations
     NOTHING_REMOVED = "history-operations.nothing-removed" => "{operation}: nothing removed";
@@ -137,6 +138,13 @@ crate::texts! {
     INJECTION_DROPPED_ANCHOR = "assembler.injection-dropped-anchor" => "{what}: {reason}; dropped";
     NO_HISTORY_SLOT = "assembler.no-history-slot" => "the recipe has no enabled chat_history slot: {count} history messages not sent";
     PROFILE_EMPTY = "assembler.profile-empty" => "no user profile content; the user_profile slot is empty";
+    NOTHING_TO_CONTINUE = "assembler.nothing-to-continue" => "continue: the last message of the history is not a reply of the model's, so there is nothing to continue; nothing of a continuation is sent";
+    CONTINUE_NUDGE = "assembler.continue-nudge" => "continue: the continue nudge closes the chat history";
+    CONTINUE_LAST = "assembler.continue-last" => "continue: the reply being continued (history #{index}) is sent last";
+    GENERATION_PROMPT_LAST = "assembler.generation-prompt" => "{type}: its prompt is sent last";
+    GENERATION_PROMPT_EMPTY = "assembler.generation-prompt-empty" => "{type}: its prompt is empty; none sent";
+    PREFILL_SENT = "assembler.prefill" => "the reply begins with the prefill, sent as the request's last message";
+    PREFILL_NOT_FOR_FORMAT = "assembler.prefill-not-for-format" => "the prefill is sent to Anthropic's format only (setting prefillIn); not sent";
     ASSEMBLER_SILLYTAVERN = "assembler.sillytavern" => "as SillyTavern's prompt manager: in-chat messages at one depth joined by role; the character's system prompt and post-history instructions in place of main and jailbreak; personality and scenario through their formats; the new chat and example openers; the example dialogue as example_user and example_assistant messages; <USER>, <BOT> and <CHAR> replaced with the names; message templates as anchors (the author's note stands before or after the main prompt)";
     EXAMPLES_OVER_BUDGET = "assembler.examples-over-budget" => "{count} example blocks not sent: over the budget of {budget} tokens";
     LORE_WRITTEN = "assembler.lore-written" => "{count} lorebook text(s) written by {macro} in a template, not placed at their anchor";

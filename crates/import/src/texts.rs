@@ -51,6 +51,8 @@ promptloom_engine::texts! {
     PRESET_SETTINGS = "import.preset-settings" => "not mapped (sampler, API and formatting settings of SillyTavern)";
     UNKNOWN_ROLE = "import.unknown-role" => "{role} is unknown; system used";
     FORMAT_NOT_TEXT = "import.format-not-text" => "{kind} instead of text; not mapped";
+    SETTING_NOT_BOOLEAN = "import.setting-not-boolean" => "{kind} instead of true or false; not mapped";
+    CONTINUE_POSTFIX_UNKNOWN = "import.continue-postfix-unknown" => "\"{value}\" is none of SillyTavern's joins (nothing, a space, one or two line breaks); not mapped";
     SLOT_POSITION_IGNORED = "import.slot-position-ignored" => "in-chat position ignored: a slot is always in list order";
     MARKER_PLACEHOLDER = "import.marker-placeholder" => "a marker SillyTavern fills from elsewhere; kept as a placeholder anchor";
     UNKNOWN_INJECTION_POSITION = "import.unknown-injection-position" => "injection_position {position} is unknown; list order used";

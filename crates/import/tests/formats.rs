@@ -1291,3 +1291,47 @@ fn world_info_settings_at_the_top_level_and_bad_values() {
     let e = world_info_settings_from_value(bad.as_object().expect("object")).unwrap_err();
     assert!(e.to_string().contains("world_info_settings"));
 }
+
+// openai.js, the settings of the other generations (RULES 5.14): the impersonation prompt, the
+// prefills and the continuation's settings become the injection assembler's, and go back out.
+#[test]
+fn preset_generation_type_prompts_become_assembler_settings_and_are_exported_back() {
+    let mut file = st_preset_with_formats();
+    file["impersonation_prompt"] = json!("[Be {{user}}]");
+    file["assistant_prefill"] = json!("Sure,");
+    file["continue_prefill"] = json!(true);
+    file["continue_postfix"] = json!("\n\n");
+    let r = import("p.json", &file);
+    let preset = preset_of(&r);
+    let settings = &preset.processors.as_ref().expect("settings")[0].settings;
+    assert_eq!(settings["impersonationPrompt"], "[Be {{user}}]");
+    assert_eq!(settings["assistantPrefill"], "Sure,");
+    // SillyTavern prefills an impersonation with the reply's prefill when it has no other.
+    assert_eq!(settings["assistantImpersonation"], "Sure,");
+    assert_eq!(settings["continuePrefill"], true);
+    assert_eq!(settings["continuePostfix"], "doubleNewline");
+    for key in [
+        "impersonation_prompt",
+        "assistant_prefill",
+        "continue_prefill",
+        "continue_postfix",
+    ] {
+        assert!(!r.report.mentions(key), "{key} reported: {:?}", r.report);
+    }
+    let exported = promptloom_import::export_sillytavern_preset(preset);
+    for key in [
+        "impersonation_prompt",
+        "assistant_prefill",
+        "continue_prefill",
+        "continue_postfix",
+    ] {
+        assert_eq!(exported.value[key], file[key], "{key}");
+    }
+    assert_eq!(exported.value["assistant_impersonation"], "Sure,");
+
+    // A join SillyTavern does not have, and a switch that is not one, are reported.
+    file["continue_postfix"] = json!("--");
+    file["continue_prefill"] = json!("yes");
+    let r = import("p.json", &file);
+    assert!(r.report.mentions("continue_postfix") && r.report.mentions("continue_prefill"));
+}

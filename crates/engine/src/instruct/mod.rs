@@ -164,8 +164,39 @@ pub(crate) fn default_system_before(
     (template.system_mode == SystemMode::Own && first != Some(Role::System)).then_some(text)
 }
 
+/// How a prompt string ends (RULES 5.12, 5.14): where the model's text starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Ending {
+    /// The reply prefix: the model writes the next reply.
+    #[default]
+    Reply,
+    /// The reply prefix and then the last turn's text, without its affixes: the start of the
+    /// reply (a prefill, or the reply a continuation extends).
+    ReplyWithLast,
+    /// The user's prefix: the model writes the user's next message.
+    User,
+    /// The user's prefix and then the last turn's text: the start of the user's next message.
+    UserWithLast,
+}
+
 /// Writes `turns` in `template`'s format, with the reply prefix at the end (RULES 5.12).
 pub fn render(template: &InstructTemplate, turns: &[Turn<'_>]) -> RenderedPrompt {
+    render_ending(template, turns, Ending::Reply)
+}
+
+/// Writes `turns` in `template`'s format, ending as `ending` says (RULES 5.12, 5.14).
+pub fn render_ending(
+    template: &InstructTemplate,
+    turns: &[Turn<'_>],
+    ending: Ending,
+) -> RenderedPrompt {
+    // The reply's start is written after the reply prefix, not as a turn.
+    let (turns, start) = match (ending, turns.split_last()) {
+        (Ending::ReplyWithLast | Ending::UserWithLast, Some((last, earlier))) => {
+            (earlier, Some(last))
+        }
+        _ => (turns, None),
+    };
     // The string's length, near enough that it is never grown (a grown string holds its old
     // and new buffers at once, and a prompt may be megabytes).
     let affixes = [&template.system, &template.user, &template.assistant]
@@ -187,6 +218,7 @@ pub fn render(template: &InstructTemplate, turns: &[Turn<'_>]) -> RenderedPrompt
         + template.bos.len()
         + template.reply_prefix.len()
         + template.default_system.as_ref().map_or(0, String::len)
+        + start.map_or(0, |t| t.content.len())
         + 2 * affixes;
     let mut w = Writer {
         prompt: String::with_capacity(capacity),
@@ -287,7 +319,19 @@ pub fn render(template: &InstructTemplate, turns: &[Turn<'_>]) -> RenderedPrompt
         w.message(i, &body(template, &turns[i]));
         w.template(&affixes.suffix);
     }
-    w.template(&template.reply_prefix);
+    match ending {
+        Ending::User | Ending::UserWithLast => w.template(
+            template
+                .user
+                .last_prefix
+                .as_deref()
+                .unwrap_or(&template.user.prefix),
+        ),
+        _ => w.template(&template.reply_prefix),
+    }
+    if let Some(start) = start {
+        w.message(turns.len(), start.content);
+    }
     RenderedPrompt {
         template: template.id.clone(),
         prompt: w.prompt,

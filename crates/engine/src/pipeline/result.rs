@@ -333,6 +333,11 @@ pub struct BuildResult<'s> {
     /// was written on, which the check against a model's own chat template renders it on too.
     #[serde(skip)]
     pub timestamp: chrono::DateTime<chrono::FixedOffset>,
+    /// The kind of generation and how its reply begins (RULES 5.14): what goes before the text
+    /// that comes back when the reply is stored or shown. Absent for an ordinary reply without
+    /// a prefill.
+    #[serde(default, skip_serializing_if = "super::ReplyStart::is_plain")]
+    pub reply_start: super::ReplyStart,
 }
 
 impl BuildResult<'_> {
@@ -368,6 +373,7 @@ impl BuildResult<'_> {
             cache_breakpoints: self.cache_breakpoints,
             macro_traces: self.macro_traces,
             timestamp: self.timestamp,
+            reply_start: self.reply_start,
         }
     }
 
@@ -503,7 +509,15 @@ fn turns_of<'m>(
 impl<'s> PipelineContext<'_, 's> {
     /// Counts what is not counted yet, resolves stored message ids and packs the result.
     pub(crate) fn finish(mut self) -> BuildResult<'s> {
-        let messages = std::mem::take(&mut self.messages);
+        let mut messages = std::mem::take(&mut self.messages);
+        // The reply's start goes last, after every processor (RULES 5.14).
+        if let Some(prefill) = &self.reply_start.prefill {
+            messages.push(super::PipelineMessage::new(
+                Role::Assistant,
+                prefill.clone(),
+                super::Source::processor(super::GENERATION_LOG),
+            ));
+        }
         // Totals per source kind, summed in a table and named once: no string per message.
         let mut by_kind = [None::<u32>; SourceKind::ALL.len()];
         let mut total = self.overhead_of(crate::model::Role::User).reply;
@@ -562,7 +576,14 @@ impl<'s> PipelineContext<'_, 's> {
                         .as_deref()
                         .is_some_and(|id| unwrapped.contains(&id))
             };
-            crate::instruct::render(t, &turns_of(&built, is_unwrapped))
+            let start = self.reply_start.prefill.is_some() || self.reply_start.continues_last;
+            let ending = match (self.reply_start.generation_type, start) {
+                (super::GenerationType::Impersonate, false) => crate::instruct::Ending::User,
+                (super::GenerationType::Impersonate, true) => crate::instruct::Ending::UserWithLast,
+                (_, true) => crate::instruct::Ending::ReplyWithLast,
+                (_, false) => crate::instruct::Ending::Reply,
+            };
+            crate::instruct::render_ending(t, &turns_of(&built, is_unwrapped), ending)
         });
         if let (Some(p), Some(t)) = (&prompt, &self.instruct) {
             // The string itself is what the model reads: its count is the total.
@@ -645,6 +666,7 @@ impl<'s> PipelineContext<'_, 's> {
             instruct: self.instruct,
             macro_traces: std::mem::take(&mut self.blackboard.macro_traces),
             timestamp: self.options.timestamp,
+            reply_start: self.reply_start,
         }
     }
 }

@@ -70,13 +70,20 @@ impl Processor for SessionLoader {
             .collect();
         ctx.info(ID, texts::LOADED.with("count", session.messages.len()));
 
-        if let Some(input) = ctx
+        let input = ctx
             .options
             .input
             .as_deref()
-            .filter(|s| !s.trim().is_empty())
-        {
-            if input_to_append(session, Some(input)).is_none() {
+            .filter(|s| !s.trim().is_empty());
+        let kind = ctx.options.generation_type;
+        if let Some(input) = input {
+            if !kind.takes_input() {
+                // A quiet request sends it as its prompt; a continuation and the user's own next
+                // message take none (RULES 5.14).
+                if kind != crate::pipeline::GenerationType::Quiet {
+                    ctx.info(ID, texts::INPUT_NOT_FOR_TYPE.with("type", kind.as_str()));
+                }
+            } else if input_to_append(session, Some(input)).is_none() {
                 ctx.info(ID, texts::INPUT_ALREADY_SENT);
             } else {
                 ctx.history.push(PipelineMessage::new(

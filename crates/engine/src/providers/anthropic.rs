@@ -7,6 +7,9 @@
 //! `media_type`. A system message after the first turn (the formatters were switched off) is sent
 //! as a user turn, since the API has no other place for it.
 //!
+//! A last assistant turn, where the reply starts (RULES 5.14), goes without the white space at
+//! its end, which the API refuses.
+//!
 //! Prompt-cache breakpoints (RULES 5.13), with `BodyOptions::cache_breakpoints`: the system text
 //! becomes one `text` block, and a marked turn's text one `text` block, the last block of each
 //! carrying `cache_control: {"type": "ephemeral"}`.
@@ -187,6 +190,17 @@ pub(super) fn body(
             Content::Blocks(blocks)
         };
         messages.push(Message { role, content });
+    }
+    // A last assistant turn is where the reply starts (a prefill, or a reply being continued,
+    // RULES 5.14); the API refuses one that ends in white space.
+    if let Some(Message {
+        role: "assistant",
+        content: Content::Text(text),
+    }) = messages.last_mut()
+    {
+        if text.ends_with(char::is_whitespace) {
+            *text = Cow::Owned(text.trim_end().to_string());
+        }
     }
     let mut system = system.map(|s| Content::Text(Cow::Owned(s)));
     // The build's marks, placed for this body whatever format the build was made for (a

@@ -12,7 +12,9 @@ use promptloom_engine::model::{
 };
 use serde_json::{json, Map, Value};
 
-use super::preset::{marker, Marker, ASSEMBLER, FORMAT_KEYS, GLOBAL_ORDER_ID, OVERRIDABLE};
+use super::preset::{
+    marker, Marker, ASSEMBLER, CONTINUE_POSTFIXES, FORMAT_KEYS, GLOBAL_ORDER_ID, OVERRIDABLE,
+};
 use super::world_info::placement_order;
 use crate::texts;
 use crate::{ImportReport, Reported};
@@ -185,7 +187,20 @@ fn prompt_manager_settings(
                     formats.insert((*st_key).into(), json!(text));
                 }
                 (_, Some((prompt, _)), Some("")) => forbidden.push(prompt),
-                _ => left.push(format!("{}.{key}", p.id)),
+                _ => match (key.as_str(), value) {
+                    ("continuePrefill", Value::Bool(on)) => {
+                        formats.insert("continue_prefill".into(), json!(on));
+                    }
+                    ("continuePostfix", Value::String(name)) => {
+                        match CONTINUE_POSTFIXES.iter().find(|(_, n)| n == name) {
+                            Some((text, _)) => {
+                                formats.insert("continue_postfix".into(), json!(text));
+                            }
+                            None => left.push(format!("{}.{key}", p.id)),
+                        }
+                    }
+                    _ => left.push(format!("{}.{key}", p.id)),
+                },
             }
         }
     }

@@ -43,6 +43,17 @@ pub(crate) const FORMAT_KEYS: &[(&str, &str)] = &[
     ("new_chat_prompt", "newChatPrompt"),
     ("new_example_chat_prompt", "newExampleChatPrompt"),
     ("continue_nudge_prompt", "continueNudgePrompt"),
+    ("impersonation_prompt", "impersonationPrompt"),
+    ("assistant_prefill", "assistantPrefill"),
+    ("assistant_impersonation", "assistantImpersonation"),
+];
+/// `continue_postfix`'s texts, each with the value of the assembler's `continuePostfix` setting
+/// it becomes (RULES 5.14).
+pub(crate) const CONTINUE_POSTFIXES: &[(&str, &str)] = &[
+    ("", "none"),
+    (" ", "space"),
+    ("\n", "newline"),
+    ("\n\n", "doubleNewline"),
 ];
 /// The prompts a card's own fields may replace, with the assembler's setting that names them.
 pub(crate) const OVERRIDABLE: &[(&str, &str)] = &[
@@ -225,6 +236,7 @@ pub(crate) fn preset_from_value(
 
     let generation = generation_from(root, &mut report);
     formats_from(root, &mut templates, &mut settings, &mut report);
+    continue_settings(root, &mut settings, &mut report);
     let mut processors = request_formatting(root, &mut report);
     let mut unknown: Vec<String> = Vec::new();
     let regex_rules = extensions_from(root, &mut unknown, &mut report);
@@ -238,6 +250,7 @@ pub(crate) fn preset_from_value(
     ];
     mapped.extend_from_slice(SAMPLER_KEYS);
     mapped.extend(FORMAT_KEYS.iter().map(|(key, _)| *key));
+    mapped.extend(["continue_prefill", "continue_postfix"]);
     let mut other_keys: Vec<&str> = Vec::new();
     for (key, value) in root {
         if mapped.contains(&key.as_str()) {
@@ -334,6 +347,48 @@ fn formats_from(
                 *key,
                 texts::FORMAT_NOT_TEXT.part("kind", json::kind_text(other)),
             ),
+        }
+    }
+}
+
+/// The continuation's settings (RULES 5.14): `continue_prefill` and `continue_postfix` as the
+/// assembler's `continuePrefill` and `continuePostfix`; and, as SillyTavern does, a preset with
+/// an `assistant_prefill` and no `assistant_impersonation` prefills an impersonation with it too.
+/// A value of another shape is reported and left out.
+fn continue_settings(
+    root: &Object,
+    settings: &mut serde_json::Map<String, Value>,
+    report: &mut ImportReport,
+) {
+    match root.get("continue_prefill") {
+        None | Some(Value::Null) => {}
+        Some(Value::Bool(on)) => {
+            settings.insert("continuePrefill".into(), Value::Bool(*on));
+        }
+        Some(other) => report.push(
+            "continue_prefill",
+            texts::SETTING_NOT_BOOLEAN.part("kind", json::kind_text(other)),
+        ),
+    }
+    match root.get("continue_postfix") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(text)) => match CONTINUE_POSTFIXES.iter().find(|(t, _)| t == text) {
+            Some((_, name)) => {
+                settings.insert("continuePostfix".into(), Value::from(*name));
+            }
+            None => report.push(
+                "continue_postfix",
+                texts::CONTINUE_POSTFIX_UNKNOWN.with("value", text.escape_debug()),
+            ),
+        },
+        Some(other) => report.push(
+            "continue_postfix",
+            texts::FORMAT_NOT_TEXT.part("kind", json::kind_text(other)),
+        ),
+    }
+    if !root.contains_key("assistant_impersonation") {
+        if let Some(prefill) = settings.get("assistantPrefill").cloned() {
+            settings.insert("assistantImpersonation".into(), prefill);
         }
     }
 }

@@ -11,7 +11,7 @@ use crate::{ImportReport, ReportItem};
 
 /// The settings of a SillyTavern chat-completion preset that this importer knows and does not
 /// map: request options of SillyTavern's API sources, samplers without a counterpart, the context
-/// size, and texts for generations a build does not make (continue, impersonate, group chats).
+/// size, and texts for generations a build does not make (group chats).
 /// docs/IMPORT.md ("Every SillyTavern field at a glance") says why for each. They are reported
 /// on one line when set; a key neither mapped nor in this list (nor a connection's, see
 /// [`is_connection_key`]) is reported on a line of its own as unknown, whatever its value.
@@ -45,16 +45,11 @@ const NOT_MAPPED_KEYS: &[&str] = &[
     // Generations a build does not make.
     "new_group_chat_prompt",
     "group_nudge_prompt",
-    "impersonation_prompt",
-    "assistant_impersonation",
-    "continue_prefill",
-    "continue_postfix",
     "send_if_empty",
     // How SillyTavern shapes a request for one source.
     "wrap_in_quotes",
     "jailbreak_system",
     "jailbreak_prompt",
-    "assistant_prefill",
     "claude_use_sysprompt",
     "use_makersuite_sysprompt",
     "use_sysprompt",

@@ -32,10 +32,12 @@ use crate::said::Said;
 use crate::texts;
 use crate::EngineError;
 
+mod generation;
 mod macro_env;
 mod placement;
 mod sillytavern;
 
+use generation::*;
 pub use macro_env::expand_for_session;
 use macro_env::{expand_history, macro_env, LastMessages, Macros};
 use placement::*;
@@ -131,11 +133,10 @@ impl Processor for InjectionAssembler {
                     ),
                 ConfigField::text(NEW_EXAMPLE_CHAT_PROMPT, "Example opener", "")
                     .describe("A system message sent before each example block. Empty: none."),
-                ConfigField::text(CONTINUE_NUDGE_PROMPT, "Continue nudge", "").describe(
-                    "Sent after the history when a reply is continued. Builds do not continue \
-                     yet, so it is kept but not sent.",
-                ),
-            ],
+            ]
+            .into_iter()
+            .chain(generation::config_fields())
+            .collect(),
         }
     }
 
@@ -157,7 +158,11 @@ impl Processor for InjectionAssembler {
                 .set(NEW_CHAT_PROMPT, ST_NEW_CHAT_PROMPT)
                 .set(EXAMPLE_MESSAGES, true)
                 .set(NEW_EXAMPLE_CHAT_PROMPT, ST_NEW_EXAMPLE_CHAT_PROMPT)
-                .set(CONTINUE_NUDGE_PROMPT, ST_CONTINUE_NUDGE_PROMPT),
+                .set(CONTINUE_NUDGE_PROMPT, ST_CONTINUE_NUDGE_PROMPT)
+                .set(CONTINUE_PREFILL, false)
+                .set(CONTINUE_POSTFIX, "space")
+                .set(IMPERSONATION_PROMPT, ST_IMPERSONATION_PROMPT)
+                .set(PREFILL_IN, PREFILL_ANTHROPIC),
         )
     }
 
@@ -182,6 +187,7 @@ impl Processor for InjectionAssembler {
         let mut history = std::mem::take(&mut ctx.history).into_vec();
         let mut log = Vec::new();
         let st = StSettings::of(config);
+        let generation = Generation::of(ctx, &history, config, &mut log);
 
         let last = LastMessages::of(&history, ctx.session);
         let lore = take_lore_texts(ctx.preset, recipe, &mut ctx.blackboard.injections, &mut log);
@@ -244,18 +250,28 @@ impl Processor for InjectionAssembler {
         );
         let profile = ctx.session.user_profile.as_ref();
         let profile_content = profile.and_then(|p| p.content.as_deref()).unwrap_or("");
+        let history_closing = generation.history_closing(config, &history, &mut macros, &mut log);
         let (mut out, examples) = emit(
             layout.skeleton,
             &mut places,
             history,
             profile_content,
-            st.new_chat_prompt,
+            HistoryEnds {
+                opener: st.new_chat_prompt,
+                closing: history_closing,
+            },
             &mut macros,
             &mut log,
         );
+        if !generation.kind.is_normal() {
+            let input = ctx.options.input.as_deref();
+            out.extend(generation.closing(config, input, &mut macros, &mut log));
+        }
         if let Some(examples) = examples {
             fit_examples(ctx, &mut out, examples, &mut log);
         }
+        generation.move_continued_last(&mut out, &mut log);
+        ctx.reply_start = generation.reply_start(ctx, config, &mut macros, &mut log);
 
         let listed = out.len();
         ctx.variables = macros.state.variables().clone();

@@ -347,12 +347,19 @@ pub(super) fn sort_into_places(
 /// macros expanded, when there is any; a placeholder as nothing. With a new chat opener
 /// (RULES 5.11.3) the history block opens with it. The example blocks' place in the output is
 /// returned with it.
+/// What opens the `chat_history` block (the new chat opener's text, RULES 5.11.3) and what
+/// closes it (a continuation's nudge, RULES 5.14).
+pub(super) struct HistoryEnds<'c, 's> {
+    pub(super) opener: &'c str,
+    pub(super) closing: Option<PipelineMessage<'s>>,
+}
+
 pub(super) fn emit<'s>(
     skeleton: Vec<Part>,
     places: &mut Places,
     history: Vec<PipelineMessage<'s>>,
     profile_content: &str,
-    new_chat_prompt: &str,
+    mut ends: HistoryEnds<'_, 's>,
     macros: &mut Macros<'_>,
     log: &mut Vec<LogLine>,
 ) -> (Vec<PipelineMessage<'s>>, Option<ExampleRange>) {
@@ -384,8 +391,8 @@ pub(super) fn emit<'s>(
                 kind: TemplateType::ChatHistory,
                 ..
             } => {
-                if !new_chat_prompt.is_empty() {
-                    let opener = macros.expand(new_chat_prompt, "history:opener", log);
+                if !ends.opener.is_empty() {
+                    let opener = macros.expand(ends.opener, "history:opener", log);
                     if !opener.trim().is_empty() {
                         out.push(PipelineMessage::new(
                             Role::System,
@@ -403,6 +410,8 @@ pub(super) fn emit<'s>(
                     out.extend(group.into_iter().map(|i| i.message));
                 }
                 out.extend(history);
+                // A continuation's nudge closes the block (RULES 5.14).
+                out.extend(ends.closing.take());
             }
             Part::Slot {
                 kind: TemplateType::UserProfile,
