@@ -12,7 +12,7 @@ use promptloom_engine::model::{AgentPreset, Session};
 use promptloom_engine::pipeline::{Ephemeral, EphemeralKind, LogEntry, LogLevel};
 use promptloom_engine::profiles::{profile_for_model, ModelProfile};
 use promptloom_engine::tokens::{own_tokenizer, TokenizerError, TokenizerKind};
-use promptloom_engine::{build, BuildOptions, BuildRequest, BuildResult, Said};
+use promptloom_engine::{build, BuildOptions, BuildRequest, BuildResult, GenerationType, Said};
 
 use crate::assets::FileAssets;
 use crate::error::CliError;
@@ -36,9 +36,22 @@ pub struct BuildArgs {
     /// The model id, e.g. gpt-4o or claude-3-5-sonnet; it chooses the recipe and the profile.
     #[arg(long, value_name = "ID")]
     pub model: String,
-    /// The text the user is about to send, added as the newest user message.
+    /// The text the user is about to send, added as the newest user message; for `--type
+    /// quiet`, the quiet prompt.
     #[arg(long, value_name = "TEXT")]
     pub input: Option<String>,
+    /// The kind of generation (RULES 5.14): the next reply, more of the last reply, the user's
+    /// next message, or a one-off quiet request.
+    #[arg(
+        long = "type",
+        value_enum,
+        value_name = "TYPE",
+        default_value = "normal"
+    )]
+    pub generation_type: TypeArg,
+    /// "Start reply with": the text the reply begins with, over the preset's prefill.
+    #[arg(long, value_name = "TEXT")]
+    pub prefill: Option<String>,
     /// One-turn content put before the last user message for this build only.
     #[arg(long, value_name = "TEXT", requires = "ephemeral_kind")]
     pub ephemeral: Option<String>,
@@ -68,6 +81,25 @@ pub struct BuildArgs {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TypeArg {
+    Normal,
+    Continue,
+    Impersonate,
+    Quiet,
+}
+
+impl TypeArg {
+    pub fn generation_type(self) -> GenerationType {
+        match self {
+            TypeArg::Normal => GenerationType::Normal,
+            TypeArg::Continue => GenerationType::Continue,
+            TypeArg::Impersonate => GenerationType::Impersonate,
+            TypeArg::Quiet => GenerationType::Quiet,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum EphemeralArg {
     Document,
     Quote,
@@ -87,7 +119,27 @@ pub struct Inputs {
     notes: Vec<(PathBuf, String)>,
 }
 
+/// The type's options that make no sense together (RULES 8.1): a continuation or the user's own
+/// next message takes no input, and neither a continuation nor a quiet request a prefill.
+fn check_type(args: &BuildArgs) -> Result<(), CliError> {
+    let kind = args.generation_type.generation_type();
+    let refuse = |option: &str| CliError::BadInput {
+        file: "--type".into(),
+        problem: format!("a {} build takes no {option}", kind.as_str()),
+    };
+    if matches!(kind, GenerationType::Continue | GenerationType::Impersonate)
+        && args.input.is_some()
+    {
+        return Err(refuse("--input"));
+    }
+    if matches!(kind, GenerationType::Continue | GenerationType::Quiet) && args.prefill.is_some() {
+        return Err(refuse("--prefill"));
+    }
+    Ok(())
+}
+
 pub fn inputs(args: &BuildArgs) -> Result<Inputs, CliError> {
+    check_type(args)?;
     let mut notes: Vec<(PathBuf, String)> = Vec::new();
     let mut note = |path: &Path, items: Vec<String>| {
         notes.extend(items.into_iter().map(|n| (path.to_path_buf(), n)));
@@ -113,6 +165,8 @@ pub fn inputs(args: &BuildArgs) -> Result<Inputs, CliError> {
             .unwrap_or_else(|| chrono::Local::now().fixed_offset()),
     );
     options.input = args.input.clone();
+    options.generation_type = args.generation_type.generation_type();
+    options.prefill = args.prefill.clone();
     if let Some(name) = args.instruct.as_deref() {
         let loaded = instruct_template(name)?;
         note(Path::new(name), loaded.notes);

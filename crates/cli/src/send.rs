@@ -1,6 +1,7 @@
 //! `promptloom send`: one build sent through a connection, the reply streamed to standard output
 //! as it arrives, usage and timings on standard error, and with `--save` the turn appended to
-//! the session file (whole or not at all). The body sent is the one `preview --connection`
+//! the session file (whole or not at all): a continuation into the last reply, the user's
+//! impersonated message and a quiet answer nowhere (RULES 5.14). The body sent is the one `preview --connection`
 //! prints, byte for byte; nothing is sent before every input, the connection and its key are
 //! known good, and nothing is written when the send fails.
 
@@ -9,7 +10,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 use promptloom_engine::cache::BuildCache;
-use promptloom_engine::model::parse_session;
+use promptloom_engine::model::{parse_session, Role};
+use promptloom_engine::GenerationType;
 use promptloom_library::calibration::{self, Sample};
 use promptloom_library::connections;
 use promptloom_library::keychain::OsKeychain;
@@ -63,6 +65,21 @@ pub fn run(args: &SendArgs) -> Result<String, CliError> {
         None
     };
     let inputs = inputs(build_args)?;
+    let kind = build_args.generation_type.generation_type();
+    // A continuation needs a reply to continue (RULES 5.14): nothing is sent without one.
+    if kind == GenerationType::Continue
+        && inputs.session.messages.last().map(|m| m.role) != Some(Role::Assistant)
+    {
+        return Err(CliError::BadInput {
+            file: build_args
+                .session
+                .as_deref()
+                .map_or("the session".into(), |p| p.display().to_string()),
+            problem: "--type continue: the last message is not a reply of the model's, so there \
+                      is nothing to continue"
+                .into(),
+        });
+    }
     let assets = FileAssets::new(build_args.session.as_deref());
     let tokens = BuildCache::new();
     let result = build_of(build_args, &inputs, &assets, &tokens)?;
@@ -87,6 +104,10 @@ pub fn run(args: &SendArgs) -> Result<String, CliError> {
     // shown as escapes (a server's text is a stranger's).
     let on_terminal = std::io::IsTerminal::is_terminal(&stdout);
     let mut written = Ok(());
+    // The reply begins with its prefill (RULES 5.14): shown before what arrives.
+    if let Some(prefill) = result.reply_start.prefill.as_deref() {
+        written = write_shown(&mut stdout, prefill, on_terminal);
+    }
     let reply = runtime
         .block_on(promptloom_send::send(
             &prepared.connection,
@@ -99,13 +120,7 @@ pub fn run(args: &SendArgs) -> Result<String, CliError> {
             |event| {
                 if let StreamEvent::Delta(text) = event {
                     if written.is_ok() {
-                        let shown = match on_terminal {
-                            true => crate::terminal::escape(text),
-                            false => std::borrow::Cow::Borrowed(text.as_str()),
-                        };
-                        written = stdout
-                            .write_all(shown.as_bytes())
-                            .and_then(|()| stdout.flush());
+                        written = write_shown(&mut stdout, text, on_terminal);
                     }
                 }
             },
@@ -133,17 +148,34 @@ pub fn run(args: &SendArgs) -> Result<String, CliError> {
             eprintln!("promptloom: warning: the token counts were not kept: {e}");
         }
     }
-    if let Some(path) = saved_to {
+    let stored = result.reply_start.reply_text(&reply.text);
+    if let (Some(path), GenerationType::Impersonate | GenerationType::Quiet) = (&saved_to, kind) {
+        // The user's next message and a quiet request's answer are printed, never stored.
+        eprintln!(
+            "promptloom: a {} reply is not stored; {} is unchanged",
+            kind.as_str(),
+            path.display()
+        );
+    } else if let Some(path) = saved_to {
         let info = send::reply_info(&prepared.connection, &build_args.model, &reply, counted);
-        save_turn(&path, build_args.input.as_deref(), &reply.text, info).map_err(|problem| {
+        let input = build_args.input.as_deref();
+        save_turn(&path, kind, input, &stored, info).map_err(|problem| {
             // The reply is never dropped: kept beside the session, and the error says where.
-            let kept = recovery_file(&path, &reply.text);
+            let kept = recovery_file(&path, &stored);
             CliError::BadInput {
                 file: path.display().to_string(),
                 problem: format!("{problem}; the turn was not appended{kept}"),
             }
         })?;
-        eprintln!("promptloom: the turn was appended to {}", path.display());
+        match kind {
+            GenerationType::Continue => {
+                eprintln!(
+                    "promptloom: the last reply was continued in {}",
+                    path.display()
+                )
+            }
+            _ => eprintln!("promptloom: the turn was appended to {}", path.display()),
+        }
     }
     Ok("\n".into())
 }
@@ -152,6 +184,7 @@ pub fn run(args: &SendArgs) -> Result<String, CliError> {
 /// the reply ended, so a turn another `send --save` or an edit wrote meanwhile is kept.
 fn save_turn(
     path: &std::path::Path,
+    kind: GenerationType,
     input: Option<&str>,
     reply: &str,
     info: promptloom_engine::model::ReplyInfo,
@@ -163,10 +196,24 @@ fn save_turn(
         .ok()
         .and_then(|t| parse_session(t).ok())
         .ok_or("the session file changed during the send and is no longer a native session")?;
-    send::append_turn(&mut session, input, reply, info);
+    match kind {
+        GenerationType::Continue => {
+            send::continue_last_reply(&mut session, reply, info).map_err(|e| e.to_string())?
+        }
+        _ => send::append_turn(&mut session, input, reply, info),
+    }
     let mut text = serde_json::to_string_pretty(&session).map_err(|e| e.to_string())?;
     text.push('\n');
     promptloom_library::files::write_atomically(path, text.as_bytes()).map_err(|e| e.to_string())
+}
+
+/// `text` on standard output: exactly, or on a terminal with its control characters escaped.
+fn write_shown(out: &mut std::io::Stdout, text: &str, on_terminal: bool) -> std::io::Result<()> {
+    let shown = match on_terminal {
+        true => crate::terminal::escape(text),
+        false => std::borrow::Cow::Borrowed(text),
+    };
+    out.write_all(shown.as_bytes()).and_then(|()| out.flush())
 }
 
 /// Keeps `reply` in a file beside `session` (`NAME.reply-SECONDS.txt`); says where, or that it

@@ -126,6 +126,27 @@ pub fn append_turn(session: &mut Session, input: Option<&str>, reply: &str, info
     session.messages.push(message);
 }
 
+/// Continue (RULES 5.14): the last reply, an assistant message, gets `more` (the joiner and the
+/// text that came back) at its end, in its content and so in the swipe it shows; what came back
+/// with the continuation becomes its reply information.
+pub fn continue_last_reply(
+    session: &mut Session,
+    more: &str,
+    info: ReplyInfo,
+) -> Result<(), LibraryError> {
+    let at = last_reply_at(session).map_err(|_| LibraryError::NoSuchMessage {
+        session: session.id.clone(),
+        what: "a reply to continue (the last message is not the model's)".into(),
+    })?;
+    let message = &mut session.messages[at];
+    let mut text = String::with_capacity(message.content.len() + more.len());
+    text.push_str(&message.content);
+    text.push_str(more);
+    message.content = text.into();
+    message.reply = Some(Box::new(info));
+    Ok(())
+}
+
 /// The session a regenerated reply is built on: `session` without its last message, which must
 /// be a reply (an assistant message). Its input is already in the session, so the build takes no
 /// new input.
