@@ -318,6 +318,12 @@ export type BuildResult = {
 	 *  settings' `cacheBreakpoints`; empty for other formats and text completion.
 	 */
 	cacheBreakpoints?: CacheBreakpoint[],
+	/**
+	 *  The kind of generation and how its reply begins (RULES 5.14): what goes before the text
+	 *  that comes back when the reply is stored or shown. Absent for an ordinary reply without
+	 *  a prefill.
+	 */
+	replyStart?: ReplyStart,
 };
 
 /**  One message of the build result, with its tokens and provenance (RULES 3.7). */
@@ -684,6 +690,17 @@ export type GenerationSettings = {
 	 */
 	extra?: { [key in string]: Value },
 };
+
+/**  The kinds of generation a build can be made for (RULES 5.14). */
+export type GenerationType = 
+/**  The model's next reply. */
+"normal" | 
+/**  More of the last reply, appended to it. */
+"continue" | 
+/**  The user's next message, written by the model. */
+"impersonate" | 
+/**  A one-off request with a prompt of its own; nothing is stored. */
+"quiet";
 
 /**  What an import created or changed. */
 export type ImportOutcome = {
@@ -1111,6 +1128,23 @@ export type ReplyInfo = {
 	totalMs?: number,
 	/**  Stopped before the provider finished (the user pressed Stop): what arrived is kept. */
 	incomplete?: boolean,
+};
+
+/**
+ *  How the reply of a build begins (RULES 5.14): what the request ends with, and what goes
+ *  before the text the provider sends when the reply is stored or shown.
+ */
+export type ReplyStart = {
+	generationType: GenerationType,
+	/**
+	 *  The text the reply begins with: the request's last message (an assistant message, or in
+	 *  text completion the text after the reply prefix), and the start of the reply as stored.
+	 */
+	prefill?: string | null,
+	/**  A continuation: what goes between the reply it continues and the text that comes back. */
+	joiner?: string,
+	/**  A continuation whose request ends with the reply it continues (a prefill of its own). */
+	continuesLast?: boolean,
 };
 
 /**  The settings one processor runs with in one build. */
