@@ -83,7 +83,7 @@ def chat(user, char, messages, metadata=None):
                                  "send_date": "2024-01-01@00h00m00s", "mes": text}))
     return "\n".join(lines) + "\n"
 
-def write(case, preset_v, card_v, chat_v, persona, text_input, world=None):
+def write(case, preset_v, card_v, chat_v, persona, text_input, world=None, kind=None):
     d = os.path.join(OUT, case)
     os.makedirs(d, exist_ok=True)
     json.dump(preset_v, open(os.path.join(d, "preset.json"), "w"), indent=2, ensure_ascii=False)
@@ -93,6 +93,9 @@ def write(case, preset_v, card_v, chat_v, persona, text_input, world=None):
     if world:
         json.dump(world, open(os.path.join(d, "world.json"), "w"), indent=2, ensure_ascii=False)
         spec["world"] = "world.json"
+    if kind:
+        # continue or impersonate: SillyTavern's menu item with the message box empty
+        spec["type"] = kind
     json.dump(spec, open(os.path.join(d, "case.json"), "w"), indent=2, ensure_ascii=False)
     open(os.path.join(d, "SOURCES"), "w").write(
         "Every file here was written for Promptloom's tests (MIT, like the rest of the repository);\n"
@@ -298,3 +301,43 @@ ch17 = chat("Tomas", "Oskar", [("c", "*Oskar looks up from the net.* \"Mind the 
     metadata={"variables": {"voice": "Write for Oskar only, never for Tomas."}})
 write("17_card_book_world_file_getvar_before_setvar", p17, c15, ch17, {"name": "Tomas", "description": ""},
       "Where is the oil?", world=world17)
+
+# ---------- cases 18 and 19: continue and impersonate with a preset shaped like the community ones
+# (squashed system messages, the nudge rather than the reply sent last, their own impersonation and
+# nudge texts with macros, post-history instructions, prompts in the chat at depths 0 and 1, the
+# card's depth prompt)
+p18 = preset([
+    prompt("main", "Main Prompt", "You are {{char}}. Write only {{char}}'s part.", system_prompt=True),
+    *MARKERS,
+    prompt("nsfw", "Auxiliary Prompt", "", system_prompt=True),
+    prompt("jailbreak", "Post-History Instructions", "[Keep it under three sentences.]", system_prompt=True),
+    prompt("tone", "Tone", "Dry humour, no melodrama."),
+    prompt("chat_sys", "In chat (system)", "[Remember the tide.]", depth=0, order=100),
+    prompt("chat_user", "In chat (user)", "[{{user}} waits for an answer.]", role="user", depth=1, order=100),
+], [("main", True), ("tone", True), ("worldInfoBefore", True), ("personaDescription", True), ("charDescription", True),
+    ("charPersonality", True), ("scenario", True), ("nsfw", True), ("worldInfoAfter", True),
+    ("dialogueExamples", True), ("chatHistory", True), ("chat_sys", True), ("chat_user", True), ("jailbreak", True)],
+    squash_system_messages=True, continue_prefill=False, continue_postfix=" ",
+    continue_nudge_prompt="[Go on with {{char}}'s last message, without repeating it: {{lastChatMessage}}]",
+    impersonation_prompt="[Now write {{user}}'s next message to {{char}}, in {{user}}'s own words.]")
+ch18 = chat("Tomas", "Oskar", [("c", "*Oskar looks up from the net.* \"Mind the hooks.\""),
+    ("u", "Is the tide coming in?"), ("c", "*He squints at the water.* \"Soon. You should  ")])
+write("18_continue_nudge_squash", p18, c15, ch18, {"name": "Tomas", "description": ""}, "", kind="continue")
+write("19_impersonate_squash", p18, c15, ch18, {"name": "Tomas", "description": ""}, "", kind="impersonate")
+
+# ---------- cases 20 and 21: continue and impersonate with the reply sent last (continue_prefill),
+# names before the texts, an assistant prompt after the history and an in-chat prompt at depth 0
+p20 = preset([
+    prompt("main", "Main Prompt", "Write the next part of the story.", system_prompt=True),
+    *MARKERS,
+    prompt("nsfw", "Auxiliary Prompt", "", system_prompt=True),
+    prompt("jailbreak", "Post-History Instructions", "", system_prompt=True),
+    prompt("ack", "Acknowledgement", "Understood. Continuing the story.", role="assistant"),
+    prompt("chat_note", "In chat", "[Night falls.]", depth=0, order=100),
+], [("main", True), ("worldInfoBefore", True), ("personaDescription", True), ("charDescription", True),
+    ("charPersonality", True), ("scenario", True), ("nsfw", True), ("worldInfoAfter", True),
+    ("dialogueExamples", True), ("chatHistory", True), ("chat_note", True), ("jailbreak", True), ("ack", True)],
+    names_behavior=2, continue_prefill=True, continue_postfix="\n",
+    impersonation_prompt="[Write {{user}}'s reply.]")
+write("20_continue_prefill_names", p20, c15, ch18, {"name": "Tomas", "description": "A fisherman's son."}, "", kind="continue")
+write("21_impersonate_names", p20, c15, ch18, {"name": "Tomas", "description": "A fisherman's son."}, "", kind="impersonate")

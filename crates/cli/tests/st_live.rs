@@ -128,6 +128,13 @@ fn preview(case: &Path) -> Vec<Value> {
         std::fs::write(&out, serde_json::to_string_pretty(&native).unwrap()).unwrap();
         session = out;
     }
+    // An ordinary send types the input; a continuation or an impersonation (RULES 5.14) takes
+    // none, as SillyTavern's menu items were clicked with the message box empty.
+    let kind = spec["type"].as_str().unwrap_or("normal");
+    let (option, value) = match kind {
+        "normal" => ("--input", spec["input"].as_str().expect("input")),
+        other => ("--type", other),
+    };
     let body = promptloom(
         &scratch.0,
         &[
@@ -142,8 +149,8 @@ fn preview(case: &Path) -> Vec<Value> {
             "gpt-4o",
             "--context-window",
             CONTEXT,
-            "--input",
-            spec["input"].as_str().expect("input"),
+            option,
+            value,
             "--format",
             "openai",
             "--now",
