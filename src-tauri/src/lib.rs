@@ -34,6 +34,7 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             commands::sessions::create_session,
             commands::sessions::delete_session,
             commands::preview::preview,
+            commands::preview::preview_draft,
             commands::preview::provider_request,
             commands::changes::changes,
             commands::transfer::choose_import_file,

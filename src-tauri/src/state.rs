@@ -1,5 +1,6 @@
-//! What the app holds while it runs: the store, the shared token cache and the sessions already
-//! read, so a preview after each keystroke neither rereads a long session nor recounts it.
+//! What the app holds while it runs: the store, the shared token cache, the sessions already
+//! read and the preset the preview builds, so a preview after each keystroke neither rereads a
+//! long session nor recounts it, nor receives the whole preset again.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -8,6 +9,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use promptloom_engine::cache::BuildCache;
 use promptloom_engine::codes;
 use promptloom_engine::model::Session;
+use promptloom_library::drafts::Drafts;
 use promptloom_store::Store;
 
 use crate::error::AppError;
@@ -18,6 +20,8 @@ pub struct Startup(pub Result<AppState, AppError>);
 pub struct AppState {
     store: Mutex<Store>,
     pub cache: BuildCache,
+    /// The preset the live preview builds, changed by each edit (`preview_draft`).
+    pub drafts: Drafts,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
 }
 
@@ -39,6 +43,7 @@ impl AppState {
         Ok(AppState {
             store: Mutex::new(store),
             cache: BuildCache::new(),
+            drafts: Drafts::new(),
             sessions: Mutex::new(HashMap::new()),
         })
     }

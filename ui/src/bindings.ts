@@ -36,6 +36,11 @@ export const commands = {
 	/**  Builds the context `request` describes, as the preview shows it. */
 	preview: (request: PreviewRequest) => typedError<Preview, AppError>(__TAURI_INVOKE("preview", { request })),
 	/**
+	 *  [`preview`] of the draft `request.edit` leaves; the error's code is `stale_draft` when the
+	 *  edit does not fit the draft kept, and the UI sends the whole preset.
+	 */
+	previewDraft: (request: DraftPreviewRequest) => typedError<Preview, AppError>(__TAURI_INVOKE("preview_draft", { request })),
+	/**
 	 *  The request body the model's provider would receive for `request` (RULES 5.7), as pretty
 	 *  JSON; for a text-completion build (RULES 5.12), the OpenAI Completions body with its prompt
 	 *  string. Asked for only when the user opens it: a long session's body is large.
@@ -578,6 +583,20 @@ export type DiffRow = {
 	text?: string | null,
 };
 
+/**
+ *  The live preview's request after each edit: [`PreviewRequest`] with the preset as an edit of
+ *  the draft the previous one left (`promptloom_library::drafts`), so that a keystroke in one
+ *  step of a big preset sends that step.
+ */
+export type DraftPreviewRequest = {
+	edit: PresetEdit,
+	sessionId: string | null,
+	model: string,
+	input: string | null,
+	contextWindow: number | null,
+	reserve: number | null,
+};
+
 export type DropAction = "dropped" | "truncated";
 
 /**  A message (or a run of consecutive history messages) that a processor removed or cut. */
@@ -988,6 +1007,16 @@ export type Placement =
 { mode: "depth"; depth: number } | 
 /**  Before or after an anchor. */
 { mode: "anchor"; target: string; position: AnchorPosition };
+
+/**  One item of the preset replaced, by its position; the lists keep their lengths. */
+export type PresetChange = { kind: "template"; index: number; template: MessageTemplate } | { kind: "recipe"; index: number; recipe: ContextRecipe } | { kind: "lorebookEntry"; index: number; entry: LorebookEntry };
+
+/**  The preset of the next build, as a whole or as changes to the draft kept. */
+export type PresetEdit = 
+/**  The whole preset: a preset just opened, or an edit of more than a few items. */
+{ kind: "whole"; revision: number; preset: AgentPreset } | 
+/**  Items replaced in the draft numbered `base`; the draft is numbered `revision` after. */
+{ kind: "changes"; base: number; revision: number; changes: PresetChange[] };
 
 /**  One message of the simple linear form (`presetMessages`), accepted on input only (RULES 2.1). */
 export type PresetMessage = {

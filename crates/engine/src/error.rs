@@ -90,6 +90,11 @@ pub mod codes {
     /// A reply arrived but could not be stored in its session; it was kept in a file.
     pub const REPLY_NOT_STORED: &str = "reply_not_stored";
 
+    // The app's live preview.
+    /// An edit of the preview's draft that does not fit the draft the shell keeps: the UI sends
+    /// the whole preset instead.
+    pub const STALE_DRAFT: &str = "stale_draft";
+
     /// All of them, for the test that holds them distinct.
     pub const ALL: &[&str] = &[
         NOT_JSON,
@@ -131,6 +136,7 @@ pub mod codes {
         REPLY_TOO_LARGE,
         REPLY_CUT_SHORT,
         REPLY_NOT_STORED,
+        STALE_DRAFT,
     ];
 
     #[cfg(test)]

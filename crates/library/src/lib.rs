@@ -13,11 +13,13 @@
 //!   the OS keychain only; [`send`]: the request a build makes (what is shown is what is sent)
 //!   and the reply made into the session's next message; [`calibration`]: how far our prompt
 //!   count has been from the provider's, per model; [`count`]: the provider's exact count of a
-//!   request, asked when the user asks, kept per content.
+//!   request, asked when the user asks, kept per content; [`drafts`]: the preset the live
+//!   preview builds, kept between keystrokes and changed item by item.
 
 pub mod calibration;
 pub mod connections;
 pub mod count;
+pub mod drafts;
 pub mod export;
 pub mod files;
 pub mod import;
@@ -59,6 +61,9 @@ pub enum LibraryError {
     Body(String),
     #[error("session \"{session}\" has no {what}")]
     NoSuchMessage { session: String, what: String },
+    /// An edit of the preview's draft that does not fit the draft kept (`drafts`).
+    #[error("the preview's draft is out of date: {reason}")]
+    StaleDraft { reason: String },
 }
 
 impl LibraryError {
@@ -74,6 +79,7 @@ impl LibraryError {
             LibraryError::Engine(e) => e.code(),
             LibraryError::Body(_) => codes::INTERNAL,
             LibraryError::NoSuchMessage { .. } => codes::NOT_FOUND,
+            LibraryError::StaleDraft { .. } => codes::STALE_DRAFT,
         }
     }
 }

@@ -159,7 +159,12 @@ mod tests {
 
     fn request(s: &AppState, session: Option<&str>, model: &str) -> PreviewRequest {
         PreviewRequest {
-            preset: s.store().unwrap().get_preset("general-assistant").unwrap(),
+            preset: s
+                .store()
+                .unwrap()
+                .get_preset("general-assistant")
+                .unwrap()
+                .into(),
             session_id: session.map(str::to_string),
             model: model.into(),
             input: None,

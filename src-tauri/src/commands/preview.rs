@@ -9,6 +9,7 @@ use promptloom_engine::codes;
 use promptloom_engine::model::{available_anchors, AgentPreset, Session};
 use promptloom_engine::pipeline::BuildResult;
 use promptloom_engine::{build, BuildOptions, BuildRequest};
+use promptloom_library::drafts::PresetEdit;
 use serde::{Deserialize, Serialize};
 use tauri::AppHandle;
 
@@ -21,7 +22,21 @@ use crate::state::AppState;
 #[derive(Debug, Clone, Deserialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub struct PreviewRequest {
-    pub preset: AgentPreset,
+    pub preset: Arc<AgentPreset>,
+    pub session_id: Option<String>,
+    pub model: String,
+    pub input: Option<String>,
+    pub context_window: Option<u32>,
+    pub reserve: Option<u32>,
+}
+
+/// The live preview's request after each edit: [`PreviewRequest`] with the preset as an edit of
+/// the draft the previous one left (`promptloom_library::drafts`), so that a keystroke in one
+/// step of a big preset sends that step.
+#[derive(Debug, Clone, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct DraftPreviewRequest {
+    pub edit: PresetEdit,
     pub session_id: Option<String>,
     pub model: String,
     pub input: Option<String>,
@@ -53,22 +68,57 @@ pub struct Preview {
 #[tauri::command]
 #[specta::specta]
 pub async fn preview(app: AppHandle, request: PreviewRequest) -> Result<Preview, AppError> {
+    blocking(app, move |s| preview_of(s, &request, Instant::now())).await
+}
+
+/// [`preview`] of the draft `request.edit` leaves; the error's code is `stale_draft` when the
+/// edit does not fit the draft kept, and the UI sends the whole preset.
+#[tauri::command]
+#[specta::specta]
+pub async fn preview_draft(
+    app: AppHandle,
+    request: DraftPreviewRequest,
+) -> Result<Preview, AppError> {
     blocking(app, move |s| {
         let started = Instant::now();
-        with_build(s, &request, |mut result, _| {
-            let elided = take_stored_history(&mut result);
-            Ok(Preview {
-                elided,
-                anchors: available_anchors(&request.preset),
-                tokenizer: result.tokenizer.vocabulary.name().to_string(),
-                exact: result.tokens.exact,
-                provider_format: result.provider_format(),
-                build_ms: started.elapsed().as_secs_f64() * 1000.0,
-                result: result.into_owned(),
-            })
-        })
+        let DraftPreviewRequest {
+            edit,
+            session_id,
+            model,
+            input,
+            context_window,
+            reserve,
+        } = request;
+        let request = PreviewRequest {
+            preset: s.drafts.apply(edit)?,
+            session_id,
+            model,
+            input,
+            context_window,
+            reserve,
+        };
+        preview_of(s, &request, started)
     })
     .await
+}
+
+fn preview_of(
+    s: &AppState,
+    request: &PreviewRequest,
+    started: Instant,
+) -> Result<Preview, AppError> {
+    with_build(s, request, |mut result, _| {
+        let elided = take_stored_history(&mut result);
+        Ok(Preview {
+            elided,
+            anchors: available_anchors(&request.preset),
+            tokenizer: result.tokenizer.vocabulary.name().to_string(),
+            exact: result.tokens.exact,
+            provider_format: result.provider_format(),
+            build_ms: started.elapsed().as_secs_f64() * 1000.0,
+            result: result.into_owned(),
+        })
+    })
 }
 
 /// The request body the model's provider would receive for `request` (RULES 5.7), as pretty

@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it, onTestFinished, vi } from "vitest";
 import type { Preview } from "../bindings";
-import { getState, openSession, resetForTests, setCompareModel, setInput, start, subscribe } from "./store";
+import { editPreset, getState, openSession, resetForTests, setCompareModel, setInput, start, subscribe } from "./store";
+import { updateTemplate } from "../features/recipes/recipe";
 import { fakeBackend, sampleSession } from "../test/fakeBackend";
 
 /** What the preview shows of the session's history. */
@@ -74,5 +75,53 @@ describe("a preview answer that arrives after the session was switched", () => {
 
     await vi.waitFor(() => expect(history(getState().comparePreview)).toEqual(["One", "Two", "Three"]));
     expect(shown).toEqual([{ session: "chat-2", history: ["One", "Two", "Three"] }]);
+  });
+});
+
+describe("the live preview's draft", () => {
+  beforeEach(() => resetForTests());
+
+  it("sends the whole preset first, then only the template a keystroke changed", async () => {
+    const backend = fakeBackend();
+    await start();
+    await vi.waitFor(() => expect(getState().preview).not.toBeNull());
+    expect(backend.edits.map((e) => e.kind)).toEqual(["whole"]);
+    editPreset((p) => updateTemplate(p, "style", { content: "Be very brief." }));
+    await vi.waitFor(() => expect(backend.edits).toHaveLength(2));
+    const [first, second] = backend.edits;
+    expect(second).toEqual({
+      kind: "changes",
+      base: first!.revision,
+      revision: first!.revision + 1,
+      changes: [{ kind: "template", index: 2, template: { id: "style", name: "Style note", role: "system", content: "Be very brief." } }],
+    });
+    // What was built is the preset as edited.
+    await vi.waitFor(() =>
+      expect(getState().preview?.result.messages.map((m) => m.content)).toContain("Be very brief."),
+    );
+    expect((previews(backend).at(-1)?.args.request as { preset: unknown }).preset).toEqual(getState().preset);
+  });
+
+  it("sends the whole preset again when the backend keeps another draft (it started again)", async () => {
+    const backend = fakeBackend();
+    await start();
+    await vi.waitFor(() => expect(getState().preview).not.toBeNull());
+    backend.forgetDraft();
+    editPreset((p) => updateTemplate(p, "style", { content: "Again." }));
+    await vi.waitFor(() => expect(getState().preview?.result.messages.map((m) => m.content)).toContain("Again."));
+    expect(backend.edits.map((e) => e.kind)).toEqual(["whole", "changes", "whole"]);
+    expect(getState().previewError).toBeNull();
+  });
+
+  it("sends the whole preset after a build that failed", async () => {
+    const backend = fakeBackend();
+    await start();
+    await vi.waitFor(() => expect(getState().preview).not.toBeNull());
+    backend.fail("preview", 1, { code: "invalid_document", message: "no" });
+    editPreset((p) => updateTemplate(p, "style", { content: "One." }));
+    await vi.waitFor(() => expect(getState().previewError).toBe("no"));
+    editPreset((p) => updateTemplate(p, "style", { content: "Two." }));
+    await vi.waitFor(() => expect(getState().previewError).toBeNull());
+    expect(backend.edits.map((e) => e.kind)).toEqual(["whole", "changes", "whole"]);
   });
 });

@@ -1,9 +1,10 @@
 // The live preview: one build at a time for the preset as edited, the newest request after it,
 // then the compared model's build; the edit-to-paint timings the end-to-end test reads. Also the
 // start-up guard against a preset whose preview brings the app down.
-import type { Preview, PreviewRequest } from "../bindings";
+import type { AgentPreset, Preview, PresetEdit, PreviewRequest } from "../bindings";
 import type { Chat } from "./model";
-import { api, errorMessage } from "./api";
+import { api, CommandError, errorMessage } from "./api";
+import { presetChanges } from "./presetChanges";
 import { withStoredHistory } from "../features/preview/storedHistory";
 import { SETTINGS, set, state, type ChangesMode } from "./state";
 
@@ -27,6 +28,7 @@ export function resetPreviewing() {
   compareRunning = false;
   compareAgain = false;
   editStamp = null;
+  draft = null;
 }
 
 export function setModel(model: string) {
@@ -71,17 +73,43 @@ export function previewRequest(): PreviewRequest | null {
 /**
  * Builds `request` and puts back the stored history it left out from `session`, the session the
  * request was made with. Null when the user opened another session meanwhile: the answer is not
- * that session's, and the caller builds again.
+ * that session's, and the caller builds again. The live preview (`live`) sends the preset as
+ * changes to the one it sent last.
  */
-async function build(request: PreviewRequest, session: Chat | null): Promise<Preview | null> {
+async function build(request: PreviewRequest, session: Chat | null, live = false): Promise<Preview | null> {
   let answer: Preview;
   try {
-    answer = await api.preview(request);
+    answer = live ? await previewDraft(request) : await api.preview(request);
   } catch (e) {
     if (switched(request)) return null;
     throw e;
   }
   return switched(request) ? null : withStoredHistory(answer, session);
+}
+
+/** The preset the backend keeps for the live preview (`preview_draft`) as of its last answer, and
+ * its number; null when it may keep another (none yet, an edit that failed): the next edit sends
+ * the whole preset. */
+let draft: { preset: AgentPreset; revision: number } | null = null;
+let revisions = 0;
+
+async function previewDraft(request: PreviewRequest): Promise<Preview> {
+  const { preset, ...rest } = request;
+  const base = draft;
+  const changes = base ? presetChanges(base.preset, preset) : null;
+  draft = null;
+  const revision = ++revisions;
+  const edit: PresetEdit =
+    base && changes ? { kind: "changes", base: base.revision, revision, changes } : { kind: "whole", revision, preset };
+  try {
+    const answer = await api.previewDraft({ ...rest, edit });
+    draft = { preset, revision };
+    return answer;
+  } catch (e) {
+    // The backend keeps another draft (it started again): the whole preset, once.
+    if (edit.kind === "changes" && e instanceof CommandError && e.code === "stale_draft") return previewDraft(request);
+    throw e;
+  }
 }
 
 /** Whether the session open now is not the one `request` names. */
@@ -113,7 +141,7 @@ async function runPreview() {
     if (!request) break;
     try {
       const sent = performance.now();
-      const preview = await build(request, session);
+      const preview = await build(request, session, true);
       const received = performance.now();
       if (preview) {
         set({ preview, previewError: null, recipeId: preview.result.recipe ?? null });

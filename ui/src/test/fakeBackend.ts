@@ -3,6 +3,8 @@
 // Tests steer it: what the native dialogs answer, commands that fail the next N times, another
 // program saving a preset, a file dropped on the window, the window asked to close, answers held
 // back until the test lets them through, history left out of the preview as the engine does.
+// The live preview's `preview_draft` keeps a draft as the shell does; its calls are logged, held
+// and failed as `preview` calls of the preset the edit leaves, and its edits are kept apart.
 import { mockIPC, mockWindows } from "@tauri-apps/api/mocks";
 import { emit } from "@tauri-apps/api/event";
 import type {
@@ -16,12 +18,15 @@ import type {
   DiffRow,
   ChosenFile,
   ConnectionDoc,
+  DraftPreviewRequest,
   ExportFormat,
   ImportOutcome,
   ImportPreview,
   InstructTemplate,
   JinjaCheck,
   LorebookChoice,
+  PresetChange,
+  PresetEdit,
   RenderedPrompt,
   Said,
   SendEvent,
@@ -187,10 +192,32 @@ export function fakeBackend() {
   };
   const savePath = (proposed: string) => (dialogs.save === undefined ? `/tmp/${proposed}` : dialogs.save);
 
+  /** The live preview's draft, as the shell keeps it (`promptloom_library::drafts`). */
+  let draft: { revision: number; preset: AgentPreset } | null = null;
+  /** Every edit `preview_draft` received. */
+  const edits: PresetEdit[] = [];
+  const applyDraft = (edit: PresetEdit): AgentPreset => {
+    edits.push(edit);
+    const base = draft;
+    draft = null;
+    let preset: AgentPreset;
+    if (edit.kind === "whole") preset = edit.preset;
+    else if (base?.revision === edit.base) preset = edit.changes.reduce(applyChange, base.preset);
+    else throw { code: "stale_draft", message: `the preview's draft is out of date: an edit of draft ${edit.base}` };
+    draft = { revision: edit.revision, preset };
+    return preset;
+  };
+
   mockWindows("main");
   mockIPC(
-    (cmd, payload) => {
-      const args = (payload ?? {}) as Record<string, unknown>;
+    (command, payload) => {
+      let cmd = command;
+      let args = (payload ?? {}) as Record<string, unknown>;
+      if (cmd === "preview_draft") {
+        const { edit, ...rest } = args.request as DraftPreviewRequest;
+        cmd = "preview";
+        args = { request: { ...rest, preset: applyDraft(edit) } };
+      }
       calls.push({ cmd, args });
       const hold = held.get(cmd);
       if (hold?.when(args)) return hold.gate.then(() => respond(cmd, args));
@@ -543,6 +570,11 @@ export function fakeBackend() {
     about,
     exported,
     dialogs,
+    edits,
+    /** The app started again: the live preview's draft is gone. */
+    forgetDraft() {
+      draft = null;
+    },
     /** Command `cmd` fails the next `count` times with `error`. */
     fail(cmd: string, count: number, error: AppError) {
       failing.set(cmd, { count, error });
@@ -695,6 +727,23 @@ function fakeTextChanges(a: string, b: string) {
     { op: "equal", text: a.slice(a.length - tail) },
   ] as const;
   return pieces.filter((p) => p.text !== "");
+}
+
+/** `preset` with the item `change` names replaced, as the shell's draft does. */
+function applyChange(preset: AgentPreset, change: PresetChange): AgentPreset {
+  const put = <T,>(list: T[] | undefined, index: number, item: T) => {
+    if (!list || index >= list.length) throw { code: "stale_draft", message: `no item ${index} in the draft` };
+    return list.map((x, i) => (i === index ? item : x));
+  };
+  switch (change.kind) {
+    case "template":
+      return { ...preset, messageTemplates: put(preset.messageTemplates, change.index, change.template) };
+    case "recipe":
+      return { ...preset, contextRecipes: put(preset.contextRecipes, change.index, change.recipe) };
+    case "lorebookEntry":
+      if (!preset.lorebook) throw { code: "stale_draft", message: "no lorebook in the draft" };
+      return { ...preset, lorebook: { ...preset.lorebook, entries: put(preset.lorebook.entries, change.index, change.entry) } };
+  }
 }
 
 /** Entries fire when a key occurs in a message: enough to show the report, not the engine's rules. */
