@@ -10,8 +10,9 @@ function lastPreviewPreset(calls: Call[]): Preset {
   return (previews.at(-1)?.args.request as { preset: Preset }).preset;
 }
 
-async function renderApp() {
+async function renderApp(setup?: (backend: ReturnType<typeof fakeBackend>) => void) {
   const backend = fakeBackend();
+  setup?.(backend);
   render(<App />);
   await act(async () => {
     await start();
@@ -147,7 +148,49 @@ describe("the lorebook editor", () => {
     await waitFor(() => expect(entries()).toBe(2));
     fireEvent.change(screen.getByTestId("entries-filter"), { target: { value: "ferry" } });
     await waitFor(() => expect(entries()).toBe(1));
-    expect(screen.getByTestId("entries-count").textContent).toBe("2 of 2 on");
+    expect(screen.getByTestId("entries-count").textContent).toBe("1 shown · 2 of 2 on");
+  });
+
+  it("puts entries in sections: a header entry, made by hand, folded, switched whole, enabled only", async () => {
+    await renderApp((b) => {
+      b.presets.get("helper")!.lorebook = {
+        entries: [
+          { id: "sea", name: "Sea", keys: ["sea"], content: "Waves.", enabled: true },
+          { id: "h", name: "━━ 🏰 Places ━━", keys: [], content: "", enabled: false },
+          { id: "castle", name: "Castle", keys: ["castle"], content: "Stone.", enabled: true },
+          { id: "town", name: "Town", keys: ["town"], content: "Market.", enabled: false },
+        ],
+      };
+    });
+    fireEvent.click(screen.getByTestId("tab-lorebook"));
+    const ids = () => [...screen.getByTestId("entries").children].map((li) => (li as HTMLElement).dataset.entryId);
+    const places = await screen.findByTestId("entry-section-h");
+    expect(within(places).getByText("🏰 Places")).toBeTruthy();
+    expect(within(places).getByTestId("section-count").textContent).toBe("1/2 on");
+    expect(screen.getByTestId("entries-count").textContent).toBe("2 of 4 on");
+
+    fireEvent.click(within(places).getByTestId("fold"));
+    await waitFor(() => expect(ids()).toEqual(["sea", "h"]));
+    fireEvent.click(within(screen.getByTestId("entry-section-h")).getByTestId("fold"));
+    await waitFor(() => expect(ids()).toEqual(["sea", "h", "castle", "town"]));
+
+    fireEvent.click(within(screen.getByTestId("entry-section-h")).getByTestId("section-switch"));
+    await waitFor(() => expect(screen.getByTestId("entries-count").textContent).toBe("3 of 4 on"));
+    expect(getState().preset!.lorebook!.entries!.map((e) => e.enabled)).toEqual([true, false, true, true]);
+
+    fireEvent.click(screen.getByTestId("entries-enabled-only"));
+    // The header entry is off, but its section has entries on: its row stays.
+    await waitFor(() => expect(screen.getByTestId("entries-count").textContent).toBe("3 shown · 3 of 4 on"));
+    expect(ids()).toEqual(["sea", "h", "castle", "town"]);
+    fireEvent.click(within(screen.getByTestId("entry-section-h")).getByTestId("section-switch"));
+    await waitFor(() => expect(ids()).toEqual(["sea"]));
+    fireEvent.click(screen.getByTestId("entries-enabled-only"));
+
+    fireEvent.click(screen.getByTestId("add-entry-section"));
+    const added = await screen.findByTestId("entry-section-section");
+    expect(within(added).getByText("Section")).toBeTruthy();
+    expect(getState().preset!.lorebook!.entries!.at(-1)).toMatchObject({ name: "=== Section ===", keys: [], enabled: false });
+    await screen.findByTestId("entry-editor");
   });
 
   it("places an entry at a depth with the shared strategy editor", async () => {

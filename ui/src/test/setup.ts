@@ -1,7 +1,7 @@
 import { afterEach } from "vitest";
 import { cleanup } from "@testing-library/react";
 import { clearMocks } from "@tauri-apps/api/mocks";
-import { resetListView } from "../features/recipes/listView";
+import { resetListView } from "../components/lists/listView";
 
 afterEach(() => {
   cleanup();

@@ -1,61 +1,72 @@
 import { useT } from "../../app/useT";
-import type { StepView } from "./recipe";
-import { stepTextOf, type Grouping, type RecipeList } from "./recipeList";
-import { setFolded, setListView, useListView } from "./listView";
+import type { Grouping, SectionedList } from "./sectionedList";
+import { setFolded, setListView, useListView, type ListId } from "./listView";
 
-/** Above the recipe list: the filter, "enabled only", the grouping (when the authors' comments
- * give categories), fold all / unfold all, and how many steps are on. */
-export function ListTools({ list, views, presetId }: { list: RecipeList; views: StepView[]; presetId: string }) {
+/** Above a long list: the filter, "enabled only", the grouping (when the items give categories),
+ * fold all / unfold all, and how many items are on. Its parts' test ids start with the list's. */
+export function ListTools({
+  listId,
+  list,
+  presetId,
+  filterLabel,
+  hasCategories = false,
+}: {
+  listId: ListId;
+  list: SectionedList<unknown>;
+  presetId: string;
+  /** The filter's placeholder, which names what the list holds. */
+  filterLabel: string;
+  hasCategories?: boolean;
+}) {
   const t = useT();
-  const view = useListView();
-  const hasCategories = views.some((v) => stepTextOf(v.template).meta.category);
+  const view = useListView(listId);
   const sections = list.rows.filter((r) => r.kind === "section");
   const filtering = view.query.trim() !== "" || view.enabledOnly;
   return (
-    <div className="list-tools" data-testid="list-tools">
+    <div className="list-tools" data-testid={`${listId}-tools`}>
       <input
         type="search"
         className="list-filter"
-        placeholder={t("recipe.filter")}
-        aria-label={t("recipe.filter")}
+        placeholder={filterLabel}
+        aria-label={filterLabel}
         value={view.query}
-        data-testid="steps-filter"
-        onChange={(e) => setListView({ query: e.target.value })}
+        data-testid={`${listId}-filter`}
+        onChange={(e) => setListView(listId, { query: e.target.value })}
       />
       <label className="check">
         <input
           type="checkbox"
           checked={view.enabledOnly}
-          data-testid="steps-enabled-only"
-          onChange={(e) => setListView({ enabledOnly: e.target.checked })}
+          data-testid={`${listId}-enabled-only`}
+          onChange={(e) => setListView(listId, { enabledOnly: e.target.checked })}
         />
-        {t("recipe.enabledOnly")}
+        {t("list.enabledOnly")}
       </label>
       {hasCategories && (
         <select
-          aria-label={t("recipe.grouping")}
+          aria-label={t("list.grouping")}
           value={view.grouping}
-          data-testid="steps-grouping"
-          onChange={(e) => setListView({ grouping: e.target.value as Grouping })}
+          data-testid={`${listId}-grouping`}
+          onChange={(e) => setListView(listId, { grouping: e.target.value as Grouping })}
         >
-          <option value="sections">{t("recipe.groupSections")}</option>
-          <option value="category">{t("recipe.groupCategory")}</option>
+          <option value="sections">{t("list.groupSections")}</option>
+          <option value="category">{t("list.groupCategory")}</option>
         </select>
       )}
       {sections.length > 1 && (
         <button
           type="button"
           className="link"
-          data-testid="fold-all"
-          onClick={() => setFolded(presetId, sections.some((s) => !s.folded) ? sections.map((s) => s.key) : [])}
+          data-testid={`${listId}-fold-all`}
+          onClick={() => setFolded(listId, presetId, sections.some((s) => !s.folded) ? sections.map((s) => s.key) : [])}
         >
-          {t(sections.some((s) => !s.folded) ? "recipe.foldAll" : "recipe.unfoldAll")}
+          {t(sections.some((s) => !s.folded) ? "list.foldAll" : "list.unfoldAll")}
         </button>
       )}
-      <span className="list-count muted" data-testid="steps-count">
+      <span className="list-count muted" data-testid={`${listId}-count`}>
         {filtering
-          ? t("recipe.countFiltered", { shown: list.matching, enabled: list.enabled, total: list.total })
-          : t("recipe.count", { enabled: list.enabled, total: list.total })}
+          ? t("list.countFiltered", { shown: list.matching, enabled: list.enabled, total: list.total })
+          : t("list.count", { enabled: list.enabled, total: list.total })}
       </span>
     </div>
   );

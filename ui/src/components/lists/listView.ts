@@ -1,8 +1,11 @@
-// How the recipe list is shown (issue 39): its filter, "enabled only", the grouping and the
-// folded sections. Not part of the preset (no undo, no autosave); kept apart from the app's
-// store like a dialog's state, so that it outlives a switch to another tab.
+// How each long list is shown (issue 39): its filter, "enabled only", the grouping and the folded
+// sections. Not part of the preset (no undo, no autosave); kept apart from the app's store like a
+// dialog's state, so that it outlives a switch to another tab.
 import { useSyncExternalStore } from "react";
-import type { Grouping } from "./recipeList";
+import type { Grouping } from "./sectionedList";
+
+/** The lists that have tools: the recipe's steps, the lorebook's entries, the pipeline. */
+export type ListId = "steps" | "entries" | "processors";
 
 export interface ListView {
   query: string;
@@ -13,7 +16,8 @@ export interface ListView {
 }
 
 const NONE: ReadonlySet<string> = new Set();
-let view: ListView = { query: "", enabledOnly: false, grouping: "sections", folded: new Map() };
+const FIRST: ListView = { query: "", enabledOnly: false, grouping: "sections", folded: new Map() };
+let views: Record<ListId, ListView> = { steps: FIRST, entries: FIRST, processors: FIRST };
 const listeners = new Set<() => void>();
 
 function subscribe(listener: () => void) {
@@ -21,32 +25,32 @@ function subscribe(listener: () => void) {
   return () => void listeners.delete(listener);
 }
 
-export function setListView(change: Partial<ListView>) {
-  view = { ...view, ...change };
+export function setListView(list: ListId, change: Partial<ListView>) {
+  views = { ...views, [list]: { ...views[list], ...change } };
   listeners.forEach((l) => l());
 }
 
-export function useListView(): ListView {
-  return useSyncExternalStore(subscribe, () => view);
+export function useListView(list: ListId): ListView {
+  return useSyncExternalStore(subscribe, () => views[list]);
 }
 
 export function foldedOf(v: ListView, presetId: string): ReadonlySet<string> {
   return v.folded.get(presetId) ?? NONE;
 }
 
-/** Folds the section `key` of the preset, or unfolds it. */
-export function toggleFolded(presetId: string, key: string) {
-  const next = new Set(foldedOf(view, presetId));
+/** Folds the section `key` of the preset's list, or unfolds it. */
+export function toggleFolded(list: ListId, presetId: string, key: string) {
+  const next = new Set(foldedOf(views[list], presetId));
   if (!next.delete(key)) next.add(key);
-  setListView({ folded: new Map(view.folded).set(presetId, next) });
+  setListView(list, { folded: new Map(views[list].folded).set(presetId, next) });
 }
 
-/** Folds exactly the sections `keys` of the preset (none: all unfolded). */
-export function setFolded(presetId: string, keys: Iterable<string>) {
-  setListView({ folded: new Map(view.folded).set(presetId, new Set(keys)) });
+/** Folds exactly the sections `keys` of the preset's list (none: all unfolded). */
+export function setFolded(list: ListId, presetId: string, keys: Iterable<string>) {
+  setListView(list, { folded: new Map(views[list].folded).set(presetId, new Set(keys)) });
 }
 
 /** For tests: back to the first view. */
 export function resetListView() {
-  view = { query: "", enabledOnly: false, grouping: "sections", folded: new Map() };
+  views = { steps: FIRST, entries: FIRST, processors: FIRST };
 }

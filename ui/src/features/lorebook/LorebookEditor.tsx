@@ -5,12 +5,13 @@ import { editPreset, editPresetFor, useApp } from "../../app/store";
 import { useT } from "../../app/useT";
 import { MacroTextarea } from "../../components/MacroTextarea";
 import { StrategyEditor } from "../../components/StrategyEditor";
-import { modeOf } from "../../components/strategy";
 import { TagInput } from "../../components/TagInput";
 import { WhatFires } from "./WhatFires";
+import { EntryList } from "./EntryList";
 import {
   DEFAULTS,
   addEntry,
+  addSectionEntry,
   entriesOf,
   removeEntry,
   setBookSetting,
@@ -27,17 +28,12 @@ export function LorebookEditor() {
   const preset = useApp((s) => s.preset);
   const fired = useApp((s) => s.preview?.result.lorebook ?? null);
   const [selected, setSelected] = useState<number | null>(null);
-  const [query, setQuery] = useState("");
   if (!preset) return null;
   const book = preset.lorebook;
   const entries = entriesOf(preset);
   const activeIds = new Set(fired?.activated.map((a) => a.entryId) ?? []);
   const cutIds = new Set(fired?.cut.map((c) => c.entryId) ?? []);
   const entry = selected !== null ? entries[selected] : undefined;
-  const q = query.trim().toLowerCase();
-  const shown = entries
-    .map((e, i) => ({ e, i }))
-    .filter(({ e }) => !q || [e.name, e.id, e.content, ...(e.keys ?? []), ...(e.secondaryKeys ?? [])].some((x) => x?.toLowerCase().includes(q)));
   const num = (v: string, min: number, max: number) => Math.min(max, Math.max(min, Math.round(Number(v) || 0)));
 
   return (
@@ -47,17 +43,30 @@ export function LorebookEditor() {
           <h2>{t("lore.title")}</h2>
           <p className="muted">{t("lore.intro")}</p>
         </div>
-        <button
-          type="button"
-          className="primary"
-          data-testid="add-entry"
-          onClick={() => {
-            const added = editPresetFor((p) => addEntry(p, t("lore.newEntry")));
-            if (added) setSelected(added.index);
-          }}
-        >
-          + {t("lore.addEntry")}
-        </button>
+        <div className="editor-head-actions">
+          <button
+            type="button"
+            data-testid="add-entry-section"
+            title={t("lore.addSectionHint")}
+            onClick={() => {
+              const added = editPresetFor((p) => addSectionEntry(p, t("lore.newSection")));
+              if (added) setSelected(added.index);
+            }}
+          >
+            + {t("lore.addSection")}
+          </button>
+          <button
+            type="button"
+            className="primary"
+            data-testid="add-entry"
+            onClick={() => {
+              const added = editPresetFor((p) => addEntry(p, t("lore.newEntry")));
+              if (added) setSelected(added.index);
+            }}
+          >
+            + {t("lore.addEntry")}
+          </button>
+        </div>
       </header>
       <fieldset className="lore-settings">
         <legend>{t("lore.settings")}</legend>
@@ -95,63 +104,7 @@ export function LorebookEditor() {
         </div>
       </fieldset>
       <WhatFires />
-      {entries.length > 0 && (
-        <div className="list-tools">
-          <input
-            type="search"
-            className="list-filter"
-            placeholder={t("lore.filter")}
-            aria-label={t("lore.filter")}
-            value={query}
-            data-testid="entries-filter"
-            onChange={(ev) => setQuery(ev.target.value)}
-          />
-          <span className="list-count muted" data-testid="entries-count">
-            {t("recipe.count", { enabled: entries.filter((e) => e.enabled !== false).length, total: entries.length })}
-          </span>
-        </div>
-      )}
-      <ol className="entries" data-testid="entries">
-        {shown.map(({ e, i }) => (
-          <li
-            key={e.id}
-            data-entry-id={e.id}
-            className={[
-              "step",
-              "entry",
-              selected === i ? "selected" : "",
-              e.enabled === false ? "disabled" : "",
-              activeIds.has(e.id) ? "fired" : "",
-              cutIds.has(e.id) ? "cut" : "",
-            ]
-              .filter(Boolean)
-              .join(" ")}
-          >
-            <label className="switch" title={t("recipe.enabled")}>
-              <input
-                type="checkbox"
-                checked={e.enabled !== false}
-                aria-label={`${t("recipe.enabled")}: ${e.name || e.id}`}
-                onChange={(ev) => editPreset((p) => updateEntry(p, i, { enabled: ev.target.checked }))}
-              />
-              <span aria-hidden="true" />
-            </label>
-            <button type="button" className="step-body" onClick={() => setSelected(i)}>
-              <span className="step-title">
-                <strong>{e.name || e.id}</strong>
-                {e.constant && <span className="tag tag-constant">{t("lore.constant")}</span>}
-                {activeIds.has(e.id) && <span className="tag tag-fired">{t("lore.fired")}</span>}
-                {cutIds.has(e.id) && <span className="tag tag-cut">{t("lore.cut")}</span>}
-              </span>
-              <span className="summary">{(e.keys ?? []).join(", ") || "—"}</span>
-            </button>
-            <span className="tags">
-              <StrategyTag entry={e} />
-              <span className="tag">#{e.order ?? 100}</span>
-            </span>
-          </li>
-        ))}
-      </ol>
+      <EntryList preset={preset} selected={selected} onSelect={setSelected} activeIds={activeIds} cutIds={cutIds} />
       {entries.length === 0 && <p className="muted">{t("lore.empty")}</p>}
       {entry && selected !== null && (
         <EntryEditor
@@ -166,19 +119,6 @@ export function LorebookEditor() {
       )}
     </div>
   );
-}
-
-function StrategyTag({ entry: e }: { entry: LorebookEntry }) {
-  const mode = modeOf(e.strategy);
-  if (mode === "depth") return <span className="tag tag-depth">Depth: {e.strategy?.depth}</span>;
-  if (mode === "anchor") {
-    return (
-      <span className="tag tag-anchor">
-        ⚓ {e.strategy?.anchorPosition === "before" ? "↑" : "↓"} {e.strategy?.anchorTarget}
-      </span>
-    );
-  }
-  return null;
 }
 
 function EntryEditor({ entry, index, onRemove }: { entry: LorebookEntry; index: number; onRemove: () => void }) {

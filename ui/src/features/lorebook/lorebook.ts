@@ -49,6 +49,29 @@ export function updateEntry(preset: Preset, index: number, change: Partial<Loreb
   }));
 }
 
+/** Switches the entries at `indices` (a whole section) on or off, as one edit. */
+export function setEntriesEnabled(preset: Preset, indices: number[], enabled: boolean): Preset {
+  const at = new Set(indices);
+  return withBook(preset, (book) => ({
+    ...book,
+    entries: (book.entries ?? []).map((e, i) => (at.has(i) && (e.enabled !== false) !== enabled ? { ...e, enabled } : e)),
+  }));
+}
+
+/** Adds a section by hand (issue 39): an entry named as a header, `=== name ===`, with no keys
+ * and switched off, so it never fires; returns the preset and its position. */
+export function addSectionEntry(preset: Preset, name: string): { preset: Preset; index: number } {
+  const taken = new Set(entriesOf(preset).map((e) => e.id));
+  let id = "section";
+  for (let n = 2; taken.has(id); n++) id = `section-${n}`;
+  const entry: LorebookEntry = { id, name: `=== ${name} ===`, keys: [], content: "", enabled: false, order: 100 };
+  const index = entriesOf(preset).length;
+  return {
+    preset: withBook(preset, (book) => ({ ...book, entries: [...(book.entries ?? []), entry] })),
+    index,
+  };
+}
+
 export function removeEntry(preset: Preset, index: number): Preset {
   return withBook(preset, (book) => ({
     ...book,

@@ -31,6 +31,9 @@ describe("the pipeline panel", () => {
       .map((e) => e.getAttribute("data-testid"))
       .filter((id) => !id!.startsWith("processor-enabled-"));
     expect(ids).toEqual(["processor-session-loader", "processor-token-limiter", "processor-ensure-alternation"]);
+    // In sections by what they work on, in run order.
+    const sections = [...panel.querySelectorAll("[data-testid^='processors-section-']")].map((e) => e.textContent);
+    expect(sections).toEqual(["▾The history1/1 on", "▾Budget and after1/1 on", "▾Formatters0/1 on"]);
 
     const core = screen.getByTestId("processor-enabled-session-loader") as HTMLInputElement;
     expect(core.checked).toBe(true);
@@ -53,6 +56,29 @@ describe("the pipeline panel", () => {
     expect(screen.getByTestId("processor-ensure-alternation")).toBeTruthy();
     fireEvent.change(screen.getByTestId("processors-filter"), { target: { value: "no such processor" } });
     await screen.findByText("No processor matches the filter.");
+  });
+
+  it("shows the enabled only, counts what is on, folds a section and switches a whole section", async () => {
+    const { saved } = await openPipeline();
+    expect(screen.getByTestId("processors-count").textContent).toBe("2 of 3 on");
+    fireEvent.click(screen.getByTestId("processors-enabled-only"));
+    await waitFor(() => expect(screen.queryByTestId("processor-ensure-alternation")).toBeNull());
+    expect(screen.queryByTestId("processors-section-formatters")).toBeNull();
+    fireEvent.click(screen.getByTestId("processors-enabled-only"));
+
+    const history = await screen.findByTestId("processors-section-history");
+    fireEvent.click(within(history).getByTestId("fold"));
+    await waitFor(() => expect(screen.queryByTestId("processor-session-loader")).toBeNull());
+    fireEvent.click(within(screen.getByTestId("processors-section-history")).getByTestId("fold"));
+    await screen.findByTestId("processor-session-loader");
+
+    fireEvent.click(within(screen.getByTestId("processors-section-formatters")).getByTestId("section-switch"));
+    await waitFor(() => expect((screen.getByTestId("processor-enabled-ensure-alternation") as HTMLInputElement).checked).toBe(true));
+    expect(screen.getByTestId("processors-count").textContent).toBe("3 of 3 on");
+    await waitFor(() => expect(saved()).toContainEqual(expect.objectContaining({ id: "ensure-alternation", enabled: true })));
+    // A core processor stays on when its section is switched off.
+    fireEvent.click(within(screen.getByTestId("processors-section-history")).getByTestId("section-switch"));
+    expect((screen.getByTestId("processor-enabled-session-loader") as HTMLInputElement).checked).toBe(true);
   });
 
   it("writes the preset's processors when a processor is switched and a setting changed", async () => {

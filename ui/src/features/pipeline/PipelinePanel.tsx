@@ -3,6 +3,10 @@ import type { ConfigField, PipelineStage, SettingOrigin, Value } from "../../bin
 import { api, errorMessage } from "../../app/api";
 import type { Preset } from "../../app/model";
 import { editPreset, useApp } from "../../app/store";
+import { ListTools } from "../../components/lists/ListTools";
+import { SectionHead } from "../../components/lists/SectionHead";
+import { foldedOf, toggleFolded, useListView } from "../../components/lists/listView";
+import { sectionedList, type ItemShape } from "../../components/lists/sectionedList";
 import { useDescribe, useSay, useT } from "../../app/useT";
 import { englishOf } from "../../i18n/said";
 import {
@@ -60,31 +64,60 @@ function usePipeline(preset: Preset | null, model: string) {
   return { loaded, error };
 }
 
-/** The pipeline panel (RULES 9.5): processors in run order, their switches, settings and
- * origins. */
+/** The bands of priorities the panel draws as sections, in run order (RULES 5.1). */
+type Band = "history" | "context" | "budget" | "formatters" | "last";
+function bandOf(priority: number): Band {
+  if (priority < 280) return "history";
+  if (priority < 400) return "context";
+  if (priority < 500) return "budget";
+  if (priority < 900) return "formatters";
+  return "last";
+}
+
+interface StageItem {
+  stage: PipelineStage;
+  index: number;
+  priority: number;
+  enabled: boolean;
+  haystack: string;
+}
+
+const stageShape: ItemShape<StageItem> = {
+  key: (s) => s.stage.descriptor.id,
+  enabled: (s) => s.enabled,
+  haystack: (s) => s.haystack,
+  category: (s) => bandOf(s.priority),
+};
+
+/** The pipeline panel (RULES 9.5): processors in run order, in sections by what they work on
+ * (their priority's band), their switches, settings and origins; filtered, folded and switched
+ * a section at a time like the recipe's list. */
 export function PipelinePanel() {
   const t = useT();
   const preset = useApp((s) => s.preset);
   const model = useApp((s) => s.model);
   const { loaded, error } = usePipeline(preset, model);
   const describe = useDescribe();
-  const [query, setQuery] = useState("");
+  const view = useListView("processors");
   if (!preset) return null;
   const stages = loaded && loaded.presetId === preset.id ? loaded.stages : null;
   const stale = loaded !== null && loaded.model !== model;
   // The engine's order; a priority just edited takes effect at once, ties keep the engine's order.
-  const ordered = (stages ?? [])
-    .map((stage, index) => ({ stage, index, priority: priorityView(preset, stage).value }))
-    .sort((a, b) => a.priority - b.priority || a.index - b.index)
-    .map((s) => s.stage);
-  const q = query.trim().toLowerCase();
-  const shown = q
-    ? ordered.filter((s) =>
-        [s.descriptor.id, describe(s.descriptor, "name"), describe(s.descriptor, "description")].some((x) =>
-          x.toLowerCase().includes(q),
-        ),
-      )
-    : ordered;
+  const ordered: StageItem[] = (stages ?? [])
+    .map((stage, index) => {
+      const name = describe(stage.descriptor, "name");
+      const haystack = [stage.descriptor.id, name, describe(stage.descriptor, "description")].join("\n").toLowerCase();
+      return { stage, index, priority: priorityView(preset, stage).value, enabled: enabledView(preset, stage).value, haystack };
+    })
+    .sort((a, b) => a.priority - b.priority || a.index - b.index);
+  const list = sectionedList(ordered, stageShape, {
+    query: view.query,
+    enabledOnly: view.enabledOnly,
+    grouping: "category",
+    folded: foldedOf(view, preset.id),
+  });
+  const switchAll = (items: StageItem[], enabled: boolean) =>
+    editPreset((p) => items.reduce((next, { stage }) => setProcessorEnabled(next, stage, enabled), p));
 
   return (
     <div className="pipeline" data-testid="pipeline-panel">
@@ -96,17 +129,7 @@ export function PipelinePanel() {
       </header>
       {stages !== null && <CompatibilitySwitch preset={preset} stages={stages} />}
       {ordered.length > 0 && (
-        <div className="list-tools">
-          <input
-            type="search"
-            className="list-filter"
-            placeholder={t("pipeline.filter")}
-            aria-label={t("pipeline.filter")}
-            value={query}
-            data-testid="processors-filter"
-            onChange={(e) => setQuery(e.target.value)}
-          />
-        </div>
+        <ListTools listId="processors" list={list} presetId={preset.id} filterLabel={t("pipeline.filter")} />
       )}
       {error && (
         <p className="error" role="alert" data-testid="pipeline-error">
@@ -122,11 +145,21 @@ export function PipelinePanel() {
         // are another model's: editing them would copy that model's config into the preset.
         <fieldset className="processors-fieldset" disabled={stale || error !== null}>
           <ol className={stale || error ? "processors stale" : "processors"}>
-            {shown.map((stage) => (
-              <ProcessorCard key={stage.descriptor.id} stage={stage} preset={preset} />
-            ))}
+            {list.rows.map((row) =>
+              row.kind === "item" ? (
+                <ProcessorCard key={row.item.stage.descriptor.id} stage={row.item.stage} preset={preset} />
+              ) : (
+                <li key={row.key} className="section" data-testid={`processors-section-${row.key.slice("category:".length)}`}>
+                  <SectionHead
+                    section={{ ...row, title: t(`pipeline.section.${row.title as Band}`) }}
+                    onFold={(key) => toggleFolded("processors", preset.id, key)}
+                    onSwitchAll={(enabled) => switchAll(row.items, enabled)}
+                  />
+                </li>
+              ),
+            )}
           </ol>
-          {shown.length === 0 && <p className="muted">{t("pipeline.noneMatch")}</p>}
+          {list.rows.length === 0 && <p className="muted">{t("pipeline.noneMatch")}</p>}
         </fieldset>
       )}
     </div>

@@ -4,13 +4,14 @@ import { CSS } from "@dnd-kit/utilities";
 import { editPreset, selectStep } from "../../app/store";
 import { useT } from "../../app/useT";
 import { StepControls } from "./StepControls";
-import { setStepEnabled, type StepView } from "./recipe";
-import { NO_CATEGORY, type SectionRow as Section } from "./recipeList";
+import { setStepEnabled, setStepsEnabled, type StepView } from "./recipe";
+import type { SectionRow as Section } from "./recipeList";
+import { SectionHead } from "../../components/lists/SectionHead";
 import { simpleStepId } from "./dragIds";
 
-/** A section of the recipe list: its fold button, title and how many of its steps are on. A
- * section a header step starts is that step too: it is dragged, switched and selected as one.
- * Rendered again only when what it shows changed. */
+/** A section of the recipe list: its fold button, title, a switch for all its steps and how many
+ * of them are on. A section a header step starts is that step too: it is dragged, switched and
+ * selected as one. Rendered again only when what it shows changed. */
 export const SectionRow = memo(SectionRowView, (a, b) => {
   const x = a.section;
   const y = b.section;
@@ -23,9 +24,11 @@ export const SectionRow = memo(SectionRowView, (a, b) => {
     x.enabled === y.enabled &&
     x.total === y.total &&
     x.folded === y.folded &&
-    x.header?.index === y.header?.index &&
-    x.header?.step === y.header?.step &&
-    x.header?.template === y.header?.template
+    x.items.length === y.items.length &&
+    x.items.every((s, i) => s.view.index === y.items[i]!.view.index) &&
+    x.header?.view.index === y.header?.view.index &&
+    x.header?.view.step === y.header?.view.step &&
+    x.header?.view.template === y.header?.view.template
   );
 });
 
@@ -40,35 +43,18 @@ function SectionRowView({
   selected: boolean;
   onFold: (key: string) => void;
 }) {
-  const t = useT();
-  const { header } = section;
-  const title = section.key === NO_CATEGORY ? t("recipe.noCategory") : section.title || "—";
+  const header = section.header?.view ?? null;
+  const indices = section.items.map((s) => s.view.index);
   return (
     <SectionShell header={header} selected={selected} testId={`section-${section.key}`}>
       {(controls) => (
-        <>
-          <button
-            type="button"
-            className="fold"
-            aria-expanded={!section.folded}
-            aria-label={t(section.folded ? "recipe.unfold" : "recipe.fold", { name: title })}
-            data-testid="fold"
-            onClick={() => onFold(section.key)}
-          >
-            {section.folded ? "▸" : "▾"}
-          </button>
-          {header && controls(recipeAt, header)}
-          <button
-            type="button"
-            className="section-title"
-            onClick={() => (header ? selectStep(header.index) : onFold(section.key))}
-          >
-            <strong>{title}</strong>
-          </button>
-          <span className="section-count muted" data-testid="section-count">
-            {t("recipe.sectionCount", { enabled: section.enabled, total: section.total })}
-          </span>
-        </>
+        <SectionHead
+          section={section}
+          controls={header ? controls(recipeAt, header) : undefined}
+          onFold={onFold}
+          onTitle={header ? () => selectStep(header.index) : undefined}
+          onSwitchAll={(enabled) => editPreset((p) => setStepsEnabled(p, recipeAt, indices, enabled))}
+        />
       )}
     </SectionShell>
   );

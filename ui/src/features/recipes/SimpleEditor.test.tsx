@@ -105,4 +105,24 @@ describe("simple mode with a big preset", () => {
     expect(steps.at(-1)).toEqual({ messageId: "section", enabled: false });
     expect(getState().selectedStep).toBe(steps.length - 1);
   });
+
+  it("switches a whole section on and off as one edit, its header step left as it was", async () => {
+    await renderApp((b) => b.presets.set("helper", bigPreset()), "step-main");
+    const style = screen.getByTestId("section-h1");
+    const all = within(style).getByTestId("section-switch") as HTMLInputElement;
+    expect(all.checked).toBe(false);
+    expect(all.indeterminate).toBe(true);
+    const undo = getState().undo.length;
+    fireEvent.click(all);
+    await waitFor(() => expect(within(screen.getByTestId("section-h1")).getByTestId("section-count").textContent).toBe("10/10 on"));
+    const enabled = () => getState().preset!.contextRecipes[0]!.steps.filter((s) => s.messageId.startsWith("s1-")).map((s) => s.enabled);
+    expect(enabled()).toEqual(Array(10).fill(true));
+    expect(getState().undo.length).toBe(undo + 1);
+    // The other section is untouched.
+    expect(within(screen.getByTestId("section-h0")).getByTestId("section-count").textContent).toBe("5/10 on");
+    fireEvent.click(within(screen.getByTestId("section-h1")).getByTestId("section-switch"));
+    await waitFor(() => expect(enabled()).toEqual(Array(10).fill(false)));
+    expect(getState().preset!.contextRecipes[0]!.steps.find((s) => s.messageId === "h1")?.enabled).toBe(true);
+    expect(screen.getByTestId("steps-count").textContent).toBe("10 of 25 on");
+  });
 });

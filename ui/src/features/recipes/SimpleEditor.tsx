@@ -18,11 +18,13 @@ import { useT } from "../../app/useT";
 import { MessageEditor } from "./MessageEditor";
 import { StepRow } from "./StepRow";
 import { SectionRow } from "./SectionRow";
-import { ListTools } from "./ListTools";
+import { ListTools } from "../../components/lists/ListTools";
 import { addMessage, addSection, moveStep, recipeIndex, stepViews, type StepView } from "./recipe";
-import { recipeList, type RecipeList } from "./recipeList";
-import { foldedOf, toggleFolded, useListView, type ListView } from "./listView";
+import { recipeList, stepTextOf, type RecipeList } from "./recipeList";
+import { foldedOf, toggleFolded, useListView, type ListView } from "../../components/lists/listView";
 import { simpleStepId } from "./dragIds";
+import type { Preset } from "../../app/model";
+import type { ContextRecipe } from "../../bindings";
 
 /** A recipe longer than this scrolls in a box of its own, so that the editor of the selected
  * step stays in view below it, and has the list's tools (filter, enabled only, the count). */
@@ -35,10 +37,10 @@ export function SimpleEditor() {
   const recipeId = useApp((s) => s.recipeId);
   const model = useApp((s) => s.model);
   const selected = useApp((s) => s.selectedStep);
-  const listView = useListView();
+  const listView = useListView("steps");
   const at = preset ? recipeIndex(preset, recipeId) : -1;
   const recipe = preset?.contextRecipes[at];
-  const views = useMemo(() => (preset && recipe ? stepViews(preset, recipe) : []), [preset, recipe]);
+  const views = viewsOf(preset, recipe);
   const list = useRecipeList(views, listView, preset?.id);
 
   if (!preset) return <section className="editor empty">{t("presets.none")}</section>;
@@ -82,7 +84,15 @@ export function SimpleEditor() {
           </button>
         </div>
       </header>
-      {views.length > SCROLL_FROM && <ListTools list={list} views={views} presetId={preset.id} />}
+      {views.length > SCROLL_FROM && (
+        <ListTools
+          listId="steps"
+          list={list}
+          presetId={preset.id}
+          filterLabel={t("recipe.filter")}
+          hasCategories={views.some((v) => stepTextOf(v.template).meta.category)}
+        />
+      )}
       <StepList recipeAt={at} />
       {views.length === 0 && <p className="muted">{t("recipe.empty")}</p>}
       {views.length > 0 && list.rows.length === 0 && (
@@ -99,18 +109,29 @@ export function SimpleEditor() {
   );
 }
 
-/** The rows shown of `views` as the list view asks, filtered only where the list has tools. */
+const NO_VIEWS: StepView[] = [];
+const NOTHING_FOLDED: ReadonlySet<string> = new Set();
+let lastViews: { templates: Preset["messageTemplates"]; recipe: ContextRecipe; views: StepView[] } | null = null;
+
+/** The steps of `recipe`, worked out once per edit for the editor and its list alike. */
+function viewsOf(preset: Preset | null, recipe: ContextRecipe | undefined): StepView[] {
+  if (!preset || !recipe) return NO_VIEWS;
+  if (lastViews?.templates !== preset.messageTemplates || lastViews.recipe !== recipe) {
+    lastViews = { templates: preset.messageTemplates, recipe, views: stepViews(preset, recipe) };
+  }
+  return lastViews.views;
+}
+
+/** The rows shown of `views` as the list view asks, filtered only where the list has tools;
+ * the editor and its list get the same rows, worked out once. */
 function useRecipeList(views: StepView[], listView: ListView, presetId: string | undefined): RecipeList {
-  const folded = presetId ? foldedOf(listView, presetId) : undefined;
+  const folded = presetId ? foldedOf(listView, presetId) : NOTHING_FOLDED;
   // A short recipe has no tools, so no filter either (one may be left from a long one).
   const tools = views.length > SCROLL_FROM;
   const query = tools ? listView.query : "";
   const enabledOnly = tools && listView.enabledOnly;
   const grouping = tools ? listView.grouping : "sections";
-  return useMemo(
-    () => recipeList(views, { query, enabledOnly, grouping, folded: folded ?? new Set() }),
-    [views, query, enabledOnly, grouping, folded],
-  );
+  return recipeList(views, { query, enabledOnly, grouping, folded });
 }
 
 /**
@@ -147,19 +168,19 @@ const StepList = memo(function StepList({ recipeAt }: { recipeAt: number }) {
 function StepRows({ recipeAt }: { recipeAt: number }) {
   const preset = useApp((s) => s.preset);
   const selected = useApp((s) => s.selectedStep);
-  const listView = useListView();
+  const listView = useListView("steps");
   const recipe = preset?.contextRecipes[recipeAt];
-  const views = useMemo(() => (preset && recipe ? stepViews(preset, recipe) : []), [preset, recipe]);
+  const views = viewsOf(preset, recipe);
   const list = useRecipeList(views, listView, preset?.id);
   // The sortable ids of the rows shown; the same array while they stay the same, so that the
   // sortable context keeps its value.
   const idsKey = list.rows
-    .map((r) => (r.kind === "step" ? simpleStepId(r.view.key) : r.header ? simpleStepId(r.header.key) : ""))
+    .map((r) => (r.kind === "item" ? simpleStepId(r.item.view.key) : r.header ? simpleStepId(r.header.view.key) : ""))
     .filter(Boolean)
     .join("\n");
   const ids = useMemo(() => (idsKey ? idsKey.split("\n") : []), [idsKey]);
   const presetId = preset?.id;
-  const onFold = useCallback((key: string) => presetId && toggleFolded(presetId, key), [presetId]);
+  const onFold = useCallback((key: string) => presetId && toggleFolded("steps", presetId, key), [presetId]);
   return (
     <SortableContext items={ids} strategy={verticalListSortingStrategy}>
       <ol className={views.length > SCROLL_FROM ? "steps scrolling" : "steps"} data-testid="steps">
@@ -169,16 +190,16 @@ function StepRows({ recipeAt }: { recipeAt: number }) {
               key={`section:${row.key}`}
               section={row}
               recipeAt={recipeAt}
-              selected={row.header !== null && selected === row.header.index}
+              selected={row.header !== null && selected === row.header.view.index}
               onFold={onFold}
             />
           ) : (
             <StepRow
-              key={row.view.key}
-              view={row.view}
-              text={row.text}
+              key={row.item.view.key}
+              view={row.item.view}
+              text={row.item.text}
               recipeAt={recipeAt}
-              selected={selected === row.view.index}
+              selected={selected === row.item.view.index}
             />
           ),
         )}

@@ -71,9 +71,15 @@ export function moveStep(preset: Preset, recipeAt: number, from: number, to: num
 }
 
 export function setStepEnabled(preset: Preset, recipeAt: number, at: number, enabled: boolean) {
+  return setStepsEnabled(preset, recipeAt, [at], enabled);
+}
+
+/** Switches the steps at `indices` (a whole section) on or off, as one edit. */
+export function setStepsEnabled(preset: Preset, recipeAt: number, indices: number[], enabled: boolean) {
+  const at = new Set(indices);
   return withRecipe(preset, recipeAt, (r) => ({
     ...r,
-    steps: r.steps.map((s, i) => (i === at ? { ...s, enabled } : s)),
+    steps: r.steps.map((s, i) => (at.has(i) && s.enabled !== enabled ? { ...s, enabled } : s)),
   }));
 }
 

@@ -31,7 +31,7 @@ const options = (o: Partial<ListOptions> = {}): ListOptions => ({
   folded: new Set(),
   ...o,
 });
-const shown = (rows: ListRow[]) => rows.map((r) => (r.kind === "section" ? `[${r.title} ${r.enabled}/${r.total}]` : r.view.step.messageId));
+const shown = (rows: ListRow[]) => rows.map((r) => (r.kind === "section" ? `[${r.title} ${r.enabled}/${r.total}]` : r.item.view.step.messageId));
 
 describe("the recipe list of a big preset", () => {
   it("starts a section at each header step, counting what is on in each and in all", () => {

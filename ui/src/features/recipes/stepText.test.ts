@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { commentMetaOf, leadOf, sectionTitleOf, summaryOf } from "./stepText";
+import { commentMetaOf, leadOf, summaryOf } from "./stepText";
 
 describe("the first meaningful text of a message", () => {
   it("skips the blank lines a big prompt starts with, and counts them", () => {
@@ -65,28 +65,5 @@ describe("the metadata of comment macros", () => {
   it("reads nothing from a text without comments, or from a mail address in one", () => {
     expect(commentMetaOf("@category Core")).toEqual({});
     expect(commentMetaOf("{{// write to a@b.org }}")).toEqual({});
-  });
-});
-
-describe("a step name drawn as a section header", () => {
-  it.each([
-    ["=== Core ===", "Core"],
-    ["━━ Section ━━", "Section"],
-    ["═══ 🎭 Style ═══", "🎭 Style"],
-    ["--- Extras", "Extras"],
-    ["Tools ═══", "Tools"],
-    ["[ Section ]", "Section"],
-    ["【 世界观 】", "世界观"],
-    ["🔧 ═══ Tools ═══", "🔧 Tools"],
-    ["==========", ""],
-    ["┏━━ Core ━━┓", "Core"],
-    ["🔹━━━━ Core ━━━━🔹", "🔹 Core"],
-    ["╔═══ 🎭 Style ═══╗", "🎭 Style"],
-  ])("%s opens the section %s", (name, title) => {
-    expect(sectionTitleOf(name)).toBe(title);
-  });
-
-  it.each(["Main Prompt", "[OOC]", "🎭 Roleplay rules", "NSFW - on", "a == b", ""])("%s is a step", (name) => {
-    expect(sectionTitleOf(name)).toBeNull();
   });
 });
