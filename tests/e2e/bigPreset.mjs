@@ -3,8 +3,10 @@
 // header prompts such as `═══ 🎭 Core ═══` that start sections, the author's comment macros with
 // @category and @tooltip at the top of each prompt, half of them off, a few huge ones that start
 // with blank lines) is imported; its rows say what each step says, the list is filtered, a
-// section folded, a step switched on; no row of the preview is blank, in English or Chinese;
-// then the keystroke-to-painted-preview time is measured while typing into one of its steps.
+// section folded, a step and a whole section switched; no row of the preview is blank, in English
+// or Chinese; then the keystroke-to-painted-preview time is measured while typing into one of its
+// steps; then its lorebook and pipeline get the same list tools (sections, filter, fold, a
+// section switched whole).
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { writeFileSync } from "node:fs";
@@ -92,6 +94,24 @@ export function bigPresetTests(test, current, dbPath) {
       })),
     );
   const { preset, huge, count, enabled, firstOff } = bigPreset();
+
+  /** A lorebook entry named `name` with its name as its key, switched on or off. */
+  async function addEntry(name, on) {
+    await (await byTest("add-entry")).click();
+    const editor = await byTest("entry-editor");
+    await editor.waitForExist({ timeout: 4000 });
+    const field = await editor.$("input");
+    await field.setValue(name);
+    const keys = await (await byTest("entry-keys")).$("input");
+    await keys.setValue(name.toLowerCase());
+    await browser().keys(["Enter"]);
+    if (!on) {
+      await browser().execute((n) => {
+        const li = [...document.querySelectorAll('[data-testid="entries"] > li')].find((l) => l.textContent.includes(n));
+        li.querySelector(".switch input").click();
+      }, name);
+    }
+  }
 
   /** Every row of the preview, scrolled through from top to end: its source and the text it shows. */
   async function previewRows() {
@@ -217,6 +237,17 @@ export function bigPresetTests(test, current, dbPath) {
     await browser().execute((id) => document.querySelector(`[data-testid="section-${id}"]`).scrollIntoView({ block: "end" }), uuid(PER_SECTION + 1));
     await shot(browser(), "72-big-preset-folded-toggled");
 
+    // A whole section switched on, then off, as one edit each; two undos put it back.
+    const styleCount = async () => (await style.$('[data-testid="section-count"]')).getText();
+    const styleSwitch = () => style.$('[data-testid="section-switch"]');
+    await (await styleSwitch()).click();
+    await until(styleCount, (t) => t === "25/25 on", "the Style section all on");
+    await until(async () => (await byTest("steps-count")).getText(), (t) => t === `${enabled + 12} of ${count} on`, "the count with Style on");
+    await (await styleSwitch()).click();
+    await until(styleCount, (t) => t === "0/25 on", "the Style section all off");
+    for (let i = 0; i < 2; i++) await browser().execute(() => document.querySelector('button[aria-label^="Undo"]').click());
+    await until(styleCount, (t) => t === "14/25 on", "the Style section as it was");
+
     // Reorder by keyboard in the long, scrolling list: Core tone 1 one down.
     const order = () => browser().execute(() => [...document.querySelectorAll('[data-testid="steps"] > li')].map((li) => li.dataset.stepId));
     await browser().execute((id) => document.querySelector(`[data-step-id="${id}"]`).scrollIntoView({ block: "center" }), uuid(1));
@@ -237,11 +268,11 @@ export function bigPresetTests(test, current, dbPath) {
     await browser().releaseActions();
 
     // Everything folded: the preset at a glance, a row per section with what is on in it.
-    await (await byTest("fold-all")).click();
+    await (await byTest("steps-fold-all")).click();
     const overview = await until(rowsShown, (r) => r.length <= 2 + SECTIONS.length, "every section folded");
     assert.equal(overview.filter((r) => r.section).length, SECTIONS.length);
     await shot(browser(), "72-big-preset-all-folded");
-    await (await byTest("fold-all")).click();
+    await (await byTest("steps-fold-all")).click();
     await until(rowsShown, (r) => r.length > 250, "every section unfolded");
 
     // Chinese: the same rows, the new words translated.
@@ -295,6 +326,74 @@ export function bigPresetTests(test, current, dbPath) {
     writeFileSync(path.join(SHOTS, "big-preset-latency.json"), JSON.stringify(report, null, 2));
     console.log(`    keystroke to painted preview, 262 prompts: ${JSON.stringify(report)}`);
     await shot(browser(), "74-big-preset-typing");
+  });
+
+  test("the 262-prompt preset's lorebook and pipeline: sections, filter, fold, a section switched whole", async () => {
+    // The lorebook's entries get the same tools: a header entry made by hand starts a section,
+    // which folds, switches whole and filters.
+    await (await byTest("tab-lorebook")).click();
+    for (const name of ["Harbour", "Lighthouse"]) await addEntry(name, name === "Harbour");
+    await (await byTest("add-entry-section")).click();
+    for (const name of ["Castle", "Town", "Market"]) await addEntry(name, name !== "Town");
+    const entryIds = () => browser().execute(() => [...document.querySelectorAll('[data-testid="entries"] > li')].map((li) => li.dataset.entryId));
+    await until(entryIds, (ids) => ids.length === 6, "six entries");
+    await until(async () => (await byTest("entries-count")).getText(), (t) => t === "3 of 6 on", "the entries' count");
+    const places = await byTest("entry-section-section");
+    assert.equal(await (await places.$('[data-testid="section-count"]')).getText(), "2/3 on");
+    await shot(browser(), "75-lorebook-sections-en");
+    await (await places.$('[data-testid="section-switch"]')).click();
+    await until(async () => (await places.$('[data-testid="section-count"]')).getText(), (t) => t === "3/3 on", "the section switched on");
+    await (await places.$('[data-testid="fold"]')).click();
+    await until(entryIds, (ids) => ids.length === 3, "the section folded");
+    await (await byTest("entries-filter")).setValue("town");
+    await until(entryIds, (ids) => ids.length === 2 && ids.includes("entry-4"), "the filter finds Town in its folded section");
+    await shot(browser(), "76-lorebook-filtered-folded-en");
+    await (await byTest("entries-filter")).click();
+    await browser().keys(["Control", "a"]);
+    await browser().keys(["Control"]);
+    await browser().keys(["Backspace"]);
+    await until(entryIds, (ids) => ids.length === 3, "the filter cleared");
+    await (await places.$('[data-testid="fold"]')).click();
+    await (await byTest("entries-enabled-only")).click();
+    await until(entryIds, (ids) => ids.length === 5 && !ids.includes("entry-2"), "enabled entries only");
+    await (await byTest("entries-enabled-only")).click();
+
+    // The pipeline: its processors in sections by what they work on.
+    await (await byTest("tab-pipeline")).click();
+    const formatters = await byTest("processors-section-formatters");
+    await formatters.waitForExist({ timeout: 8000 });
+    const pipelineCount = async () => (await byTest("processors-count")).getText();
+    const before = await pipelineCount();
+    await (await formatters.$('[data-testid="section-switch"]')).click();
+    await until(async () => (await formatters.$('[data-testid="section-count"]')).getText(), (t) => /^(\d+)\/\1 on$/.test(t), "every formatter on");
+    await (await byTest("processors-section-history")).$('[data-testid="fold"]').then((b) => b.click());
+    await until(() => browser().$('[data-testid="processor-session-loader"]').isExisting(), (e) => !e, "the history's processors folded");
+    // Every section folded: the pipeline at a glance.
+    const overview = async (name) => {
+      await (await byTest("processors-fold-all")).click();
+      await until(() => browser().$('[data-testid="processor-token-limiter"]').isExisting(), (e) => !e, "every section folded");
+      await browser().execute(() => document.querySelector('[data-testid="pipeline-panel"]').scrollIntoView({ block: "start" }));
+      await shot(browser(), name);
+      await (await byTest("processors-fold-all")).click();
+      await byTest("processor-token-limiter").then((e) => e.waitForExist({ timeout: 4000 }));
+    };
+    await overview("77-pipeline-sections-en");
+    await browser().execute(() => document.querySelector('button[aria-label^="Undo"]').click());
+    await until(pipelineCount, (t) => t === before, "the formatters as they were");
+
+    // Chinese: the lorebook and the pipeline with their tools, then the recipe.
+    await (await byTest("language")).selectByAttribute("value", "zh-CN");
+    await until(pipelineCount, (t) => t.startsWith("已启用"), "the pipeline's count in Chinese");
+    await overview("77-pipeline-sections-zh");
+    await (await byTest("tab-lorebook")).click();
+    await until(async () => (await byTest("entries-count")).getText(), (t) => t.startsWith("已启用"), "the entries' count in Chinese");
+    await browser().execute(() => document.querySelector('[data-testid="entries-tools"]').scrollIntoView({ block: "start" }));
+    await shot(browser(), "75-lorebook-sections-zh");
+    await (await byTest("language")).selectByAttribute("value", "en");
+    await until(async () => (await byTest("entries-count")).getText(), (t) => t.endsWith(" on"), "English again");
+    await (await byTest("tab-recipe")).click();
+    await byTest("steps-count").then((e) => e.waitForExist({ timeout: 8000 }));
+
   });
 }
 
