@@ -6,6 +6,7 @@
 //! by other text while the entry lives: a message whose content is the same `Arc` is the same
 //! text, and a warm rebuild reads its answers in history order without hashing or matching it.
 
+use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hash};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -50,6 +51,8 @@ fn chunks(text: &str) -> impl Iterator<Item = &str> {
 /// How many sessions keep what their builds worked out at once; the app previews a handful at a
 /// time.
 const SESSIONS_KEPT: usize = 16;
+/// How many kinds of answers processors keep per session ([`BuildCache::take_kept`]).
+const KINDS_KEPT: usize = 4;
 /// How many lorebooks' key indexes are kept: the one being edited, and a compare or two.
 const LOREBOOKS_KEPT: usize = 4;
 
@@ -94,80 +97,6 @@ impl<T: Clone> ByStoredText<T> {
 /// build's format or template writes it (names aside), and the role it was counted for.
 pub type HistoryCounts = ByStoredText<(u32, Role)>;
 
-/// What the history regex rules made of one stored message (bit k: rule k).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct RuleOutcome {
-    /// The rewritten text; `None` when no rule changed it.
-    pub text: Option<Arc<str>>,
-    /// The rules that changed it.
-    pub changed: u64,
-    /// The rules left out because they would have made it too long.
-    pub too_long: u64,
-}
-
-/// What the history regex rules made of one stored message, and for which role and depth.
-#[derive(Debug, Clone)]
-struct Rewrite {
-    role: Role,
-    /// The depth it was at, where a rule's depth limits make depth matter; else `u32::MAX`.
-    depth: u32,
-    /// `None` when the rules did nothing to it, the common case, which then costs no allocation.
-    outcome: Option<Box<RuleOutcome>>,
-}
-
-const NOTHING: RuleOutcome = RuleOutcome {
-    text: None,
-    changed: 0,
-    too_long: 0,
-};
-
-/// What one set of history regex rules (RULES 5.2) made of each of a session's stored messages
-/// in its last build with them, by stored position.
-#[derive(Debug, Default)]
-pub struct HistoryRewrites(ByStoredText<Rewrite>);
-
-impl HistoryRewrites {
-    /// What the rules made of stored message `index` when it was this very text, of this role,
-    /// at this depth (`u32::MAX` where depth does not matter).
-    pub fn get(
-        &self,
-        index: usize,
-        text: &Arc<str>,
-        role: Role,
-        depth: u32,
-    ) -> Option<&RuleOutcome> {
-        self.0
-            .get(index, text)
-            .filter(|r| r.role == role && r.depth == depth)
-            .map(|r| r.outcome.as_deref().unwrap_or(&NOTHING))
-    }
-
-    pub fn set(
-        &mut self,
-        index: usize,
-        text: &Arc<str>,
-        role: Role,
-        depth: u32,
-        outcome: RuleOutcome,
-    ) {
-        let outcome = (outcome != NOTHING).then(|| Box::new(outcome));
-        self.0.set(
-            index,
-            text,
-            Rewrite {
-                role,
-                depth,
-                outcome,
-            },
-        );
-    }
-
-    /// Forgets positions past the end of a session that got shorter.
-    pub fn truncate(&mut self, len: usize) {
-        self.0.truncate(len);
-    }
-}
-
 /// Values kept per key for at most [`SESSIONS_KEPT`] keys. A build takes its session's value,
 /// works with it and gives it back; a concurrent build of the same session meanwhile starts
 /// from an empty one, which only costs it the shortcut.
@@ -182,16 +111,22 @@ impl<K, V> Default for PerSession<K, V> {
 
 impl<K: Eq + Hash + Clone, V: Default> PerSession<K, V> {
     fn take(&self, key: &K) -> V {
-        self.0
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(key)
-            .unwrap_or_default()
+        self.take_any(key).unwrap_or_default()
+    }
+}
+
+impl<K: Eq + Hash + Clone, V> PerSession<K, V> {
+    fn take_any(&self, key: &K) -> Option<V> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).remove(key)
     }
 
     fn keep(&self, key: K, value: V) {
+        self.keep_at_most(SESSIONS_KEPT, key, value);
+    }
+
+    fn keep_at_most(&self, limit: usize, key: K, value: V) {
         let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        if map.len() >= SESSIONS_KEPT && !map.contains_key(&key) {
+        if map.len() >= limit && !map.contains_key(&key) {
             // Any one goes: it is only a shortcut.
             if let Some(old) = map.keys().next().cloned() {
                 map.remove(&old);
@@ -209,11 +144,14 @@ pub struct BuildCache {
     /// Per (tokenizer, wrapping, session id): the history counts of the last build of that
     /// session that wrapped its messages alike (the same affixes, trimming and overheads).
     histories: PerSession<(Vocabulary, u64, String), HistoryCounts>,
-    /// Per (session id, rules): what those history rules made of its messages in its last build
-    /// with them (a preview and a compare of two models may run different rules).
-    rewrites: PerSession<(String, u64), HistoryRewrites>,
+    /// What processors keep of a session's last build for the next, each under a key of its
+    /// own and by its type ([`Self::take_kept`]): what history rules made of each stored
+    /// message, whether each passed a history filter.
+    kept: PerSession<(TypeId, String, u64), Box<dyn Any + Send>>,
     /// The key indexes of the last few lorebooks built, by [`KeyIndex::fingerprint`].
     lorebooks: Mutex<Vec<(u64, Arc<KeyIndex>)>>,
+    /// Template expansions that read only the macro environment (RULES 4.5).
+    macros: crate::macros::MacroMemo,
     hits: AtomicU64,
     misses: AtomicU64,
 }
@@ -288,16 +226,30 @@ impl BuildCache {
             .keep((kind.into(), wrapping, session_id.to_string()), counts);
     }
 
-    /// Takes what the history rules identified by `rules` made of a session's messages in its
-    /// last build with them (none when nothing is kept), to give back with
-    /// [`Self::keep_history_rewrites`].
-    pub fn take_history_rewrites(&self, session_id: &str, rules: u64) -> HistoryRewrites {
-        self.rewrites.take(&(session_id.to_string(), rules))
+    /// Takes what a processor kept of a session's last build under `key` as a `T` (a default
+    /// one when nothing is kept), to give back with [`Self::keep`] when the build is done with
+    /// it. A processor keys what it keeps by everything its answers depend on besides the
+    /// stored messages (the rules, the filter's texts): a preview and a compare of two models
+    /// may run different ones.
+    pub fn take_kept<T: Any + Send + Default>(&self, session_id: &str, key: u64) -> T {
+        let key = (TypeId::of::<T>(), session_id.to_string(), key);
+        self.kept
+            .take_any(&key)
+            .and_then(|kept| kept.downcast::<T>().ok())
+            .map_or_else(T::default, |kept| *kept)
     }
 
-    pub fn keep_history_rewrites(&self, session_id: &str, rules: u64, rewrites: HistoryRewrites) {
-        self.rewrites
-            .keep((session_id.to_string(), rules), rewrites);
+    pub fn keep<T: Any + Send>(&self, session_id: &str, key: u64, value: T) {
+        self.kept.keep_at_most(
+            KINDS_KEPT * SESSIONS_KEPT,
+            (TypeId::of::<T>(), session_id.to_string(), key),
+            Box::new(value),
+        );
+    }
+
+    /// The expansions kept between builds.
+    pub fn macros(&self) -> &crate::macros::MacroMemo {
+        &self.macros
     }
 
     /// The index of `book`'s keys: kept from an earlier build of the same keys, or made now.

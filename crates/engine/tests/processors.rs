@@ -364,3 +364,163 @@ fn lorebook_entries_are_placed_by_their_strategies_like_recipe_steps() {
     assert_eq!(activated, ["town", "always", "deep"]);
     assert!(r.warnings.is_empty(), "{:?}", warnings(&r));
 }
+
+/// A message a history rule rewrote is shared between builds as the same parts (RULES 5.2);
+/// they are the stored message's only while it is: a new name or id with the same text shows.
+#[test]
+fn a_rewritten_message_kept_between_builds_follows_its_stored_name_and_id() {
+    let mut p = chat_preset();
+    p.regex_rules = Some(vec![rule(
+        "names",
+        r"\bBob\b",
+        "Robert",
+        RegexScope::History,
+    )]);
+    let cache = BuildCache::new();
+    let mut session = session_of(&["u1 Bob", "a1 hi"]);
+    let first = run_cached(&p, &session, &cache);
+    let cold = run(&p, &session);
+    assert_eq!(first.messages, cold.messages);
+    let rewritten = |r: &promptloom_engine::BuildResult<'_>| {
+        let m = r
+            .messages
+            .iter()
+            .find(|m| m.content() == "u1 Robert")
+            .expect("the rewritten message");
+        (m.name().map(str::to_string), m.source().message_id.clone())
+    };
+    assert_eq!(rewritten(&first), (None, Some("m0".to_string())));
+    let again = run_cached(&p, &session, &cache);
+    assert_eq!(again.messages, first.messages);
+    drop((first, cold, again));
+
+    // The same text (the same shared string), another name and id.
+    session.messages[0].name = Some("Ann".into());
+    session.messages[0].id = Some("renamed".into());
+    let r = run_cached(&p, &session, &cache);
+    assert_eq!(
+        rewritten(&r),
+        (Some("Ann".to_string()), Some("renamed".to_string()))
+    );
+    assert_eq!(r.messages, run(&p, &session).messages);
+}
+
+/// Whether a stored message passes the history filter is kept between builds (RULES 5.3); an
+/// edited message or other filter texts are looked at again.
+#[test]
+fn the_history_filter_gives_the_same_prompt_on_a_rebuild_and_follows_every_change() {
+    let mut p = chat_preset();
+    let filter = |excludes: &str| {
+        serde_json::from_value(json!([{
+            "id": "history-operations",
+            "enabled": true,
+            "settings": { "operation": "filter", "contentExcludes": excludes }
+        }]))
+        .expect("config")
+    };
+    p.processors = Some(filter("secret"));
+    let cache = BuildCache::new();
+    let mut session = session_of(&["u1 secret", "a1 hi", "u2 hello"]);
+    let first = run_cached(&p, &session, &cache);
+    assert_eq!(history_contents(&first), ["a1 hi", "u2 hello"]);
+    let again = run_cached(&p, &session, &cache);
+    assert_eq!(again.messages, first.messages);
+    drop((first, again));
+
+    session.messages[1].content = Arc::from("a1 a secret");
+    let r = run_cached(&p, &session, &cache);
+    assert_eq!(history_contents(&r), ["u2 hello"]);
+    drop(r);
+
+    p.processors = Some(filter("hello"));
+    let r = run_cached(&p, &session, &cache);
+    assert_eq!(history_contents(&r), ["u1 secret", "a1 a secret"]);
+}
+
+/// The settings each processor runs with are kept from the build before while the configs are
+/// the same (the shared pipeline); a changed setting applies on the next build.
+#[test]
+fn a_changed_processor_setting_applies_on_the_next_build() {
+    let mut p = chat_preset();
+    let keep_last = |count: u32| {
+        serde_json::from_value(json!([{
+            "id": "history-operations",
+            "enabled": true,
+            "settings": { "operation": "truncate", "truncateMode": "keepLast", "count": count }
+        }]))
+        .expect("config")
+    };
+    let session = session_of(&["u1", "a1", "u2", "a2"]);
+    p.processors = Some(keep_last(1));
+    assert_eq!(history_contents(&run(&p, &session)), ["a2"]);
+    p.processors = Some(keep_last(3));
+    assert_eq!(history_contents(&run(&p, &session)), ["a1", "u2", "a2"]);
+    p.processors = None;
+    assert_eq!(history_contents(&run(&p, &session)).len(), 4);
+}
+
+/// A template whose macros read only the environment is kept between builds (RULES 4.5); one
+/// that reads the clock, a variable or the random stream is expanded every build, and a kept
+/// one follows the environment.
+#[test]
+fn kept_expansions_follow_the_environment_and_never_keep_the_clock_variables_or_random() {
+    let p = preset(
+        json!([
+            { "id": "pure", "role": "system", "content": "I am {{char}}, talking to {{user}}." },
+            { "id": "set", "role": "system", "content": "{{setvar::mood::calm}}Mood set." },
+            { "id": "clock", "role": "system",
+              "content": "At {{time}} the mood is {{getvar::mood}}, {{random::a::b::c::d::e::f::g::h}}." },
+            { "id": "hist", "role": "system", "type": "chat_history" },
+        ]),
+        one_recipe(json!([
+            { "messageId": "pure", "enabled": true },
+            { "messageId": "set", "enabled": true },
+            { "messageId": "clock", "enabled": true },
+            { "messageId": "hist", "enabled": true },
+        ])),
+    );
+    let cache = BuildCache::new();
+    let mut session = session_of(&["u1 hi"]);
+    let at = |time: &str| {
+        let mut o = options();
+        o.timestamp = chrono::DateTime::parse_from_rfc3339(time).expect("time");
+        o
+    };
+    let build = |session: &promptloom_engine::model::Session, time: &str| {
+        let r = try_run_cached(&p, session, "gpt-4o", &at(time), &cache).expect("builds");
+        contents(&r)
+    };
+    let first = build(&session, "2026-03-01T18:30:00+00:00");
+    assert_eq!(first[0], "I am Test, talking to User.");
+    assert!(
+        first[2].starts_with("At 6:30 PM the mood is calm, "),
+        "{}",
+        first[2]
+    );
+    assert!(!cache.macros().is_empty(), "the pure template is kept");
+    // Only the clock moved: the kept template is the same, the clock's is new.
+    let later = build(&session, "2026-03-01T19:45:00+00:00");
+    assert_eq!(later[0], first[0]);
+    assert!(
+        later[2].starts_with("At 7:45 PM the mood is calm, "),
+        "{}",
+        later[2]
+    );
+    // Another random draw with another session: the random macro is not kept.
+    let draws: std::collections::HashSet<String> = (0..8)
+        .map(|i| {
+            session.id = format!("s{i}");
+            build(&session, "2026-03-01T19:45:00+00:00")[2].clone()
+        })
+        .collect();
+    assert!(draws.len() > 1, "random draws differ: {draws:?}");
+    // Another user name: the kept template follows.
+    session.user_profile = Some(promptloom_engine::model::UserProfile {
+        name: "Ash".into(),
+        content: None,
+    });
+    assert_eq!(
+        build(&session, "2026-03-01T19:45:00+00:00")[0],
+        "I am Test, talking to Ash."
+    );
+}

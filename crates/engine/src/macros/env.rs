@@ -68,7 +68,7 @@ pub struct MacroState {
     trace: Vec<MacroUse>,
     traced: usize,
     /// Whether evaluations are recorded at all ([`MacroState::traced`]).
-    tracing: bool,
+    pub(super) tracing: bool,
 }
 
 /// One macro evaluation as the turn-to-turn diff reads it: the name as written and a hash of

@@ -107,11 +107,13 @@ impl Expander<'_, '_> {
 
     fn value(&mut self, body: &str) -> Result<Value, Problem> {
         if let Some(formula) = spaced_roll(body) {
+            self.impure = true;
             let dice = Dice::parse(formula.trim()).ok_or(Problem::BadDice)?;
             return Ok(Value::Plain(dice.roll(&mut self.state.random).to_string()));
         }
         let (name, args) = split_macro(body).ok_or(Problem::Unknown)?;
         let name = name.trim().to_ascii_lowercase();
+        self.impure |= reads_more_than_env(&name);
         let env = self.env;
         let t = &env.timestamp;
         let plain = |s: &str| Ok(Value::Plain(s.to_string()));
@@ -263,6 +265,24 @@ impl Expander<'_, '_> {
             _ => Err(Problem::Unknown),
         }
     }
+}
+
+/// Whether the macro of this (lower-case) name reads more than the environment: the clock, the
+/// idle time, the random stream, a pick's seed or the variables. Unknown names stay as written,
+/// which depends on the name alone.
+fn reads_more_than_env(name: &str) -> bool {
+    matches!(
+        name,
+        "idle_duration"
+            | "time"
+            | "date"
+            | "weekday"
+            | "isodate"
+            | "isotime"
+            | "random"
+            | "pick"
+            | "roll"
+    ) || name.contains("var")
 }
 
 /// The variables a variable macro of this (lower-case) name works on.

@@ -53,6 +53,9 @@ pub(super) struct Expander<'x, 'a> {
     pub(super) produced: usize,
     /// Set when a cap was reached: every later macro of this expansion stays as written.
     pub(super) stopped: bool,
+    /// Set when a macro read more than the environment: a variable, the random stream, a pick's
+    /// seed or the clock (`memo.rs` keeps only expansions without such a macro).
+    pub(super) impure: bool,
 }
 
 impl<'x, 'a> Expander<'x, 'a> {
@@ -66,6 +69,7 @@ impl<'x, 'a> Expander<'x, 'a> {
             evaluations: 0,
             produced: 0,
             stopped: false,
+            impure: false,
         }
     }
 }

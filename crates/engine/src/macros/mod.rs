@@ -47,7 +47,8 @@
 //! expansions share; `expander.rs` one expansion's bookkeeping (warnings, the caps charged,
 //! `{{pick}}`'s seeds); `scan.rs` the left-to-right scan, a macro's name and arguments;
 //! `variables.rs` `{{setvar}}` and `{{addvar}}`; `blocks.rs` the blocks; `legacy.rs` the legacy
-//! names; `evaluate.rs` what each macro becomes. `mod.rs` is the entry point over them.
+//! names; `evaluate.rs` what each macro becomes; `memo.rs` the expansions kept between builds.
+//! `mod.rs` is the entry point over them.
 //!
 //! [`MACRO_EXPANSION_BYTES`]: crate::limits::MACRO_EXPANSION_BYTES
 //! [`MACRO_VARIABLE_BYTES`]: crate::limits::MACRO_VARIABLE_BYTES
@@ -59,6 +60,7 @@ mod evaluate;
 mod expander;
 mod idle;
 mod legacy;
+mod memo;
 mod random;
 mod scan;
 #[cfg(test)]
@@ -74,6 +76,7 @@ pub use env::{
     MAX_VALUE_DEPTH,
 };
 use expander::Expander;
+pub use memo::{MacroMemo, KEPT_BYTES};
 
 /// A stored message's `createdAt` read as a time (RFC 3339, milliseconds since 1970, or
 /// SillyTavern's "November 22, 2026 3:04pm" in the offset of `now`), as the time macros read it.
@@ -89,11 +92,24 @@ pub fn needs_expansion(text: &str, env: &MacroEnv<'_>) -> bool {
 /// Expands the macros in `text`. `position` names where the text comes from (a template and
 /// step, a lorebook entry); it keeps `{{pick}}` stable there.
 pub fn expand(text: &str, env: &MacroEnv<'_>, state: &mut MacroState, position: &str) -> Expansion {
+    expand_reporting(text, env, state, position).0
+}
+
+/// [`expand`], and whether the expansion was pure: every macro it evaluated read only the
+/// environment (no variable, random draw, pick or clock), so the same text in an environment of
+/// the same [`MacroEnv::fingerprint`] expands the same (`memo.rs`).
+fn expand_reporting(
+    text: &str,
+    env: &MacroEnv<'_>,
+    state: &mut MacroState,
+    position: &str,
+) -> (Expansion, bool) {
     if !needs_expansion(text, env) {
-        return Expansion {
+        let expansion = Expansion {
             text: text.to_string(),
             warnings: Vec::new(),
         };
+        return (expansion, true);
     }
     let mut expander = Expander::new(env, state, position);
     let replaced;
@@ -108,8 +124,52 @@ pub fn expand(text: &str, env: &MacroEnv<'_>, state: &mut MacroState, position: 
     } else {
         text.to_string()
     };
-    Expansion {
+    let expansion = Expansion {
         text,
         warnings: expander.warnings,
+    };
+    (expansion, !expander.impure)
+}
+
+/// [`super::expand`] through `memo`: a kept outcome for this text in an environment of this
+/// `fingerprint` ([`MacroEnv::fingerprint`]), else the expansion, kept when it was pure. A traced
+/// state, or one whose build cap is reached or would be by the kept outcome, expands afresh.
+pub fn expand_kept(
+    text: &str,
+    env: &MacroEnv<'_>,
+    fingerprint: u64,
+    state: &mut MacroState,
+    position: &str,
+    memo: &MacroMemo,
+) -> Expansion {
+    if state.tracing || state.exhausted {
+        return expand(text, env, state, position);
     }
+    let key = (
+        xxhash_rust::xxh3::xxh3_64(text.as_bytes()),
+        text.len(),
+        fingerprint,
+    );
+    if let Some(kept) = memo.get(key) {
+        if state.produced + kept.produced <= crate::limits::MACRO_BUILD_BYTES {
+            state.produced += kept.produced;
+            return Expansion {
+                text: kept.text.clone(),
+                warnings: kept.warnings.clone(),
+            };
+        }
+    }
+    let before = state.produced;
+    let (expansion, pure) = expand_reporting(text, env, state, position);
+    if pure && !state.exhausted {
+        memo.keep(
+            key,
+            memo::Kept {
+                text: expansion.text.clone(),
+                warnings: expansion.warnings.clone(),
+                produced: state.produced - before,
+            },
+        );
+    }
+    expansion
 }

@@ -976,3 +976,110 @@ fn variable_macros_without_a_name_stay_as_written() {
         assert!(!out.warnings.is_empty(), "{macro_text}");
     }
 }
+
+/// A kept expansion charges the build's cap like a fresh one (RULES 4.5): the same texts through
+/// the memo stop at the same place, with the same one warning.
+#[test]
+fn kept_expansions_charge_the_build_cap_like_fresh_ones() {
+    let description = "d".repeat(1 << 20);
+    let env = MacroEnv {
+        description: &description,
+        ..env()
+    };
+    let memo = MacroMemo::default();
+    let fingerprint = env.fingerprint();
+    let mut outcomes = Vec::new();
+    for round in 0..2 {
+        let mut state = MacroState::new(&env, BTreeMap::new());
+        let mut texts = Vec::new();
+        let mut warnings = Vec::new();
+        for i in 0..40 {
+            let out = expand_kept(
+                "{{description}}",
+                &env,
+                fingerprint,
+                &mut state,
+                &format!("t{i}"),
+                &memo,
+            );
+            texts.push(out.text);
+            warnings.extend(out.warnings);
+        }
+        assert!(state.produced() <= MACRO_BUILD_BYTES);
+        assert_eq!(warnings.len(), 1, "round {round}: {warnings:?}");
+        assert!(!memo.is_empty(), "the pure expansion is kept");
+        outcomes.push(texts);
+    }
+    assert_eq!(outcomes[0], outcomes[1]);
+}
+
+/// Expansions that read the clock, a variable or the random stream are not kept; ones that read
+/// only the environment are, under its fingerprint.
+#[test]
+fn only_expansions_of_the_environment_alone_are_kept() {
+    let base = env;
+    let env = base();
+    let memo = MacroMemo::default();
+    let mut state = MacroState::new(&env, BTreeMap::new());
+    for text in [
+        "{{time}}",
+        "{{date}}",
+        "{{isotime}}",
+        "{{idle_duration}}",
+        "{{random::a::b}}",
+        "{{pick::a::b}}",
+        "{{roll:d6}}",
+        "{{roll 2d6}}",
+        "{{getvar::x}}",
+        "{{setvar::x::1}}",
+        "{{incglobalvar::y}}",
+        "{{#if description}}{{time}}{{/if}}",
+    ] {
+        expand_kept(text, &env, env.fingerprint(), &mut state, "t", &memo);
+        assert!(memo.is_empty(), "{text} is not kept");
+    }
+    expand_kept(
+        "{{char}} {{description}} {{// a note}}",
+        &env,
+        env.fingerprint(),
+        &mut state,
+        "t",
+        &memo,
+    );
+    assert_eq!(memo.len(), 1);
+    let other = MacroEnv {
+        user: "Carol",
+        ..base()
+    };
+    assert_ne!(other.fingerprint(), env.fingerprint());
+    let timed = MacroEnv {
+        timestamp: DateTime::parse_from_rfc3339("2027-01-01T00:00:00Z").unwrap(),
+        ..base()
+    };
+    assert_eq!(
+        timed.fingerprint(),
+        env.fingerprint(),
+        "the clock is not in it"
+    );
+}
+
+/// The memo never holds more than its bytes, however many large expansions a session of edits
+/// makes (docs/ARCHITECTURE.md, "Limits").
+#[test]
+fn the_kept_expansions_stay_within_their_bytes() {
+    let description = "d".repeat(1 << 20);
+    let env = MacroEnv {
+        description: &description,
+        ..env()
+    };
+    let memo = MacroMemo::default();
+    for i in 0..200 {
+        // A new text each time, as when typing into a template that writes the description.
+        let mut state = MacroState::new(&env, BTreeMap::new());
+        let text = format!("{{{{description}}}} {i}");
+        let out = expand_kept(&text, &env, env.fingerprint(), &mut state, "t", &memo);
+        assert!(out.text.ends_with(&format!(" {i}")));
+        assert!(memo.bytes() <= KEPT_BYTES, "{} bytes kept", memo.bytes());
+    }
+    assert!(!memo.is_empty());
+}

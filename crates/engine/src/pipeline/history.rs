@@ -139,6 +139,14 @@ impl<'s> History<'s> {
         }
     }
 
+    /// Gives stored message `index` the text of `rewritten` (see
+    /// [`PipelineMessage::set_rewritten`]); false, changing nothing, when it cannot.
+    pub fn set_rewritten(&mut self, index: usize, rewritten: &super::Rewritten) -> bool {
+        self.items
+            .get_mut(index)
+            .is_some_and(|m| m.set_rewritten(rewritten))
+    }
+
     /// Positions of the `n` most recent messages of `role`, oldest first.
     pub fn recent_by_role(&self, role: Role, n: usize) -> &[u32] {
         let positions = &self.by_role[role.index()];

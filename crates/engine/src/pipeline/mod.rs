@@ -22,11 +22,13 @@ pub use history::History;
 pub use message::*;
 pub use result::*;
 
+use std::sync::{Arc, Mutex};
+
 use serde::Serialize;
 
 use crate::assets::AssetSource;
 use crate::cache::BuildCache;
-use crate::model::{AgentPreset, ProcessorConfig, Session};
+use crate::model::{AgentPreset, Compatibility, ProcessorConfig, Session};
 use crate::profiles::{profile_for_model, ModelProfile};
 use crate::texts;
 use crate::EngineError;
@@ -52,6 +54,28 @@ pub struct Pipeline {
     /// Each processor with its descriptor and its SillyTavern defaults, asked for once at
     /// registration.
     processors: Vec<Registered>,
+    /// The settings the last build ran its processors with, and what they were resolved from:
+    /// a rebuild after a template edit resolves nothing again.
+    last: Mutex<Option<Arc<Resolved>>>,
+}
+
+/// Every processor's settings for one preset's and one profile's processor configs.
+struct Resolved {
+    compatibility: Compatibility,
+    preset: Option<Vec<ProcessorConfig>>,
+    profile: Vec<ProcessorConfig>,
+    /// Each processor's settings and its position in the registry, in the order they run.
+    configs: Vec<(ResolvedConfig, usize)>,
+}
+
+impl Resolved {
+    /// Whether these settings are the ones `preset` and `profile` resolve to: all that
+    /// [`ResolvedConfig::merge`] reads of them is the same.
+    fn is_for(&self, preset: &AgentPreset, profile: &ModelProfile) -> bool {
+        self.compatibility == preset.compatibility
+            && self.preset == preset.processors
+            && self.profile == profile.processors
+    }
 }
 
 impl Pipeline {
@@ -59,6 +83,7 @@ impl Pipeline {
     pub fn empty() -> Self {
         Pipeline {
             processors: Vec::new(),
+            last: Mutex::new(None),
         }
     }
 
@@ -66,6 +91,7 @@ impl Pipeline {
     /// registered replaces the first.
     pub fn register(&mut self, processor: Box<dyn Processor>) {
         let descriptor = processor.descriptor();
+        *self.last.get_mut().unwrap_or_else(|e| e.into_inner()) = None;
         self.processors.retain(|r| r.descriptor.id != descriptor.id);
         self.processors.push(Registered {
             compat: processor.sillytavern(),
@@ -138,17 +164,47 @@ impl Pipeline {
         preset: &AgentPreset,
         profile: &ModelProfile,
     ) -> Vec<(ResolvedConfig, &Registered)> {
+        self.resolve_indexed(preset, profile)
+            .into_iter()
+            .map(|(config, i)| (config, &self.processors[i]))
+            .collect()
+    }
+
+    /// [`Self::resolve_with`] with each processor's position in the registry.
+    fn resolve_indexed(
+        &self,
+        preset: &AgentPreset,
+        profile: &ModelProfile,
+    ) -> Vec<(ResolvedConfig, usize)> {
         let mut resolved: Vec<_> = self
             .processors
             .iter()
-            .map(|r| {
+            .enumerate()
+            .map(|(i, r)| {
                 let config =
                     ResolvedConfig::merge(&r.descriptor, r.compat.as_ref(), profile, preset);
-                (config, r)
+                (config, i)
             })
             .collect();
         // Stable: equal priorities keep registration order.
         resolved.sort_by_key(|(c, _)| c.priority);
+        resolved
+    }
+
+    /// The settings a build runs with: the last build's when they were resolved from the same
+    /// configs, else resolved now and kept.
+    fn resolved_for(&self, preset: &AgentPreset, profile: &ModelProfile) -> Arc<Resolved> {
+        let lock = || self.last.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(last) = lock().as_ref().filter(|r| r.is_for(preset, profile)) {
+            return Arc::clone(last);
+        }
+        let resolved = Arc::new(Resolved {
+            compatibility: preset.compatibility,
+            preset: preset.processors.clone(),
+            profile: profile.processors.clone(),
+            configs: self.resolve_indexed(preset, profile),
+        });
+        *lock() = Some(Arc::clone(&resolved));
         resolved
     }
 
@@ -165,12 +221,13 @@ impl Pipeline {
         for said in ctx.generation.warnings(format, ctx.profile.reserved_reply) {
             ctx.warn(GENERATION_LOG, said);
         }
-        for (config, registered) in self.resolve_with(request.preset, &ctx.profile) {
+        let resolved = self.resolved_for(request.preset, &ctx.profile);
+        for (config, i) in &resolved.configs {
             for note in &config.notes_said {
                 ctx.warn(&config.id, note.clone());
             }
             if config.enabled {
-                registered.processor.execute(&mut ctx, &config)?;
+                self.processors[*i].processor.execute(&mut ctx, config)?;
             }
         }
         Ok(ctx.finish())

@@ -82,7 +82,9 @@ impl<'s> BuiltMessage<'s> {
         let mut body = self.body.into_owned();
         if let Body::Own(parts) = &mut body {
             // A stored message's id, which the pipeline leaves to the result.
-            parts.source = source;
+            if parts.source != source {
+                Arc::make_mut(parts).source = source;
+            }
         }
         BuiltMessage {
             role: self.role,
@@ -534,10 +536,21 @@ impl<'s> PipelineContext<'_, 's> {
                 *sum = Some(sum.unwrap_or(0) + tokens);
                 let (role, mut body) = m.into_body();
                 if let Body::Own(parts) = &mut body {
-                    for s in std::iter::once(&mut parts.source).chain(parts.merged.iter_mut()) {
-                        if let Some(i) = s.history_index {
-                            s.message_id =
-                                session.messages.get(i as usize).and_then(|m| m.id.clone());
+                    // Each stored message's id, copying shared parts only when one is missing.
+                    let id_of = |s: &Source| {
+                        s.history_index
+                            .and_then(|i| session.messages.get(i as usize)?.id.as_ref())
+                    };
+                    let missing = |s: &Source| s.message_id.as_ref() != id_of(s);
+                    if std::iter::once(&parts.source)
+                        .chain(&parts.merged)
+                        .any(missing)
+                    {
+                        let parts = Arc::make_mut(parts);
+                        for s in std::iter::once(&mut parts.source).chain(parts.merged.iter_mut()) {
+                            if s.history_index.is_some() {
+                                s.message_id = id_of(s).cloned();
+                            }
                         }
                     }
                 }

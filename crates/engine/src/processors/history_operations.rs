@@ -15,6 +15,8 @@
 
 use std::collections::HashSet;
 
+use crate::cache::ByStoredText;
+
 use crate::model::Role;
 use crate::pipeline::{
     option_said, ConfigField, DropAction, DroppedItem, PipelineContext, Processor,
@@ -96,20 +98,47 @@ impl Processor for HistoryOperations {
             }
             "filter" => {
                 let roles: Vec<Role> = list(config.str("roles")).filter_map(parse_role).collect();
-                let contains = AnyOf::new(list(config.str("contentContains")).collect());
-                let excludes = AnyOf::new(list(config.str("contentExcludes")).collect());
-                ctx.history
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, m)| {
-                        let text = m.content();
-                        let kept = (roles.is_empty() || roles.contains(&m.role))
-                            && contains.as_ref().is_none_or(|c| c.is_in(text))
-                            && !excludes.as_ref().is_some_and(|e| e.is_in(text));
-                        !kept
-                    })
-                    .map(|(i, _)| i)
-                    .collect()
+                let (contains_list, excludes_list) =
+                    (config.str("contentContains"), config.str("contentExcludes"));
+                let contains = AnyOf::new(list(contains_list).collect());
+                let excludes = AnyOf::new(list(excludes_list).collect());
+                let passes = |text: &str| {
+                    contains.as_ref().is_none_or(|c| c.is_in(text))
+                        && !excludes.as_ref().is_some_and(|e| e.is_in(text))
+                };
+                // Whether a stored message passes the texts is kept between builds, so a
+                // rebuild after a template edit searches no history it has seen.
+                let texts = (contains.is_some() || excludes.is_some())
+                    .then(|| texts_key(contains_list, excludes_list));
+                let session = ctx.session;
+                let mut memo =
+                    texts.map(|key| ctx.cache.take_kept::<HistoryMatches>(&session.id, key));
+                let mut remove = HashSet::new();
+                for (i, m) in ctx.history.iter().enumerate() {
+                    let kept = (roles.is_empty() || roles.contains(&m.role))
+                        && match (&mut memo, m.history_index()) {
+                            (Some(memo), Some(h)) if m.kind() == SourceKind::History => {
+                                let h = h as usize;
+                                match memo.get(h, m.content_arc()) {
+                                    Some(&passed) => passed,
+                                    None => {
+                                        let passed = passes(m.content());
+                                        memo.set(h, m.content_arc(), passed);
+                                        passed
+                                    }
+                                }
+                            }
+                            _ => passes(m.content()),
+                        };
+                    if !kept {
+                        remove.insert(i);
+                    }
+                }
+                if let (Some(key), Some(mut memo)) = (texts, memo) {
+                    memo.truncate(session.messages.len());
+                    ctx.cache.keep(&session.id, key, memo);
+                }
+                remove
             }
             _ => {
                 let keep_system = config.bool("keepSystemMessage");
@@ -175,6 +204,19 @@ impl Processor for HistoryOperations {
         );
         Ok(())
     }
+}
+
+/// Whether each of a session's stored messages passed one filter's texts, by stored position.
+type HistoryMatches = ByStoredText<bool>;
+
+/// Identifies a filter's texts: what decides whether a message passes them.
+fn texts_key(contains: &str, excludes: &str) -> u64 {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    for list in [contains, excludes] {
+        h.update(&(list.len() as u64).to_le_bytes());
+        h.update(list.as_bytes());
+    }
+    h.digest()
 }
 
 fn parse_role(s: &str) -> Option<Role> {

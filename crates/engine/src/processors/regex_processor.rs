@@ -8,11 +8,11 @@
 
 use std::sync::Arc;
 
-use crate::cache::RuleOutcome;
+use crate::cache::ByStoredText;
 use crate::limits::{PATTERN_BUILD_BYTES, REGEX_BUILD_GROWTH, REGEX_RULE_GROWTH};
 use crate::model::{RegexRule, RegexScope, Role};
 use crate::pipeline::{
-    ConfigField, PipelineContext, Processor, ProcessorDescriptor, ResolvedConfig,
+    ConfigField, PipelineContext, Processor, ProcessorDescriptor, ResolvedConfig, Rewritten,
 };
 use crate::regex_rule::{rewrite, CompiledRule, PatternError};
 use crate::said::{Said, Text};
@@ -124,7 +124,7 @@ impl Processor for RegexProcessor {
             .iter()
             .any(|r| r.min_depth.is_some() || r.max_depth.is_some());
         let session = ctx.session;
-        let mut memo = ctx.cache.take_history_rewrites(&session.id, key);
+        let mut memo = ctx.cache.take_kept::<HistoryRewrites>(&session.id, key);
         let n = ctx.history.len();
         let mut changed = vec![0u32; history_rules.len()];
         let mut too_long = vec![0u32; history_rules.len()];
@@ -155,7 +155,7 @@ impl Processor for RegexProcessor {
                             *count += u32::from(outcome.too_long & (1 << k) != 0);
                         }
                     }
-                    outcome.text.clone()
+                    outcome.text.clone().map(Change::Kept)
                 }
                 None => {
                     let done = rewrite(
@@ -172,32 +172,48 @@ impl Processor for RegexProcessor {
                         changed[k] += 1;
                     }
                     let text: Option<Arc<str>> = done.text.map(Arc::from);
-                    if let Some(h) = stored {
-                        let bits =
-                            |rules: &[usize]| rules.iter().fold(0u64, |b, &k| b | (1u64 << k));
-                        let outcome = RuleOutcome {
-                            changed: bits(&done.changed),
-                            too_long: bits(&done.too_long),
-                            text: text.clone(),
-                        };
-                        memo.set(h, m.content_arc(), role, depth_key, outcome);
+                    // Kept as parts the next builds share (a stored message as stored).
+                    let rewritten = match &text {
+                        Some(t) => m.rewritten(Arc::clone(t)).ok_or(()),
+                        None => Err(()),
+                    };
+                    match (stored, rewritten) {
+                        (Some(h), rewritten) if rewritten.is_ok() || text.is_none() => {
+                            let bits =
+                                |rules: &[usize]| rules.iter().fold(0u64, |b, &k| b | (1u64 << k));
+                            let rewritten = rewritten.ok();
+                            let outcome = RuleOutcome {
+                                changed: bits(&done.changed),
+                                too_long: bits(&done.too_long),
+                                text: rewritten.clone(),
+                            };
+                            memo.set(h, m.content_arc(), role, depth_key, outcome);
+                            rewritten.map(Change::Kept)
+                        }
+                        _ => text.map(Change::Text),
                     }
-                    text
                 }
             };
-            if let Some(text) = text {
-                let grown = text.len().saturating_sub(length);
+            if let Some(change) = text {
+                let grown = change.text().len().saturating_sub(length);
                 if ctx.blackboard.regex_growth + grown > REGEX_BUILD_GROWTH {
                     ctx.blackboard.regex_growth = REGEX_BUILD_GROWTH;
                     left_over_cap += 1;
                     continue;
                 }
                 ctx.blackboard.regex_growth += grown;
-                ctx.history.set_content(i, text);
+                match change {
+                    Change::Kept(r) => {
+                        if !ctx.history.set_rewritten(i, &r) {
+                            ctx.history.set_content(i, Arc::clone(r.content_arc()));
+                        }
+                    }
+                    Change::Text(text) => ctx.history.set_content(i, text),
+                }
             }
         }
         memo.truncate(session.messages.len());
-        ctx.cache.keep_history_rewrites(&session.id, key, memo);
+        ctx.cache.keep(&session.id, key, memo);
         for ((rule, count), long) in history_rules.iter().zip(changed).zip(too_long) {
             if count > 0 {
                 ctx.info(
@@ -223,6 +239,96 @@ impl Processor for RegexProcessor {
             );
         }
         Ok(())
+    }
+}
+
+/// What the history regex rules made of one stored message (bit k: rule k).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct RuleOutcome {
+    /// The message with its rewritten text, shared by every build that keeps it; `None` when no
+    /// rule changed it.
+    pub text: Option<Rewritten>,
+    /// The rules that changed it.
+    pub changed: u64,
+    /// The rules left out because they would have made it too long.
+    pub too_long: u64,
+}
+
+/// What the history regex rules made of one stored message, and for which role and depth.
+#[derive(Debug, Clone)]
+struct Rewrite {
+    role: Role,
+    /// The depth it was at, where a rule's depth limits make depth matter; else `u32::MAX`.
+    depth: u32,
+    /// `None` when the rules did nothing to it, the common case, which then costs no allocation.
+    outcome: Option<Box<RuleOutcome>>,
+}
+
+const NOTHING: RuleOutcome = RuleOutcome {
+    text: None,
+    changed: 0,
+    too_long: 0,
+};
+
+/// What one set of history regex rules (RULES 5.2) made of each of a session's stored messages
+/// in its last build with them, by stored position.
+#[derive(Debug, Default)]
+pub(crate) struct HistoryRewrites(ByStoredText<Rewrite>);
+
+impl HistoryRewrites {
+    /// What the rules made of stored message `index` when it was this very text, of this role,
+    /// at this depth (`u32::MAX` where depth does not matter).
+    pub fn get(
+        &self,
+        index: usize,
+        text: &Arc<str>,
+        role: Role,
+        depth: u32,
+    ) -> Option<&RuleOutcome> {
+        self.0
+            .get(index, text)
+            .filter(|r| r.role == role && r.depth == depth)
+            .map(|r| r.outcome.as_deref().unwrap_or(&NOTHING))
+    }
+
+    pub fn set(
+        &mut self,
+        index: usize,
+        text: &Arc<str>,
+        role: Role,
+        depth: u32,
+        outcome: RuleOutcome,
+    ) {
+        let outcome = (outcome != NOTHING).then(|| Box::new(outcome));
+        self.0.set(
+            index,
+            text,
+            Rewrite {
+                role,
+                depth,
+                outcome,
+            },
+        );
+    }
+
+    /// Forgets positions past the end of a session that got shorter.
+    pub fn truncate(&mut self, len: usize) {
+        self.0.truncate(len);
+    }
+}
+
+/// A history message's new text: as parts kept between builds, or a text of this build's.
+enum Change {
+    Kept(Rewritten),
+    Text(Arc<str>),
+}
+
+impl Change {
+    fn text(&self) -> &str {
+        match self {
+            Change::Kept(r) => r.content_arc(),
+            Change::Text(t) => t,
+        }
     }
 }
 

@@ -248,8 +248,10 @@ pub struct PipelineMessage<'s> {
 #[derive(Debug, Clone)]
 pub(super) enum Body<'s> {
     Stored(Stored<'s>),
-    /// Everything else, and a stored message once something changed it.
-    Own(Box<Parts>),
+    /// Everything else, and a stored message once something changed it. Shared, so that a
+    /// stored message rewritten the same way build after build (a history regex rule) is the
+    /// same parts every time ([`Rewritten`]); changing shared parts copies them first.
+    Own(Arc<Parts>),
 }
 
 /// Stored message `index`, as stored. What the pipeline asks of every message (role, whether it
@@ -278,6 +280,67 @@ pub(super) struct Parts {
     pub(super) merged: Vec<Source>,
 }
 
+impl Stored<'_> {
+    /// The parts of this stored message with `content` for its text: its name (when it is
+    /// sent), its attachments and its provenance, the stored id included.
+    fn parts(&self, content: Arc<str>) -> Parts {
+        let attachments = (0..self.message.attachments.len() as u32)
+            .map(|attachment| AttachmentRef {
+                message: self.index,
+                attachment,
+            })
+            .collect();
+        Parts {
+            name: self.message.name.clone().filter(|_| self.has_name),
+            content,
+            source: Source {
+                message_id: self.message.id.clone(),
+                ..Source::history(self.index as usize)
+            },
+            attachments,
+            truncated: false,
+            merged: Vec::new(),
+        }
+    }
+
+    /// Whether `parts` are this stored message's with some text: the same position, name, id
+    /// and attachments, nothing else changed.
+    fn is_rewritten_as(&self, parts: &Parts) -> bool {
+        parts.source.history_index == Some(self.index)
+            && parts.source.kind == SourceKind::History
+            && parts.source.placement == Placement::List
+            && parts.source.processor.is_none()
+            && parts.source.ephemeral.is_none()
+            && parts.source.message_id == self.message.id
+            && parts.name.as_deref() == self.message.name.as_deref().filter(|_| self.has_name)
+            && parts.attachments.len() == self.message.attachments.len()
+            && !parts.truncated
+            && parts.merged.is_empty()
+    }
+}
+
+/// A stored message with a new text and nothing else changed, as parts that later builds can
+/// share: what a history regex rule made of it, kept between builds so that a rebuild puts the
+/// same parts in without copying the message again (RULES 5.2).
+#[derive(Debug, Clone)]
+pub struct Rewritten(Arc<Parts>);
+
+/// The same parts, not merely equal ones.
+impl PartialEq for Rewritten {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for Rewritten {}
+
+impl Rewritten {
+    /// The new text.
+    pub fn content_arc(&self) -> &Arc<str> {
+        &self.0.content
+    }
+}
+
 impl<'s> Body<'s> {
     fn stored(index: usize, message: &'s ChatMessage, named: bool) -> Self {
         Body::Stored(Stored {
@@ -299,20 +362,14 @@ impl<'s> Body<'s> {
         }
     }
 
-    /// The parts, made its own first if it is still a stored message.
+    /// The parts, made its own first if it is still a stored message, and copied first if
+    /// they are shared.
     fn parts_mut(&mut self) -> &mut Parts {
         if let Body::Stored(s) = *self {
-            *self = Body::Own(Box::new(Parts {
-                name: s.message.name.clone().filter(|_| s.has_name),
-                content: Arc::clone(&s.message.content),
-                source: Source::history(s.index as usize),
-                attachments: self.attachments().into_owned(),
-                truncated: false,
-                merged: Vec::new(),
-            }));
+            *self = Body::Own(Arc::new(s.parts(Arc::clone(&s.message.content))));
         }
         match self {
-            Body::Own(parts) => parts,
+            Body::Own(parts) => Arc::make_mut(parts),
             Body::Stored(_) => unreachable!("made its own above"),
         }
     }
@@ -355,13 +412,20 @@ impl<'s> Body<'s> {
         }
     }
 
-    /// The provenance; `with_id` fills in a stored message's id.
+    /// The provenance; with `with_id` a stored message's id, without it none (parts made from
+    /// a stored message carry its id, which the pipeline does not show).
     pub(super) fn source(&self, with_id: bool) -> Cow<'_, Source> {
         match self {
             Body::Stored(s) => Cow::Owned(Source {
                 message_id: s.message.id.clone().filter(|_| with_id),
                 ..Source::history(s.index as usize)
             }),
+            Body::Own(parts) if !with_id && parts.source.message_id.is_some() => {
+                Cow::Owned(Source {
+                    message_id: None,
+                    ..parts.source.clone()
+                })
+            }
             Body::Own(parts) => Cow::Borrowed(&parts.source),
         }
     }
@@ -408,7 +472,7 @@ impl<'s> PipelineMessage<'s> {
             role,
             counted: false,
             tokens: 0,
-            body: Body::Own(Box::new(Parts {
+            body: Body::Own(Arc::new(Parts {
                 name: None,
                 content: content.into(),
                 source,
@@ -516,6 +580,33 @@ impl<'s> PipelineMessage<'s> {
         self.body.name()
     }
 
+    /// This stored message, exactly as stored, with `content` for its text, as parts later
+    /// builds can share ([`Rewritten`]); `None` when it is not a stored message as stored.
+    pub fn rewritten(&self, content: Arc<str>) -> Option<Rewritten> {
+        match &self.body {
+            Body::Stored(s) if self.body.as_stored(self.role).is_some() => {
+                Some(Rewritten(Arc::new(s.parts(content))))
+            }
+            _ => None,
+        }
+    }
+
+    /// Gives this stored message the text of `rewritten`, sharing its parts, when they were
+    /// made from this same stored message as it is now ([`Self::rewritten`]); false, changing
+    /// nothing, otherwise.
+    pub fn set_rewritten(&mut self, rewritten: &Rewritten) -> bool {
+        match &self.body {
+            Body::Stored(s)
+                if self.body.as_stored(self.role).is_some() && s.is_rewritten_as(&rewritten.0) =>
+            {
+                self.body = Body::Own(Arc::clone(&rewritten.0));
+                self.counted = false;
+                true
+            }
+            _ => false,
+        }
+    }
+
     pub fn set_name(&mut self, name: Option<String>) {
         if self.name() != name.as_deref() {
             self.body.parts_mut().name = name;
@@ -547,7 +638,10 @@ impl<'s> PipelineMessage<'s> {
     pub fn into_provenance(self) -> (Source, Vec<Source>) {
         match self.body {
             Body::Stored(_) => (self.body.source(false).into_owned(), Vec::new()),
-            Body::Own(parts) => (parts.source, parts.merged),
+            Body::Own(parts) => {
+                let parts = Arc::unwrap_or_clone(parts);
+                (parts.source, parts.merged)
+            }
         }
     }
 

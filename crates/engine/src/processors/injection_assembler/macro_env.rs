@@ -6,7 +6,10 @@
 use std::collections::BTreeMap;
 
 use super::LogLine;
-use crate::macros::{expand, has_macros, needs_expansion, ExpansionTrace, MacroEnv, MacroState};
+use crate::macros::{
+    expand, expand_kept, has_macros, needs_expansion, ExpansionTrace, MacroEnv, MacroMemo,
+    MacroState,
+};
 use crate::model::{AgentPreset, Character, Role, Session};
 use crate::pipeline::{BuildOptions, PipelineMessage, SourceKind};
 use crate::texts;
@@ -142,42 +145,93 @@ pub(super) struct Macros<'x> {
     /// With the build option `traceMacros`, each text expanded with the macros it evaluated,
     /// for the turn-to-turn diff; `None` without it.
     pub(super) traces: Option<Vec<ExpansionTrace>>,
+    /// Where template expansions are kept between builds, and the environment's fingerprint;
+    /// none while tracing (a kept expansion has no trace).
+    memo: Option<(&'x MacroMemo, u64)>,
 }
 
 impl<'x> Macros<'x> {
-    pub(super) fn new(env: MacroEnv<'x>, variables: BTreeMap<String, String>, trace: bool) -> Self {
+    pub(super) fn new(
+        env: MacroEnv<'x>,
+        variables: BTreeMap<String, String>,
+        trace: bool,
+        memo: &'x MacroMemo,
+    ) -> Self {
         let state = MacroState::new(&env, variables);
         let (state, traces) = if trace {
             (state.traced(), Some(Vec::new()))
         } else {
             (state, None)
         };
-        Macros { env, state, traces }
+        let memo = (!trace).then(|| (memo, env.fingerprint()));
+        Macros {
+            env,
+            state,
+            traces,
+            memo,
+        }
     }
 
     /// `text` with its macros expanded (RULES 4); each warning is logged under `position`.
     pub(super) fn expand(&mut self, text: &str, position: &str, log: &mut Vec<LogLine>) -> String {
-        let expands = needs_expansion(text, &self.env);
-        let out = expands.then(|| expand(text, &self.env, &mut self.state, position));
+        self.expand_with(text, || position.to_string(), None, log)
+    }
+
+    /// [`Self::expand`] of a template's text, with the position said only when it is needed:
+    /// the expansion is kept between builds when it reads only the environment (RULES 4.5).
+    pub(super) fn expand_at(
+        &mut self,
+        text: &str,
+        position: impl FnOnce() -> String,
+        log: &mut Vec<LogLine>,
+    ) -> String {
+        self.expand_with(text, position, self.memo, log)
+    }
+
+    fn expand_with(
+        &mut self,
+        text: &str,
+        position: impl FnOnce() -> String,
+        memo: Option<(&MacroMemo, u64)>,
+        log: &mut Vec<LogLine>,
+    ) -> String {
+        if !needs_expansion(text, &self.env) && self.traces.is_none() {
+            return text.to_string();
+        }
+        let position = position();
+        let out = match memo {
+            Some((memo, fingerprint)) => expand_kept(
+                text,
+                &self.env,
+                fingerprint,
+                &mut self.state,
+                &position,
+                memo,
+            ),
+            None => expand(text, &self.env, &mut self.state, &position),
+        };
         if let Some(traces) = &mut self.traces {
             traces.push(ExpansionTrace {
-                position: position.to_string(),
+                position,
                 text: xxhash_rust::xxh3::xxh3_64(text.as_bytes()),
                 macros: self.state.take_trace(),
             });
+            return with_warnings(out, traces.last().map_or("", |t| &t.position), log);
         }
-        let Some(out) = out else {
-            return text.to_string();
-        };
-        log.extend(out.warnings.into_iter().map(|w| {
-            LogLine::Warning(
-                texts::MACRO_WARNING
-                    .with("position", position)
-                    .part("warning", w),
-            )
-        }));
-        out.text
+        with_warnings(out, &position, log)
     }
+}
+
+/// The expansion's text, its warnings logged under `position`.
+fn with_warnings(out: crate::macros::Expansion, position: &str, log: &mut Vec<LogLine>) -> String {
+    log.extend(out.warnings.into_iter().map(|w| {
+        LogLine::Warning(
+            texts::MACRO_WARNING
+                .with("position", position)
+                .part("warning", w),
+        )
+    }));
+    out.text
 }
 
 /// With the `macrosInHistory` setting, the history's macros are expanded first, oldest first

@@ -212,6 +212,7 @@ impl Processor for InjectionAssembler {
             env,
             std::mem::take(&mut ctx.variables),
             ctx.options.trace_macros,
+            ctx.cache.macros(),
         );
         if config.bool("macrosInHistory") {
             expand_history(&mut history, &mut macros, &mut log);
@@ -556,12 +557,15 @@ fn instantiate_steps(
             .clone()
             .or_else(|| template.default_injection_strategy.clone())
             .unwrap_or_default();
-        let label = texts::STEP
-            .with("step", step_index)
-            .with("template", &template.id);
+        // Said only when something is logged about the step.
+        let label = || {
+            texts::STEP
+                .with("step", step_index)
+                .with("template", &template.id)
+        };
 
         if template.kind.is_slot() {
-            layout.add_slot(template, step_index, role, &strategy, &label, log);
+            layout.add_slot(template, step_index, role, &strategy, &label(), log);
             continue;
         }
 
@@ -573,7 +577,7 @@ fn instantiate_steps(
         let mut source = Source::new(SourceKind::Template, Placement::List);
         source.template_id = Some(template.id.clone());
         source.step_index = Some(step_index as u32);
-        let content = macros.expand(&raw, &source.expansion_position(), log);
+        let content = macros.expand_at(&raw, || source.expansion_position(), log);
         let content = rules.apply(role, content, regex_growth);
         // SillyTavern sends a prompt in list order that is only white space (RULES 3.2).
         let in_list = matches!(classify(&strategy), Class::List);
@@ -582,7 +586,7 @@ fn instantiate_steps(
             false => content.is_empty(),
         };
         if blank {
-            log.push(LogLine::Info(texts::STEP_EMPTY.part("step", label)));
+            log.push(LogLine::Info(texts::STEP_EMPTY.part("step", label())));
             continue;
         }
         let message = PipelineMessage::new(role, content, source);
@@ -597,7 +601,7 @@ fn instantiate_steps(
             class => {
                 if strategy.depth.is_some() && strategy.anchor_target.is_some() {
                     log.push(LogLine::Warning(
-                        texts::DEPTH_AND_ANCHOR.part("step", label.clone()),
+                        texts::DEPTH_AND_ANCHOR.part("step", label()),
                     ));
                 }
                 layout.injections.push(Injection {

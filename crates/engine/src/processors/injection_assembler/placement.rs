@@ -24,9 +24,9 @@ pub(super) fn place_candidates(
     let fold_examples = fold_examples && layout.anchors.contains_key(EXAMPLES_ANCHOR);
     for (i, candidate) in candidates.into_iter().enumerate() {
         let position = candidate.source.expansion_id().to_string();
-        let content = macros.expand(
+        let content = macros.expand_at(
             &candidate.content,
-            &candidate.source.expansion_position(),
+            || candidate.source.expansion_position(),
             log,
         );
         if content.trim().is_empty() {
