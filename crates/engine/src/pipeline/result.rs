@@ -536,19 +536,21 @@ impl<'s> PipelineContext<'_, 's> {
                 *sum = Some(sum.unwrap_or(0) + tokens);
                 let (role, mut body) = m.into_body();
                 if let Body::Own(parts) = &mut body {
-                    // Each stored message's id, copying shared parts only when one is missing.
+                    // Each stored message's id where it is missing: parts made from a stored
+                    // message carry it already, and shared parts are copied only when one is
+                    // missing.
                     let id_of = |s: &Source| {
                         s.history_index
                             .and_then(|i| session.messages.get(i as usize)?.id.as_ref())
                     };
-                    let missing = |s: &Source| s.message_id.as_ref() != id_of(s);
+                    let missing = |s: &Source| s.message_id.is_none() && id_of(s).is_some();
                     if std::iter::once(&parts.source)
                         .chain(&parts.merged)
                         .any(missing)
                     {
                         let parts = Arc::make_mut(parts);
                         for s in std::iter::once(&mut parts.source).chain(parts.merged.iter_mut()) {
-                            if s.history_index.is_some() {
+                            if s.message_id.is_none() {
                                 s.message_id = id_of(s).cloned();
                             }
                         }

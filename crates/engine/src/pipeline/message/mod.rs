@@ -311,11 +311,12 @@ impl Stored<'_> {
             && parts.source.placement == Placement::List
             && parts.source.processor.is_none()
             && parts.source.ephemeral.is_none()
-            && parts.source.message_id == self.message.id
-            && parts.name.as_deref() == self.message.name.as_deref().filter(|_| self.has_name)
-            && parts.attachments.len() == self.message.attachments.len()
             && !parts.truncated
             && parts.merged.is_empty()
+            && parts.attachments.len() == self.message.attachments.len()
+            // The texts last: reading them is what costs.
+            && parts.name.as_deref() == self.message.name.as_deref().filter(|_| self.has_name)
+            && parts.source.message_id == self.message.id
     }
 }
 
