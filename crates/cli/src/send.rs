@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use promptloom_engine::cache::BuildCache;
-use promptloom_engine::model::{parse_session, Role};
+use promptloom_engine::model::parse_session;
 use promptloom_engine::GenerationType;
 use promptloom_library::calibration::{self, Sample};
 use promptloom_library::connections;
@@ -67,19 +67,13 @@ pub fn run(args: &SendArgs) -> Result<String, CliError> {
     let inputs = inputs(build_args)?;
     let kind = build_args.generation_type.generation_type();
     // A continuation needs a reply to continue (RULES 5.14): nothing is sent without one.
-    if kind == GenerationType::Continue
-        && inputs.session.messages.last().map(|m| m.role) != Some(Role::Assistant)
-    {
-        return Err(CliError::BadInput {
-            file: build_args
-                .session
-                .as_deref()
-                .map_or("the session".into(), |p| p.display().to_string()),
-            problem: "--type continue: the last message is not a reply of the model's, so there \
-                      is nothing to continue"
-                .into(),
-        });
-    }
+    send::check_sendable(&inputs.session, kind).map_err(|e| CliError::BadInput {
+        file: build_args
+            .session
+            .as_deref()
+            .map_or("the session".into(), |p| p.display().to_string()),
+        problem: format!("--type {}: {e}", kind.as_str()),
+    })?;
     let assets = FileAssets::new(build_args.session.as_deref());
     let tokens = BuildCache::new();
     let result = build_of(build_args, &inputs, &assets, &tokens)?;
@@ -196,12 +190,7 @@ fn save_turn(
         .ok()
         .and_then(|t| parse_session(t).ok())
         .ok_or("the session file changed during the send and is no longer a native session")?;
-    match kind {
-        GenerationType::Continue => {
-            send::continue_last_reply(&mut session, reply, info).map_err(|e| e.to_string())?
-        }
-        _ => send::append_turn(&mut session, input, reply, info),
-    }
+    send::keep_reply(&mut session, kind, false, input, reply, info).map_err(|e| e.to_string())?;
     let mut text = serde_json::to_string_pretty(&session).map_err(|e| e.to_string())?;
     text.push('\n');
     promptloom_library::files::write_atomically(path, text.as_bytes()).map_err(|e| e.to_string())

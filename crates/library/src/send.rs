@@ -6,7 +6,7 @@ use promptloom_engine::assets::AssetSource;
 use promptloom_engine::model::{ChatMessage, ReplyInfo, Role, Session, Swipe};
 use promptloom_engine::processors::input_to_append;
 use promptloom_engine::providers::{completion_body, request_body_with, BodyOptions};
-use promptloom_engine::{BuildResult, Said};
+use promptloom_engine::{BuildResult, GenerationType, Said};
 use promptloom_send::{display_headers, request_url, Call, Connection, Reply, SendError};
 
 use crate::LibraryError;
@@ -126,6 +126,70 @@ pub fn append_turn(session: &mut Session, input: Option<&str>, reply: &str, info
     session.messages.push(message);
 }
 
+/// Whether a build of `kind` over `session` can be sent (RULES 5.14): a continuation needs a
+/// reply to continue, the session's last message as the model's. Checked before anything goes
+/// out, by both front doors.
+pub fn check_sendable(session: &Session, kind: GenerationType) -> Result<(), LibraryError> {
+    if kind == GenerationType::Continue {
+        last_reply_at(session).map_err(|_| nothing_to_continue(session))?;
+    }
+    Ok(())
+}
+
+fn nothing_to_continue(session: &Session) -> LibraryError {
+    LibraryError::NoSuchMessage {
+        session: session.id.clone(),
+        what: "reply to continue: the last message is not the model's, so there is nothing to \
+               continue"
+            .into(),
+    }
+}
+
+/// What a send did with its reply in the session (RULES 5.14).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kept {
+    /// The input (unless the session already ended with it) and the reply, as the next turn.
+    Appended,
+    /// The reply shown in place of the last one, which stays among its swipes (regenerate).
+    Replaced,
+    /// Appended to the last reply, in the swipe it shows.
+    Continued,
+    /// The user's impersonated message or a quiet answer: shown, never stored.
+    NotStored,
+}
+
+/// Puts a reply into `session` as its kind says (RULES 5.14), the same for the command's
+/// `send --save` and the app: an ordinary reply is the next turn (`regenerate`: in place of the
+/// last reply), a continuation goes at the end of the last reply, an impersonation or a quiet
+/// answer goes nowhere. `text` is the reply as [`ReplyStart::reply_text`] makes it, its prefill
+/// (or a continuation's joiner) first.
+///
+/// [`ReplyStart::reply_text`]: promptloom_engine::ReplyStart::reply_text
+pub fn keep_reply(
+    session: &mut Session,
+    kind: GenerationType,
+    regenerate: bool,
+    input: Option<&str>,
+    text: &str,
+    info: ReplyInfo,
+) -> Result<Kept, LibraryError> {
+    match kind {
+        GenerationType::Impersonate | GenerationType::Quiet => Ok(Kept::NotStored),
+        GenerationType::Continue => {
+            continue_last_reply(session, text, info)?;
+            Ok(Kept::Continued)
+        }
+        GenerationType::Normal if regenerate => {
+            replace_last_reply(session, text, info)?;
+            Ok(Kept::Replaced)
+        }
+        GenerationType::Normal => {
+            append_turn(session, input, text, info);
+            Ok(Kept::Appended)
+        }
+    }
+}
+
 /// Continue (RULES 5.14): the last reply, an assistant message, gets `more` (the joiner and the
 /// text that came back) at its end, in its content and so in the swipe it shows; what came back
 /// with the continuation becomes its reply information.
@@ -134,10 +198,7 @@ pub fn continue_last_reply(
     more: &str,
     info: ReplyInfo,
 ) -> Result<(), LibraryError> {
-    let at = last_reply_at(session).map_err(|_| LibraryError::NoSuchMessage {
-        session: session.id.clone(),
-        what: "a reply to continue (the last message is not the model's)".into(),
-    })?;
+    let at = last_reply_at(session).map_err(|_| nothing_to_continue(session))?;
     let message = &mut session.messages[at];
     let mut text = String::with_capacity(message.content.len() + more.len());
     text.push_str(&message.content);
@@ -229,7 +290,7 @@ fn last_reply_at(session: &Session) -> Result<usize, LibraryError> {
         Some(m) if m.role == Role::Assistant => Ok(session.messages.len() - 1),
         _ => Err(LibraryError::NoSuchMessage {
             session: session.id.clone(),
-            what: "a reply to regenerate (the last message is not the model's)".into(),
+            what: "reply to regenerate (the last message is not the model's)".into(),
         }),
     }
 }

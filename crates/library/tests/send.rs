@@ -113,11 +113,86 @@ fn nothing_to_regenerate_or_flip_is_an_error_that_changes_nothing() {
     let mut s = chat();
     let e = send::before_last_reply(&s).unwrap_err();
     assert_eq!(e.code(), "not_found");
-    assert!(e.to_string().contains("a reply to regenerate"), "{e}");
+    assert!(e.to_string().contains("has no reply to regenerate"), "{e}");
     assert!(send::replace_last_reply(&mut s, "x", info("a")).is_err());
     assert!(send::choose_swipe(&mut s, 0, 0).is_err());
     assert!(send::choose_swipe(&mut s, 5, 0).is_err());
     assert_eq!(s, chat());
+}
+
+#[test]
+fn each_kind_of_reply_is_kept_where_its_kind_says() {
+    use promptloom_engine::GenerationType as Kind;
+    use send::Kept;
+
+    // An ordinary reply, its prefill first: the next turn, the input before it.
+    let mut s = chat();
+    let kept = send::keep_reply(
+        &mut s,
+        Kind::Normal,
+        false,
+        Some("Go"),
+        "Sure: yes.",
+        info("a"),
+    );
+    assert_eq!(kept.expect("kept"), Kept::Appended);
+    let contents =
+        |s: &Session| -> Vec<String> { s.messages.iter().map(|m| m.content.to_string()).collect() };
+    assert_eq!(contents(&s), ["Hi", "Go", "Sure: yes."]);
+
+    // A continuation grows the reply the message shows, its other swipes untouched, and takes
+    // the continuation's reply information; no input goes in.
+    send::replace_last_reply(&mut s, "Second", info("b")).expect("regenerated");
+    let kept = send::keep_reply(
+        &mut s,
+        Kind::Continue,
+        false,
+        Some("ignored"),
+        " and more.",
+        info("c"),
+    );
+    assert_eq!(kept.expect("kept"), Kept::Continued);
+    assert_eq!(contents(&s), ["Hi", "Go", "Second and more."]);
+    let last = s.messages.last().expect("a reply");
+    assert_eq!(last.swipes.len(), 1);
+    assert_eq!(last.swipes[0].content, "Sure: yes.");
+    assert_eq!(last.reply.as_ref().map(|r| r.model.as_str()), Some("c"));
+
+    // Regenerate: in place of the last reply.
+    let kept = send::keep_reply(&mut s, Kind::Normal, true, None, "Third.", info("d"));
+    assert_eq!(kept.expect("kept"), Kept::Replaced);
+    assert_eq!(contents(&s), ["Hi", "Go", "Third."]);
+    assert_eq!(s.messages[2].swipes.len(), 2);
+
+    // The user's next message and a quiet answer are not stored.
+    let before = s.clone();
+    for kind in [Kind::Impersonate, Kind::Quiet] {
+        let kept = send::keep_reply(&mut s, kind, false, Some("x"), "Me: hi", info("e"));
+        assert_eq!(kept.expect("answered"), Kept::NotStored);
+        assert_eq!(s, before, "{kind:?} changes nothing");
+    }
+}
+
+#[test]
+fn a_continuation_without_a_reply_to_continue_is_refused_before_sending_and_when_kept() {
+    use promptloom_engine::GenerationType as Kind;
+
+    let mut s = chat();
+    let e = send::check_sendable(&s, Kind::Continue).unwrap_err();
+    assert_eq!(e.code(), "not_found");
+    assert!(e.to_string().contains("nothing to continue"), "{e}");
+    for kind in [Kind::Normal, Kind::Impersonate, Kind::Quiet] {
+        assert!(
+            send::check_sendable(&s, kind).is_ok(),
+            "{kind:?} needs no reply"
+        );
+    }
+    // The reply was deleted while the continuation arrived: an error, and nothing changed.
+    let e = send::keep_reply(&mut s, Kind::Continue, false, None, " more", info("a")).unwrap_err();
+    assert!(e.to_string().contains("nothing to continue"), "{e}");
+    assert_eq!(s, chat());
+    send::append_turn(&mut s, None, "Hello.", info("a"));
+    assert!(send::check_sendable(&s, Kind::Continue).is_ok());
 }
 
 #[test]
