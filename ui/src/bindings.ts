@@ -101,11 +101,12 @@ export const commands = {
 	 */
 	countExactly: (request: PreviewRequest, connection: string) => typedError<ExactCount, AppError>(__TAURI_INVOKE("count_exactly", { request, connection })),
 	/**
-	 *  Sends, streams the reply through `events`, and stores the turn; returns the session as it is
-	 *  now stored. Nothing is stored when the send fails; a reply stopped by `stop_sending` is
-	 *  stored as far as it came, marked incomplete, and not at all when nothing had come.
+	 *  Sends, streams the reply through `events`, and keeps it as its kind says
+	 *  (`send::keep_reply`). Nothing is stored when the send fails; a reply stopped by
+	 *  `stop_sending` is kept as far as it came, marked incomplete, and not at all when nothing had
+	 *  come.
 	 */
-	sendMessage: (request: SendRequest, events: Channel<SendEvent>) => typedError<Session, AppError>(__TAURI_INVOKE("send_message", { request, events })),
+	sendMessage: (request: SendRequest, events: Channel<SendEvent>) => typedError<Sent, AppError>(__TAURI_INVOKE("send_message", { request, events })),
 	/**  Stops the reply that is arriving; what arrived is kept. */
 	stopSending: () => typedError<null, AppError>(__TAURI_INVOKE("stop_sending")),
 	/**  Shows swipe `swipe` of message `at` in place of the reply it shows now. */
@@ -595,6 +596,13 @@ export type DraftPreviewRequest = {
 	input: string | null,
 	contextWindow: number | null,
 	reserve: number | null,
+	/**
+	 *  The kind of generation the build is for (RULES 5.14): the preview shows the context of
+	 *  the kind about to be sent, and a send builds with the same options.
+	 */
+	generationType: GenerationType,
+	/**  "Start reply with" (RULES 5.14); blank is none. */
+	prefill: string | null,
 };
 
 export type DropAction = "dropped" | "truncated";
@@ -1062,6 +1070,13 @@ export type PreviewRequest = {
 	input: string | null,
 	contextWindow: number | null,
 	reserve: number | null,
+	/**
+	 *  The kind of generation the build is for (RULES 5.14): the preview shows the context of
+	 *  the kind about to be sent, and a send builds with the same options.
+	 */
+	generationType: GenerationType,
+	/**  "Start reply with" (RULES 5.14); blank is none. */
+	prefill: string | null,
 };
 
 /**
@@ -1229,19 +1244,34 @@ export type SelectiveLogic = "andAny" | "notAll" | "notAny" | "andAll";
 
 /**  What the page hears while a reply arrives. */
 export type SendEvent = 
-/**  The exact request is on its way. */
-{ kind: "started"; url: string } | 
+/**
+ *  The exact request is on its way. `start` is what the reply shows before the text that
+ *  arrives: its prefill, or a continuation's joiner (RULES 5.14).
+ */
+{ kind: "started"; url: string; start: string } | 
 /**  More of the reply's text. */
 { kind: "text"; text: string };
 
 /**
- *  What to send: the preview's build (its preset, stored session, model and input) through
- *  `connection`; with `regenerate`, a new reply in place of the session's last one.
+ *  What to send: the preview's build (its preset, stored session, model, input, kind of
+ *  generation and prefill) through `connection`; with `regenerate`, a new ordinary reply in place
+ *  of the session's last one (the preview's kind is not read).
  */
 export type SendRequest = {
 	preview: PreviewRequest,
 	connection: string,
 	regenerate: boolean,
+};
+
+/**  What a send left: the session as it is now stored, and the reply's text as shown. */
+export type Sent = {
+	session: Session,
+	/**
+	 *  The reply with its prefill; a continuation's joiner and what came back; for an
+	 *  impersonation the user's next message, which is not stored (the page puts it in the
+	 *  message box). Empty when a stop came before any text.
+	 */
+	text: string,
 };
 
 export type Session = {

@@ -170,6 +170,8 @@ mod tests {
             input: None,
             context_window: None,
             reserve: None,
+            generation_type: promptloom_engine::GenerationType::Normal,
+            prefill: None,
         }
     }
 

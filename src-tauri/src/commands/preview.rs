@@ -8,7 +8,7 @@ use promptloom_engine::assets::InlineAssets;
 use promptloom_engine::codes;
 use promptloom_engine::model::{available_anchors, AgentPreset, Session};
 use promptloom_engine::pipeline::BuildResult;
-use promptloom_engine::{build, BuildOptions, BuildRequest};
+use promptloom_engine::{build, BuildOptions, BuildRequest, GenerationType};
 use promptloom_library::drafts::PresetEdit;
 use serde::{Deserialize, Serialize};
 use tauri::AppHandle;
@@ -28,6 +28,11 @@ pub struct PreviewRequest {
     pub input: Option<String>,
     pub context_window: Option<u32>,
     pub reserve: Option<u32>,
+    /// The kind of generation the build is for (RULES 5.14): the preview shows the context of
+    /// the kind about to be sent, and a send builds with the same options.
+    pub generation_type: GenerationType,
+    /// "Start reply with" (RULES 5.14); blank is none.
+    pub prefill: Option<String>,
 }
 
 /// The live preview's request after each edit: [`PreviewRequest`] with the preset as an edit of
@@ -42,6 +47,11 @@ pub struct DraftPreviewRequest {
     pub input: Option<String>,
     pub context_window: Option<u32>,
     pub reserve: Option<u32>,
+    /// The kind of generation the build is for (RULES 5.14): the preview shows the context of
+    /// the kind about to be sent, and a send builds with the same options.
+    pub generation_type: GenerationType,
+    /// "Start reply with" (RULES 5.14); blank is none.
+    pub prefill: Option<String>,
 }
 
 /// A build for the preview, with what the editor needs beside it.
@@ -81,25 +91,35 @@ pub async fn preview_draft(
 ) -> Result<Preview, AppError> {
     blocking(app, move |s| {
         let started = Instant::now();
-        let DraftPreviewRequest {
-            edit,
-            session_id,
-            model,
-            input,
-            context_window,
-            reserve,
-        } = request;
-        let request = PreviewRequest {
-            preset: s.drafts.apply(edit)?,
-            session_id,
-            model,
-            input,
-            context_window,
-            reserve,
-        };
+        let request = of_draft(s, request)?;
         preview_of(s, &request, started)
     })
     .await
+}
+
+/// The whole request a draft request stands for: its options as they are, over the draft its
+/// edit leaves.
+fn of_draft(s: &AppState, request: DraftPreviewRequest) -> Result<PreviewRequest, AppError> {
+    let DraftPreviewRequest {
+        edit,
+        session_id,
+        model,
+        input,
+        context_window,
+        reserve,
+        generation_type,
+        prefill,
+    } = request;
+    Ok(PreviewRequest {
+        preset: s.drafts.apply(edit)?,
+        session_id,
+        model,
+        input,
+        context_window,
+        reserve,
+        generation_type,
+        prefill,
+    })
 }
 
 fn preview_of(
@@ -232,6 +252,8 @@ pub(super) fn build_with<T>(
     options.input = request.input.clone().filter(|i| !i.trim().is_empty());
     options.context_window = request.context_window;
     options.reserve = request.reserve;
+    options.generation_type = request.generation_type;
+    options.prefill = request.prefill.clone();
     let result = build(&BuildRequest {
         preset: &request.preset,
         session,
@@ -247,6 +269,56 @@ pub(super) fn build_with<T>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_draft_previews_the_kind_of_generation_and_prefill_it_names() {
+        let dir =
+            std::env::temp_dir().join(format!("promptloom-preview-kind-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let s = AppState::open(&dir.join("db.sqlite")).expect("opens");
+        let preset = s.store().unwrap().get_preset("general-assistant").unwrap();
+        let request: DraftPreviewRequest = serde_json::from_value(serde_json::json!({
+            "edit": { "kind": "whole", "revision": 1, "preset": preset },
+            "sessionId": "example-gull-street",
+            "model": "gpt-4o",
+            "input": "Not a message of an impersonation",
+            "contextWindow": null,
+            "reserve": null,
+            "generationType": "impersonate",
+            "prefill": "I say: "
+        }))
+        .expect("a draft request");
+        let request = of_draft(&s, request).expect("the draft");
+        assert_eq!(request.generation_type, GenerationType::Impersonate);
+        let input = "Not a message of an impersonation";
+        let sends_input = |r: &BuildResult<'_>| r.messages.iter().any(|m| m.content() == input);
+        let (start, last, with_input) = with_build(&s, &request, |result, _| {
+            let last = result.messages.last().expect("messages");
+            let last = (last.role, last.content().to_string());
+            Ok((result.reply_start.clone(), last, sends_input(&result)))
+        })
+        .expect("builds");
+        assert_eq!(start.generation_type, GenerationType::Impersonate);
+        assert_eq!(start.prefill.as_deref(), Some("I say: "));
+        assert_eq!(
+            last,
+            (promptloom_engine::model::Role::Assistant, "I say: ".into()),
+            "the prefill is sent last"
+        );
+        assert!(!with_input, "an impersonation takes no input");
+        // The same draft as an ordinary reply: the input is sent, and no prefill.
+        let normal = PreviewRequest {
+            generation_type: GenerationType::Normal,
+            prefill: None,
+            ..request
+        };
+        let (plain, with_input) = with_build(&s, &normal, |result, _| {
+            Ok((result.reply_start.is_plain(), sends_input(&result)))
+        })
+        .expect("builds");
+        assert!(plain && with_input);
+        let _ = std::fs::remove_dir_all(dir);
+    }
 
     #[test]
     fn stored_history_goes_as_runs_and_what_a_build_changed_goes_in_full() {

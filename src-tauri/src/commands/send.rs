@@ -1,12 +1,13 @@
 //! Sending: the request a build makes through a connection (shown before it is sent, its key
 //! redacted, its body the bytes that go), the reply streamed to the page as it arrives and then
-//! stored as the session's next message; Stop, Regenerate and flipping between replies.
+//! kept as its kind says (RULES 5.14: the session's next message, more of the last reply, or the
+//! user's next message, not stored); Stop, Regenerate and flipping between replies.
 
 use std::sync::Arc;
 
 use promptloom_engine::assets::InlineAssets;
 use promptloom_engine::model::Session;
-use promptloom_engine::{codes, Said};
+use promptloom_engine::{codes, GenerationType, Said};
 use promptloom_library::calibration::{self, Sample};
 use promptloom_library::connections;
 use promptloom_library::count;
@@ -143,8 +144,9 @@ pub async fn count_exactly(
     .await
 }
 
-/// What to send: the preview's build (its preset, stored session, model and input) through
-/// `connection`; with `regenerate`, a new reply in place of the session's last one.
+/// What to send: the preview's build (its preset, stored session, model, input, kind of
+/// generation and prefill) through `connection`; with `regenerate`, a new ordinary reply in place
+/// of the session's last one (the preview's kind is not read).
 #[derive(Debug, Clone, Deserialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub struct SendRequest {
@@ -157,22 +159,35 @@ pub struct SendRequest {
 #[derive(Debug, Clone, Serialize, specta::Type)]
 #[serde(tag = "kind", rename_all = "camelCase")]
 pub enum SendEvent {
-    /// The exact request is on its way.
-    Started { url: String },
+    /// The exact request is on its way. `start` is what the reply shows before the text that
+    /// arrives: its prefill, or a continuation's joiner (RULES 5.14).
+    Started { url: String, start: String },
     /// More of the reply's text.
     Text { text: String },
 }
 
-/// Sends, streams the reply through `events`, and stores the turn; returns the session as it is
-/// now stored. Nothing is stored when the send fails; a reply stopped by `stop_sending` is
-/// stored as far as it came, marked incomplete, and not at all when nothing had come.
+/// What a send left: the session as it is now stored, and the reply's text as shown.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct Sent {
+    pub session: Session,
+    /// The reply with its prefill; a continuation's joiner and what came back; for an
+    /// impersonation the user's next message, which is not stored (the page puts it in the
+    /// message box). Empty when a stop came before any text.
+    pub text: String,
+}
+
+/// Sends, streams the reply through `events`, and keeps it as its kind says
+/// (`send::keep_reply`). Nothing is stored when the send fails; a reply stopped by
+/// `stop_sending` is kept as far as it came, marked incomplete, and not at all when nothing had
+/// come.
 #[tauri::command]
 #[specta::specta]
 pub async fn send_message(
     app: AppHandle,
     request: SendRequest,
     events: Channel<SendEvent>,
-) -> Result<Session, AppError> {
+) -> Result<Sent, AppError> {
     let session_id =
         request.preview.session_id.clone().ok_or_else(|| {
             AppError::new(codes::NOT_FOUND, "open or create a session to send into")
@@ -183,12 +198,15 @@ pub async fn send_message(
     if regenerate {
         // The reply being replaced answered the session's last input: no new one.
         preview.input = None;
+        preview.generation_type = GenerationType::Normal;
     }
+    let kind = preview.generation_type;
     let name = request.connection.clone();
     let prepared = blocking(app.clone(), move |s| {
         let connection = connections::get(&*s.store()?, &name)?;
         let key = connections::require_key(&connection, &OsKeychain)?;
         let stored = s.session(&session_id)?;
+        send::check_sendable(&stored, kind)?;
         let on = if regenerate {
             Arc::new(send::before_last_reply(&stored)?)
         } else {
@@ -204,17 +222,24 @@ pub async fn send_message(
                 true,
                 key.is_some(),
             )?;
-            Ok((connection.clone(), key.clone(), r, result.tokens.total))
+            Ok((
+                connection.clone(),
+                key.clone(),
+                r,
+                result.tokens.total,
+                result.reply_start.clone(),
+            ))
         })
     })
     .await?;
-    let (connection, key, shown, counted) = prepared;
+    let (connection, key, shown, counted, reply_start) = prepared;
 
     let cancel = CancellationToken::new();
     let sending = app.state::<Sending>();
     sending.start(cancel.clone());
     let _ = events.send(SendEvent::Started {
         url: shown.url.clone(),
+        start: reply_start.reply_text(""),
     });
     let model = request.preview.model.clone();
     let reply = promptloom_send::send(
@@ -243,30 +268,33 @@ pub async fn send_message(
         let store = s.store()?;
         if reply.incomplete && reply.text.is_empty() {
             // Stopped before any text came: there is no reply to keep.
-            return Ok(store.get_session(&session_id)?);
+            return Ok(Sent {
+                session: store.get_session(&session_id)?,
+                text: String::new(),
+            });
         }
-        let appended = (|| {
+        let text = reply_start.reply_text(&reply.text);
+        let kept = (|| {
             let mut session = store.get_session(&session_id)?;
             let info = send::reply_info(&connection, &model, &reply, counted);
-            if regenerate {
-                send::replace_last_reply(&mut session, &reply.text, info)?;
-            } else {
-                send::append_turn(&mut session, input.as_deref(), &reply.text, info);
+            let input = input.as_deref();
+            let kept = send::keep_reply(&mut session, kind, regenerate, input, &text, info)?;
+            if kept != send::Kept::NotStored {
+                s.forget_session(&session_id)?;
+                store.save_session(&session)?;
             }
-            s.forget_session(&session_id)?;
-            store.save_session(&session)?;
             Ok::<_, AppError>(session)
         })();
-        let session = match appended {
+        let session = match kept {
             Ok(session) => session,
             // The reply is never dropped: it is kept in a file beside the database.
-            Err(e) => return Err(kept_reply(&store, &session_id, &reply.text, e)),
+            Err(e) => return Err(kept_reply(&store, &session_id, &text, e)),
         };
         if let (Some(provider), false) = (reply.usage.prompt_tokens, reply.incomplete) {
             let provider = u32::try_from(provider).unwrap_or(u32::MAX);
             calibration::add(&store, &model, Sample { provider, counted })?;
         }
-        Ok(session)
+        Ok(Sent { session, text })
     })
     .await
 }

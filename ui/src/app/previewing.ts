@@ -1,7 +1,7 @@
 // The live preview: one build at a time for the preset as edited, the newest request after it,
 // then the compared model's build; the edit-to-paint timings the end-to-end test reads. Also the
 // start-up guard against a preset whose preview brings the app down.
-import type { AgentPreset, Preview, PresetEdit, PreviewRequest } from "../bindings";
+import type { AgentPreset, GenerationType, Preview, PresetEdit, PreviewRequest } from "../bindings";
 import type { Chat } from "./model";
 import { api, CommandError, errorMessage } from "./api";
 import { presetChanges } from "./presetChanges";
@@ -42,6 +42,19 @@ export function setInput(input: string) {
   requestPreview();
 }
 
+/** "Start reply with" (RULES 5.14): kept for the sends that follow, as the input is not. */
+export function setPrefill(prefill: string) {
+  set({ prefill });
+  requestPreview();
+}
+
+/** Shows the context of another kind of generation in the preview (RULES 5.14). */
+export function setGenerationType(generationType: GenerationType) {
+  if (generationType === state.generationType) return;
+  set({ generationType });
+  requestPreview();
+}
+
 /** Compares the preview with a build for `model`; null stops comparing. The Changes view goes. */
 export function setCompareModel(model: string | null) {
   if (model === state.compareModel) return;
@@ -56,9 +69,13 @@ export function setChangesMode(mode: ChangesMode | null) {
   set({ changesMode: mode });
 }
 
-/** What the preview builds: the preset as edited, the stored session, the model, the input. */
-export function previewRequest(): PreviewRequest | null {
-  const { preset, session, model, input } = state;
+/**
+ * What the preview builds: the preset as edited, the stored session, the model, the input, the
+ * kind of generation and the prefill. A send builds the same request for its own `kind`, so the
+ * preview of that kind is what is sent.
+ */
+export function previewRequest(kind: GenerationType = state.generationType): PreviewRequest | null {
+  const { preset, session, model, input, prefill } = state;
   if (!preset) return null;
   return {
     preset,
@@ -67,6 +84,8 @@ export function previewRequest(): PreviewRequest | null {
     input: input || null,
     contextWindow: null,
     reserve: null,
+    generationType: kind,
+    prefill: prefill || null,
   };
 }
 

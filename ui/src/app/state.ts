@@ -1,7 +1,7 @@
 // The app's state and its one writer, `set`, for the store's modules (store.ts, saving.ts,
 // previewing.ts). Components read it with `useApp` and change it only through the store's actions.
 import { useSyncExternalStore } from "react";
-import type { ListItem, Preview } from "../bindings";
+import type { GenerationType, ListItem, Preview } from "../bindings";
 import type { Chat, Preset } from "./model";
 import type { Language } from "../i18n";
 import type { SaveStatus } from "./saver";
@@ -27,6 +27,11 @@ export interface AppState {
   models: string[];
   model: string;
   input: string;
+  /** "Start reply with": the text the reply begins with (RULES 5.14); empty is none. */
+  prefill: string;
+  /** The kind of generation the preview shows the context of (RULES 5.14); each send button
+   * builds its own kind with the same options. */
+  generationType: GenerationType;
   preview: Preview | null;
   previewError: string | null;
   /** The second model the preview compares with, or null when it does not compare (RULES 9.4). */
@@ -72,6 +77,8 @@ export const initial: AppState = {
   models: [],
   model: "gpt-4o",
   input: "",
+  prefill: "",
+  generationType: "normal",
   preview: null,
   previewError: null,
   compareModel: null,

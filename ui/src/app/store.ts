@@ -23,7 +23,16 @@ import { flushSave, flushSession, presetSaver, resetSaving, sessionSaver } from 
 
 export { getState, subscribe, useApp } from "./state";
 export type { AppState, ChangesMode, EditorMode, Theme } from "./state";
-export { previewRequest, requestPreview, setChangesMode, setCompareModel, setInput, setModel } from "./previewing";
+export {
+  previewRequest,
+  requestPreview,
+  setChangesMode,
+  setCompareModel,
+  setGenerationType,
+  setInput,
+  setModel,
+  setPrefill,
+} from "./previewing";
 export { flushSave, flushSession, keepMine, retrySaves, saveBeforeClose } from "./saving";
 
 /** For tests: back to the state before `start`. */

@@ -31,6 +31,8 @@ import type {
   Said,
   SendEvent,
   SendRequest,
+  Sent,
+  PreviewRequest,
 } from "../bindings";
 import type { Channel } from "@tauri-apps/api/core";
 import type { Chat, Preset } from "../app/model";
@@ -361,7 +363,7 @@ export function fakeBackend() {
         const request = args.request as { preset: AgentPreset; model: string; sessionId: string | null };
         const session = request.sessionId ? sessions.get(request.sessionId) : undefined;
         const history = session?.messages.map((m) => m.content) ?? [];
-        const preview = fakePreview(request, history);
+        const preview = withGeneration(fakePreview(request, history), args.request as PreviewRequest);
         return options.elideHistory ? elide(preview, history.length) : preview;
       }
       case "changes": {
@@ -489,16 +491,24 @@ export function fakeBackend() {
     }
   }
 
-  /** As the backend does: streams the parts, then stores the turn (or the regenerated reply). */
-  async function fakeSend(request: SendRequest, events: Channel<SendEvent>) {
+  /**
+   * As the backend does: streams the parts, then keeps the reply as its kind says (RULES 5.14):
+   * the next turn (or the regenerated reply), more of the last reply after a space, or, for an
+   * impersonation, nowhere. The prefill goes first.
+   */
+  async function fakeSend(request: SendRequest, events: Channel<SendEvent>): Promise<Sent> {
     const id = request.preview.sessionId;
     const session = id ? sessions.get(id) : undefined;
     if (!session) throw { code: "not_found", message: "open or create a session to send into" };
     const connection = connections.get(request.connection);
     if (!connection) throw { code: "not_found", message: `no connection "${request.connection}"` };
     if (!keys.has(connection.name)) throw { code: "no_key", message: `connection "${connection.name}" has no key` };
+    const kind = request.regenerate ? "normal" : request.preview.generationType;
+    if (kind === "continue" && session.messages.at(-1)?.role !== "assistant")
+      throw { code: "not_found", message: `session "${session.id}" has no reply to continue` };
+    const start = kind === "continue" ? " " : kind === "quiet" ? "" : (request.preview.prefill ?? "");
     sending.stopped = false;
-    events.onmessage({ kind: "started", url: `${connection.baseUrl}/chat/completions` });
+    events.onmessage({ kind: "started", url: `${connection.baseUrl}/chat/completions`, start });
     let text = "";
     for (const part of sending.parts) {
       await Promise.resolve();
@@ -514,7 +524,8 @@ export function fakeBackend() {
     }
     if (sending.error) throw sending.error;
     // As the backend does: stopped before any text came, there is no reply to keep.
-    if (sending.stopped && text === "") return session;
+    if (sending.stopped && text === "") return { session, text: "" };
+    text = start + text;
     const reply = {
       connection: connection.name,
       model: request.preview.model,
@@ -529,8 +540,12 @@ export function fakeBackend() {
       const kept = calibrations.get(reply.model) ?? [];
       calibrations.set(reply.model, [...kept, { provider: reply.promptTokens, counted: reply.countedPromptTokens }]);
     }
+    if (kind === "impersonate" || kind === "quiet") return { session, text };
     const messages: ChatMessage[] = [...session.messages];
-    if (request.regenerate) {
+    if (kind === "continue") {
+      const last = messages[messages.length - 1]!;
+      messages[messages.length - 1] = { ...last, content: last.content + text, reply };
+    } else if (request.regenerate) {
       const last = messages[messages.length - 1]!;
       messages[messages.length - 1] = {
         ...last,
@@ -554,7 +569,7 @@ export function fakeBackend() {
     }
     const stored = { ...session, messages } as Chat;
     sessions.set(stored.id, stored);
-    return stored;
+    return { session: stored, text };
   }
 
   return {
@@ -882,6 +897,19 @@ function fakeBuild({ preset, model }: { preset: AgentPreset; model: string }, hi
     buildMs: 0.5,
     elided: [],
   };
+}
+
+/** What a kind of generation adds at the end, as the assembler does (RULES 5.14): the
+ * impersonation prompt, then the prefill as the last assistant message. */
+function withGeneration<P extends { result: { messages: unknown[] } }>(preview: P, request: PreviewRequest): P {
+  const added = [];
+  const generation = { kind: "processor", processor: "injection-assembler", placement: { mode: "list" } };
+  if (request.generationType === "impersonate")
+    added.push({ role: "system", content: "Write the user's next message.", tokens: 5, exact: true, source: generation });
+  const prefill = request.generationType === "continue" ? "" : (request.prefill ?? "").trim();
+  if (prefill) added.push({ role: "assistant", content: prefill, tokens: 2, exact: true, source: generation });
+  if (!added.length) return preview;
+  return { ...preview, result: { ...preview.result, messages: [...preview.result.messages, ...added] } };
 }
 
 /** The chat history step's message gives way to a run of the session's `count` messages, left

@@ -12,6 +12,8 @@ const request: PreviewRequest = {
   input: null,
   contextWindow: null,
   reserve: null,
+  generationType: "normal",
+  prefill: null,
 };
 
 describe("what the preview is compared with", () => {

@@ -17,7 +17,7 @@ import { ChangesPane } from "../changes/ChangesPane";
 import { CacheBreakpointMark, useBreakpointMarks } from "./CacheBreakpoint";
 import type { BreakpointMark } from "./breakpoints";
 import { ConnectionsButton } from "../send/ConnectionsDialog";
-import { SendPanel } from "../send/SendPanel";
+import { GenerationTypeSwitch, SendPanel } from "../send/SendPanel";
 import { useSend } from "../send/sending";
 import { PromptString } from "../instruct/PromptString";
 import { templateNameOf, useBuiltInTemplates } from "../instruct/templates";
@@ -63,6 +63,7 @@ export function PreviewPane() {
       </header>
       <SessionPicker />
       <SendPanel />
+      <GenerationTypeSwitch />
       {error && (
         <p className="error" role="alert" data-testid="preview-error">
           {t("preview.failed", { message: error })}

@@ -1,7 +1,8 @@
 import { act, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { beforeEach, describe, expect, it } from "vitest";
 import { App } from "../../App";
-import { getState, resetForTests, start } from "../../app/store";
+import { getState, resetForTests, showStoredSession, start } from "../../app/store";
+import type { PreviewRequest, SendRequest } from "../../bindings";
 import { fakeBackend } from "../../test/fakeBackend";
 import { resetSending } from "./sending";
 
@@ -287,5 +288,112 @@ describe("sending", () => {
     expect(backend.sessions.get("chat-1")!.messages[1]!.swipeAt ?? null).toBeNull();
     // The input was not sent and stays.
     expect((screen.getByTestId("send-input") as HTMLInputElement).value).toBe("ignored when regenerating");
+  });
+});
+
+describe("kinds of generation (RULES 5.14)", () => {
+  beforeEach(() => {
+    resetForTests();
+    resetSending();
+  });
+
+  const sends = (backend: ReturnType<typeof fakeBackend>) =>
+    backend.calls.filter((c) => c.cmd === "send_message").map((c) => c.args.request as SendRequest);
+  const previews = (backend: ReturnType<typeof fakeBackend>) =>
+    backend.calls.filter((c) => c.cmd === "preview").map((c) => c.args.request as PreviewRequest);
+
+  async function ready() {
+    const backend = await renderApp(withConnection);
+    await waitFor(() => expect((screen.getByTestId("connection-select") as HTMLSelectElement).value).toBe("local"));
+    return backend;
+  }
+
+  it("Continue adds what comes back to the last reply, shown growing, and leaves the input alone", async () => {
+    const backend = await ready();
+    type("send-input", "not sent with a continuation");
+    backend.sending.parts = ["and", " more"];
+    let release = () => {};
+    backend.sending.gate = new Promise((r) => (release = r));
+    fireEvent.click(screen.getByTestId("continue"));
+    // The reply being continued, then the joiner and what arrives.
+    await waitFor(() => expect(screen.getByTestId("streaming-reply").textContent).toBe("Continuing the last reply…Hi there and more"));
+    await act(async () => release());
+    await waitFor(() => expect(screen.getByTestId("last-reply-text").textContent).toBe("Hi there and more"));
+    expect(sends(backend).at(-1)).toMatchObject({ regenerate: false, preview: { generationType: "continue" } });
+    expect(backend.sessions.get("chat-1")!.messages.map((m) => m.content)).toEqual(["Hello", "Hi there and more"]);
+    expect((screen.getByTestId("send-input") as HTMLInputElement).value).toBe("not sent with a continuation");
+  });
+
+  it("Impersonate puts the user's next message, its prefill first, into the message box and stores nothing", async () => {
+    const backend = await ready();
+    type("send-input", "replaced");
+    type("prefill-input", "Well, ");
+    backend.sending.parts = ["I think", " so."];
+    fireEvent.click(screen.getByTestId("impersonate"));
+    await waitFor(() => expect((screen.getByTestId("send-input") as HTMLInputElement).value).toBe("Well, I think so."));
+    expect(sends(backend).at(-1)).toMatchObject({ preview: { generationType: "impersonate", prefill: "Well, " } });
+    expect(backend.sessions.get("chat-1")!.messages.map((m) => m.content)).toEqual(["Hello", "Hi there"]);
+    expect(getState().session?.messages).toHaveLength(2);
+    expect(screen.getByTestId("last-reply-text").textContent).toBe("Hi there");
+  });
+
+  it("a reply with a prefill shows it first while it arrives and is stored with it; the prefill stays for the next send", async () => {
+    const { backend, release } = await startGatedSend("Go on", (b) => b.settings.set("ui.connection", "local"));
+    // startGatedSend typed no prefill: this send has none.
+    expect(sends(backend).at(-1)?.preview.prefill).toBeNull();
+    await act(async () => release());
+    await screen.findByTestId("last-reply");
+    backend.sending.gate = null;
+    type("prefill-input", "Sure! ");
+    type("send-input", "Again");
+    let hold = () => {};
+    backend.sending.gate = new Promise((r) => (hold = r));
+    fireEvent.click(screen.getByTestId("send"));
+    await waitFor(() => expect(screen.getByTestId("streaming-reply").textContent).toBe("Sure! Hello back"));
+    await act(async () => hold());
+    await waitFor(() => expect(screen.getByTestId("last-reply-text").textContent).toBe("Sure! Hello back"));
+    expect(sends(backend).at(-1)).toMatchObject({ preview: { generationType: "normal", prefill: "Sure! ", input: "Again" } });
+    expect(backend.sessions.get("chat-1")!.messages.at(-1)?.content).toBe("Sure! Hello back");
+    expect((screen.getByTestId("send-input") as HTMLInputElement).value).toBe("");
+    expect((screen.getByTestId("prefill-input") as HTMLInputElement).value).toBe("Sure! ");
+  });
+
+  it("the preview's type switch builds the context of that kind, with the same options a send of it uses", async () => {
+    const backend = await ready();
+    expect(screen.getByTestId("send").className).toBe("primary");
+    type("prefill-input", "Me: ");
+    fireEvent.click(screen.getByTestId("preview-type-impersonate"));
+    await waitFor(() => expect(previews(backend).at(-1)).toMatchObject({ generationType: "impersonate", prefill: "Me: " }));
+    // The fake assembler adds the impersonation prompt and the prefill at the end.
+    await waitFor(() => expect(screen.getAllByTestId("built-lead").at(-1)!.textContent).toBe("Me:"));
+    expect(screen.getByTestId("preview-type-impersonate").getAttribute("aria-checked")).toBe("true");
+    // The button of the kind shown is the primary one.
+    expect(screen.getByTestId("impersonate").className).toBe("primary");
+    expect(screen.getByTestId("send").className).toBe("");
+    const { preset: shownPreset, ...shownOptions } = previews(backend).at(-1)!;
+    fireEvent.click(screen.getByTestId("impersonate"));
+    await waitFor(() => expect(sends(backend)).toHaveLength(1));
+    const { preset: sentPreset, ...sentOptions } = sends(backend)[0]!.preview;
+    expect(sentOptions).toEqual(shownOptions);
+    expect(sentPreset).toEqual(shownPreset);
+
+    fireEvent.click(screen.getByTestId("preview-type-continue"));
+    await waitFor(() => expect(previews(backend).at(-1)?.generationType).toBe("continue"));
+    expect(screen.getByTestId("continue").className).toBe("primary");
+  });
+
+  it("Continue is not offered when the last message is not a reply of the model's", async () => {
+    const backend = await ready();
+    backend.sending.parts = ["x"];
+    // Sending makes the user's message and a reply; a session ending with the user's has none.
+    const session = backend.sessions.get("chat-1")!;
+    backend.sessions.set("chat-1", { ...session, messages: [session.messages[0]!] });
+    act(() => {
+      showStoredSession(backend.sessions.get("chat-1")!, false);
+    });
+    const button = screen.getByTestId("continue") as HTMLButtonElement;
+    await waitFor(() => expect(button.disabled).toBe(true));
+    expect(button.title).toBe("The last message is not a reply of the model's: there is nothing to continue");
+    expect((screen.getByTestId("impersonate") as HTMLButtonElement).disabled).toBe(false);
   });
 });

@@ -3,17 +3,24 @@
 // app's store through `releaseSessionEdits` (or `showStoredSession`), which rebuild the preview.
 import { useSyncExternalStore } from "react";
 import { Channel } from "@tauri-apps/api/core";
-import type { ChatMessage, ConnectionView, SendEvent, Session } from "../../bindings";
+import type { ChatMessage, ConnectionView, SendEvent, Sent } from "../../bindings";
 import { api, CommandError, errorMessage } from "../../app/api";
 import {
   flushSession,
   holdSessionEdits,
   previewRequest,
   releaseSessionEdits,
+  setInput,
   showStoredSession,
 } from "../../app/store";
 import { SETTINGS, state as appState } from "../../app/state";
 
+/**
+ * What a send button asks for (RULES 5.14): the next reply, a new one in place of the last
+ * (Regenerate), more of the last reply, or the user's next message, which goes into the message
+ * box.
+ */
+export type SendKind = "normal" | "regenerate" | "continue" | "impersonate";
 
 export interface SendState {
   connections: ConnectionView[];
@@ -22,7 +29,10 @@ export interface SendState {
   /** The connection the preview sends through, by name; null when none is chosen. */
   connection: string | null;
   sending: boolean;
-  /** The reply's text as it arrives; null when nothing is arriving. */
+  /** What the send under way asks for; null when nothing is being sent. */
+  sendingKind: SendKind | null;
+  /** The reply's text as it arrives, its prefill (or a continuation's joiner) first; null when
+   * nothing is arriving. */
   streamed: string | null;
   error: string | null;
   /** The error is of a reply that arrived and was kept in a file, not stored in the session. */
@@ -36,6 +46,7 @@ const initial: SendState = {
   listError: null,
   connection: null,
   sending: false,
+  sendingKind: null,
   streamed: null,
   error: null,
   notStored: false,
@@ -107,37 +118,44 @@ export function openConnections(open: boolean) {
 }
 
 /**
- * Sends the preview's build through the chosen connection; with `regenerate`, a new reply in
- * place of the last one. The reply streams into `streamed`; the stored session then replaces the
- * open one. A failure is shown and changes nothing.
+ * Sends the preview's build, made for `kind`, through the chosen connection: the request the
+ * preview shows for that kind (RULES 5.14). The reply streams into `streamed`; the stored session
+ * then replaces the open one, and an impersonation's text goes into the message box. A failure
+ * is shown and changes nothing.
  */
-export async function send(regenerate: boolean) {
+export async function send(kind: SendKind) {
   const connection = state.connection;
   if (state.sending || !connection) return;
-  update({ sending: true, streamed: "", error: null, notStored: false });
+  update({ sending: true, sendingKind: kind, streamed: "", error: null, notStored: false });
   const before = appState.session?.messages.length ?? 0;
-  let stored: Session | null = null;
+  const regenerate = kind === "regenerate";
+  let sent: Sent | null = null;
   try {
     // The backend builds over the stored session: an edit still being written goes first.
     await flushSession();
-    const preview = previewRequest();
+    const preview = previewRequest(regenerate ? "normal" : kind);
     if (!preview) throw new Error("no preset is open");
     // Edits made while the reply arrives are written after it, over the session it is stored in.
     if (preview.sessionId) holdSessionEdits(preview.sessionId);
     const events = new Channel<SendEvent>();
     events.onmessage = (event) => {
-      if (event.kind === "text" && state.sending) update({ streamed: (state.streamed ?? "") + event.text });
+      if (!state.sending) return;
+      if (event.kind === "started") update({ streamed: event.start });
+      else update({ streamed: (state.streamed ?? "") + event.text });
     };
-    stored = await api.sendMessage({ preview, connection, regenerate }, events);
-    update({ sending: false, streamed: null });
+    sent = await api.sendMessage({ preview, connection, regenerate }, events);
+    update({ sending: false, sendingKind: null, streamed: null });
   } catch (e) {
     // A reply that arrived but could not be stored is not "not sent": it is said apart.
     const notStored = e instanceof CommandError && e.code === "reply_not_stored";
-    update({ sending: false, streamed: null, error: errorMessage(e), notStored });
+    update({ sending: false, sendingKind: null, streamed: null, error: errorMessage(e), notStored });
   }
-  // The input went into the session only when a turn was added (a stop before any text adds none).
-  const added = (stored?.messages?.length ?? 0) > before;
-  await releaseSessionEdits(stored, !regenerate && added);
+  // The input went into the session only when a turn was added (a stop before any text adds
+  // none; a continuation and an impersonation take no input).
+  const added = (sent?.session.messages?.length ?? 0) > before;
+  await releaseSessionEdits(sent?.session ?? null, kind === "normal" && added);
+  // The user's next message, written by the model, is theirs to edit and send.
+  if (kind === "impersonate" && sent?.text) setInput(sent.text);
 }
 
 export function stop() {
