@@ -4,8 +4,11 @@
 // added and given a key in the dialog, a reply streamed in and stored in the session, the body
 // received equal byte for byte to the body the preview's provider request shows, the key in the
 // Authorization header; a slow reply stopped (kept, marked incomplete); Regenerate and swipes;
-// a server that never answers stopped within a second; a dripping server given up on at the
-// connection's own total timeout; an edit of the session while a reply arrives kept with it.
+// Continue (the last reply grows, the body sent the one the preview's type switch showed),
+// Impersonate (the message box gets the text, the history does not) and a prefill (the stored
+// reply starts with it); a server that never answers stopped within a second; a dripping server
+// given up on at the connection's own total timeout; an edit of the session while a reply
+// arrives kept with it.
 import assert from "node:assert/strict";
 import { readFileSync, rmSync } from "node:fs";
 import http from "node:http";
@@ -219,6 +222,86 @@ export function sendTests(test, current) {
     await shot(browser(), "41-send-swipes");
     await (await $(`[data-testid="last-reply"] [data-testid="swipe-next-${at}"]`)).click();
     await until(() => byTestText("last-reply-text"), (t) => t === "A second answer.", "flipped back");
+  });
+
+  /** The session as stored, read from the backend. */
+  async function storedSession() {
+    const id = await browser().execute(() => document.querySelector('[data-testid="session-select"]')?.value ?? null);
+    const stored = await browser().executeAsync((sessionId, done) => {
+      window.__TAURI_INTERNALS__.invoke("get_session", { id: sessionId }).then(done, (e) => done({ error: String(e) }));
+    }, id);
+    assert.ok(!stored.error, JSON.stringify(stored));
+    return stored;
+  }
+
+  const lastPreviewRow = () =>
+    browser().execute(() => {
+      const li = [...document.querySelectorAll('[data-testid="preview-messages"] > li')].at(-1);
+      return li ? { source: li.dataset.source, role: [...li.classList].find((c) => c.startsWith("role-")) } : null;
+    });
+
+  test("send: the preview's type switch shows the continuation sent; Continue, Impersonate and a prefill", async () => {
+    double.parts = [" And", " more."];
+    double.delay = 30;
+    const before = await storedSession();
+    const reply = before.messages.at(-1);
+    const n = before.messages.length;
+    await typeInto("send-input", "Not for a continuation");
+    await until(lastPreviewRow, (r) => r?.source?.startsWith("input"), "the next reply's preview ending with the input");
+    // The preview of a continuation: the reply it continues sent last, without the input.
+    await (await byTest("preview-type-continue")).click();
+    await until(lastPreviewRow, (r) => r?.source === `history #${n - 1}` && r.role === "role-assistant", "the continuation's preview");
+    if (!(await (await $("details.request")).getAttribute("open"))) await (await $("details.request summary")).click();
+    const shown = await until(
+      () => byTestText("provider-request"),
+      (b) => b?.includes(reply.content) && !b.includes("Not for a continuation"),
+      "the continuation's body",
+    );
+    assert.equal(await (await byTest("continue")).getAttribute("class"), "primary", "the kind shown is the primary button");
+    await (await byTest("continue")).click();
+    await until(() => byTestText("last-reply-text"), (t) => t === `${reply.content} And more.`, "the continued reply", 8000);
+    assert.equal(double.received.at(-1).body, shown, "the continuation sent is the one the preview showed");
+    let stored = await storedSession();
+    assert.equal(stored.messages.length, n, "no message added");
+    assert.equal(stored.messages.at(-1).content, `${reply.content} And more.`, "the stored reply grew");
+    assert.deepEqual(stored.messages.at(-1).swipes, reply.swipes, "its other replies as they were");
+    assert.equal(await (await byTest("send-input")).getValue(), "Not for a continuation", "a continuation takes no input");
+    await browser().execute(() => document.querySelector('[data-testid="preview-type"]').scrollIntoView({ block: "center" }));
+    // The pointer off the fields, whose tooltips would cover the switch.
+    await (await $(".type-switch-row > span")).moveTo();
+    await shot(browser(), "42-send-continue");
+    await (await byTest("language")).selectByAttribute("value", "zh-CN");
+    await until(() => byTestText("continue"), (t) => t === "继续", "the buttons in Chinese");
+    await shot(browser(), "42-send-continue-zh");
+    await (await byTest("language")).selectByAttribute("value", "en");
+
+    // Impersonate: the user's next message goes into the box, not into the session.
+    double.parts = ["I", " agree."];
+    await (await byTest("impersonate")).click();
+    await until(() => byTest("send-input").then((e) => e.getValue()), (v) => v === "I agree.", "the impersonated message in the box", 8000);
+    assert.ok(double.received.at(-1).body.includes("[Write the next message of"), "the impersonation prompt was sent");
+    stored = await storedSession();
+    assert.equal(stored.messages.length, n, "the history is unchanged");
+    assert.equal(stored.messages.at(-1).content, `${reply.content} And more.`);
+    await (await $(".type-switch-row > span")).moveTo();
+    await shot(browser(), "42-send-impersonate");
+
+    // A prefill: sent as the reply's start, stored and shown at its start.
+    await (await byTest("preview-type-normal")).click();
+    await typeInto("prefill-input", "Indeed, ");
+    double.parts = ["yes."];
+    await (await byTest("send")).click();
+    await until(() => byTestText("last-reply-text"), (t) => t === "Indeed, yes.", "the reply with its prefill", 8000);
+    assert.deepEqual(JSON.parse(double.received.at(-1).body).messages.at(-1), { role: "assistant", content: "Indeed, " });
+    stored = await storedSession();
+    assert.deepEqual(stored.messages.slice(n).map((m) => m.content), ["I agree.", "Indeed, yes."]);
+    await browser().execute(() => document.querySelector('[data-testid="last-reply"]').scrollIntoView({ block: "center" }));
+    await shot(browser(), "42-send-prefill");
+    const prefill = await byTest("prefill-input");
+    await prefill.click();
+    await browser().keys(["Control", "a"]);
+    await browser().keys(["Backspace"]);
+    await until(() => prefill.getValue(), (v) => v === "", "the prefill emptied");
   });
 
   test("send: Stop ends a send whose server never answers within a second", async () => {
