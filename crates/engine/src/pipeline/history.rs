@@ -1,8 +1,10 @@
 //! The history that processors see (RULES 5.3): messages in intermediate form with
 //! per-role indices, so that the n most recent messages of a role, a range of a role's messages
-//! and a role's count come without scanning the whole history.
+//! and a role's count come without scanning the whole history. The indices are made on the first
+//! question about roles (most builds ask none) and kept right from then on.
 
 use std::ops::Range;
+use std::sync::OnceLock;
 
 use super::PipelineMessage;
 use crate::model::Role;
@@ -10,8 +12,9 @@ use crate::model::Role;
 #[derive(Debug, Clone, Default)]
 pub struct History<'s> {
     items: Vec<PipelineMessage<'s>>,
-    /// For each role (by `Role::index`), the positions of its messages, ascending.
-    by_role: [Vec<u32>; 4],
+    /// For each role (by `Role::index`), the positions of its messages, ascending: made when
+    /// first asked for, then kept right through every change.
+    by_role: OnceLock<[Vec<u32>; 4]>,
 }
 
 impl<'s> History<'s> {
@@ -22,8 +25,19 @@ impl<'s> History<'s> {
     pub fn with_capacity(n: usize) -> Self {
         History {
             items: Vec::with_capacity(n),
-            by_role: Default::default(),
+            by_role: OnceLock::new(),
         }
+    }
+
+    /// The per-role positions, made now if no one asked for them before.
+    fn by_role(&self) -> &[Vec<u32>; 4] {
+        self.by_role.get_or_init(|| {
+            let mut by_role: [Vec<u32>; 4] = Default::default();
+            for (i, m) in self.items.iter().enumerate() {
+                by_role[m.role.index()].push(i as u32);
+            }
+            by_role
+        })
     }
 
     pub fn len(&self) -> usize {
@@ -51,22 +65,26 @@ impl<'s> History<'s> {
     }
 
     pub fn push(&mut self, message: PipelineMessage<'s>) {
-        self.by_role[message.role.index()].push(self.items.len() as u32);
+        if let Some(by_role) = self.by_role.get_mut() {
+            by_role[message.role.index()].push(self.items.len() as u32);
+        }
         self.items.push(message);
     }
 
     /// Inserts at `index` (clamped to the end); later positions shift by one in every index.
     pub fn insert(&mut self, index: usize, message: PipelineMessage<'s>) {
         let index = index.min(self.items.len());
-        for positions in &mut self.by_role {
-            let from = positions.partition_point(|&p| (p as usize) < index);
-            for p in &mut positions[from..] {
-                *p += 1;
+        if let Some(by_role) = self.by_role.get_mut() {
+            for positions in by_role.iter_mut() {
+                let from = positions.partition_point(|&p| (p as usize) < index);
+                for p in &mut positions[from..] {
+                    *p += 1;
+                }
             }
+            let role = &mut by_role[message.role.index()];
+            let at = role.partition_point(|&p| (p as usize) < index);
+            role.insert(at, index as u32);
         }
-        let role = &mut self.by_role[message.role.index()];
-        let at = role.partition_point(|&p| (p as usize) < index);
-        role.insert(at, index as u32);
         self.items.insert(index, message);
     }
 
@@ -76,14 +94,16 @@ impl<'s> History<'s> {
             return None;
         }
         let message = self.items.remove(index);
-        let role = &mut self.by_role[message.role.index()];
-        if let Ok(at) = role.binary_search(&(index as u32)) {
-            role.remove(at);
-        }
-        for positions in &mut self.by_role {
-            let from = positions.partition_point(|&p| (p as usize) <= index);
-            for p in &mut positions[from..] {
-                *p -= 1;
+        if let Some(by_role) = self.by_role.get_mut() {
+            let role = &mut by_role[message.role.index()];
+            if let Ok(at) = role.binary_search(&(index as u32)) {
+                role.remove(at);
+            }
+            for positions in by_role.iter_mut() {
+                let from = positions.partition_point(|&p| (p as usize) <= index);
+                for p in &mut positions[from..] {
+                    *p -= 1;
+                }
             }
         }
         Some(message)
@@ -115,13 +135,13 @@ impl<'s> History<'s> {
         let old_role = slot.role;
         *slot = message;
         let new_role = self.items[index].role;
-        if old_role != new_role {
+        if let (true, Some(by_role)) = (old_role != new_role, self.by_role.get_mut()) {
             let at = index as u32;
-            let old = &mut self.by_role[old_role.index()];
+            let old = &mut by_role[old_role.index()];
             if let Ok(k) = old.binary_search(&at) {
                 old.remove(k);
             }
-            let new = &mut self.by_role[new_role.index()];
+            let new = &mut by_role[new_role.index()];
             let k = new.partition_point(|&p| p < at);
             new.insert(k, at);
         }
@@ -129,7 +149,7 @@ impl<'s> History<'s> {
 
     /// Positions of every message of `role`, ascending.
     pub fn positions_of(&self, role: Role) -> &[u32] {
-        &self.by_role[role.index()]
+        &self.by_role()[role.index()]
     }
 
     /// Replaces the content of message `index` (roles stay, so the indices stay right).
@@ -149,25 +169,25 @@ impl<'s> History<'s> {
 
     /// Positions of the `n` most recent messages of `role`, oldest first.
     pub fn recent_by_role(&self, role: Role, n: usize) -> &[u32] {
-        let positions = &self.by_role[role.index()];
+        let positions = &self.by_role()[role.index()];
         &positions[positions.len().saturating_sub(n)..]
     }
 
     /// Positions of the `range`-th messages of `role` (0 = its oldest), clamped.
     pub fn range_by_role(&self, role: Role, range: Range<usize>) -> &[u32] {
-        let positions = &self.by_role[role.index()];
+        let positions = &self.by_role()[role.index()];
         let end = range.end.min(positions.len());
         let start = range.start.min(end);
         &positions[start..end]
     }
 
     pub fn count_by_role(&self, role: Role) -> usize {
-        self.by_role[role.index()].len()
+        self.by_role()[role.index()].len()
     }
 
     /// The newest message of `role`.
     pub fn last_of_role(&self, role: Role) -> Option<&PipelineMessage<'s>> {
-        self.by_role[role.index()]
+        self.by_role()[role.index()]
             .last()
             .map(|&p| &self.items[p as usize])
     }
@@ -189,13 +209,10 @@ impl<'s> History<'s> {
         }
     }
 
+    /// Forgets the per-role positions after a change that moves many messages; the next
+    /// question makes them again.
     fn reindex(&mut self) {
-        for positions in &mut self.by_role {
-            positions.clear();
-        }
-        for (i, m) in self.items.iter().enumerate() {
-            self.by_role[m.role.index()].push(i as u32);
-        }
+        self.by_role.take();
     }
 }
 
@@ -203,11 +220,12 @@ impl<'s> FromIterator<PipelineMessage<'s>> for History<'s> {
     fn from_iter<I: IntoIterator<Item = PipelineMessage<'s>>>(iter: I) -> Self {
         let iter = iter.into_iter();
         // One more: the session loader may append the pending input.
-        let mut history = History::with_capacity(iter.size_hint().0 + 1);
-        for m in iter {
-            history.push(m);
+        let mut items = Vec::with_capacity(iter.size_hint().0 + 1);
+        items.extend(iter);
+        History {
+            items,
+            by_role: OnceLock::new(),
         }
-        history
     }
 }
 
@@ -249,19 +267,25 @@ mod tests {
         #[test]
         fn per_role_indices_stay_right_through_every_operation(ops in prop::collection::vec(op(), 0..80)) {
             let mut h = History::new();
+            // The same operations on a history asked about roles only at the end: its positions
+            // are made then, not kept through the changes.
+            let mut lazy = History::new();
             let mut model: Vec<PipelineMessage> = Vec::new();
             for (tag, op) in ops.into_iter().enumerate() {
                 match op {
                     Op::Push(r) => {
                         h.push(message(r, tag));
+                        lazy.push(message(r, tag));
                         model.push(message(r, tag));
                     }
                     Op::Insert(i, r) => {
                         h.insert(i, message(r, tag));
+                        lazy.insert(i, message(r, tag));
                         model.insert(i.min(model.len()), message(r, tag));
                     }
                     Op::Remove(i) => {
                         let removed = h.remove(i);
+                        lazy.remove(i);
                         prop_assert_eq!(removed.is_some(), i < model.len());
                         if i < model.len() {
                             model.remove(i);
@@ -269,12 +293,14 @@ mod tests {
                     }
                     Op::Replace(i, r) => {
                         h.replace(i, message(r, tag));
+                        lazy.replace(i, message(r, tag));
                         if let Some(slot) = model.get_mut(i) {
                             *slot = message(r, tag);
                         }
                     }
                     Op::RetainEvery(k) => {
                         h.retain_indexed(|i, _| i % k != 0);
+                        lazy.retain_indexed(|i, _| i % k != 0);
                         let mut i = 0;
                         model.retain(|_| {
                             i += 1;
@@ -301,6 +327,16 @@ mod tests {
                         scan.last().map(|&p| model[p as usize].content().to_string())
                     );
                 }
+            }
+            prop_assert_eq!(lazy.as_slice(), model.as_slice());
+            for r in [Role::System, Role::User, Role::Assistant, Role::Tool] {
+                let scan: Vec<u32> = model
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, m)| m.role == r)
+                    .map(|(i, _)| i as u32)
+                    .collect();
+                prop_assert_eq!(lazy.positions_of(r), scan.as_slice());
             }
         }
     }

@@ -50,6 +50,23 @@ impl Processor for EnsureAlternation {
             };
             PipelineMessage::new(role, text, Source::processor(ID))
         };
+        // Most lists alternate already: looked at first by role alone, and left as they are.
+        let mut previous: Option<Role> = None;
+        let alternates = ctx.messages.iter().all(|m| {
+            let Some(this) = side(m.role) else {
+                return true;
+            };
+            let wanted = match previous {
+                None => Role::User,
+                Some(Role::User) => Role::Assistant,
+                Some(_) => Role::User,
+            };
+            previous = Some(this);
+            this == wanted
+        });
+        if alternates && previous.is_some() {
+            return Ok(());
+        }
         let messages = std::mem::take(&mut ctx.messages);
         let mut out = Vec::with_capacity(messages.len() + 2);
         let mut previous: Option<Role> = None; // the side of the last turn

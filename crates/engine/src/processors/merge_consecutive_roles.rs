@@ -31,11 +31,17 @@ impl Processor for MergeConsecutiveRoles {
         config: &ResolvedConfig,
     ) -> Result<(), EngineError> {
         let separator = config.str("separator");
+        let joins =
+            |a: &PipelineMessage, b: &PipelineMessage| a.role == b.role && a.name() == b.name();
+        // Most lists have no run to join: looked at first, and left as they are.
+        if !ctx.messages.windows(2).any(|w| joins(&w[0], &w[1])) {
+            return Ok(());
+        }
         let before = ctx.messages.len();
         let mut out: Vec<PipelineMessage> = Vec::with_capacity(before);
         for m in std::mem::take(&mut ctx.messages) {
             match out.last_mut() {
-                Some(last) if last.role == m.role && last.name() == m.name() => {
+                Some(last) if joins(last, &m) => {
                     last.absorb(m, separator, ID);
                 }
                 _ => out.push(m),

@@ -40,20 +40,17 @@ impl Processor for MergeSystemToHead {
             return Ok(());
         }
         let separator = config.str("separator");
-        let (system, rest): (Vec<PipelineMessage>, Vec<PipelineMessage>) =
-            std::mem::take(&mut ctx.messages)
-                .into_iter()
-                .partition(|m| m.role == Role::System);
-        let mut system = system.into_iter();
-        let mut messages = Vec::with_capacity(rest.len() + 1);
-        if let Some(mut head) = system.next() {
-            for m in system {
-                head.absorb(m, separator, ID);
-            }
-            messages.push(head);
+        // The system messages taken out in order, the rest staying where it is; joined in one go
+        // and put first.
+        let mut system: Vec<PipelineMessage> = ctx
+            .messages
+            .extract_if(.., |m| m.role == Role::System)
+            .collect();
+        if !system.is_empty() {
+            let mut head = system.remove(0);
+            head.absorb_all(system, separator, ID);
+            ctx.messages.insert(0, head);
         }
-        messages.extend(rest);
-        ctx.messages = messages;
         ctx.info(ID, texts::SYSTEM_MERGED.with("count", count));
         Ok(())
     }

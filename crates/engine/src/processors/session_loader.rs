@@ -57,16 +57,12 @@ impl Processor for SessionLoader {
         };
         // Each stored message goes in as a reference to the session: nothing is copied until a
         // processor changes it.
-        let load = if names == "none" {
-            PipelineMessage::from_stored_unnamed
-        } else {
-            PipelineMessage::from_stored
-        };
+        let named = names != "none";
         ctx.history = session
             .messages
             .iter()
             .enumerate()
-            .map(|(i, stored)| load(i, stored))
+            .map(|(i, stored)| PipelineMessage::from_stored_as(i, stored, named))
             .collect();
         ctx.info(ID, texts::LOADED.with("count", session.messages.len()));
 

@@ -503,14 +503,15 @@ impl<'s> PipelineMessage<'s> {
         }
     }
 
-    /// [`Self::from_stored`] without its stored name, which is then not sent (the session
-    /// loader's `names: none`). Still a reference: nothing is copied.
-    pub(crate) fn from_stored_unnamed(index: usize, message: &'s ChatMessage) -> Self {
+    /// [`Self::from_stored`], without its stored name unless `named` (the session loader's
+    /// `names: none` sends none). Still a reference: nothing is copied.
+    #[inline]
+    pub(crate) fn from_stored_as(index: usize, message: &'s ChatMessage, named: bool) -> Self {
         PipelineMessage {
             role: message.role,
             counted: false,
             tokens: 0,
-            body: Body::stored(index, message, false),
+            body: Body::stored(index, message, named),
         }
     }
 
