@@ -117,18 +117,23 @@ pub struct UserProfile {
 
 /// One stored chat message. `content` is shared (`Arc<str>`) so that a build over a long session
 /// references the text instead of copying it.
+///
+/// Laid out in the order written (`repr(C)`), what every build reads of every message first: its
+/// role, text, name and attachments sit in the first 72 bytes, so a pass over a long session
+/// reads two cache lines of each message, not three.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
+#[repr(C)]
 pub struct ChatMessage {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub id: Option<String>,
     pub role: Role,
+    pub content: Arc<str>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
-    pub content: Arc<str>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub attachments: Vec<Attachment>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub created_at: Option<String>,
     /// For a reply a provider sent: what sent it, how it ended, what it cost and took (RULES 2).
