@@ -17,6 +17,13 @@ pub const MACRO_NAME_BYTES: usize = 64;
 /// One build records at most this many macro evaluations (name and output hash) for the
 /// turn-to-turn diff to name the macro a change came from; later ones are not recorded.
 pub const MACRO_TRACE_ENTRIES: usize = 20_000;
+/// The macro tracer (RULES 4.6) keeps at most this many bytes of text for one build: what each
+/// macro was written as, given and became, and the variables it changed.
+pub const MACRO_TRACE_BYTES: usize = 4 << 20;
+/// Each text the macro tracer keeps is cut to this many bytes.
+pub const MACRO_TRACE_TEXT_BYTES: usize = 1 << 10;
+/// The lorebook tester's text (RULES 6.6) is at most this many bytes, as any file read is.
+pub const LOREBOOK_TEST_TEXT_BYTES: usize = 50 * 1024 * 1024;
 /// A variable name longer than this is refused.
 pub const MACRO_VARIABLE_NAME_BYTES: usize = 256;
 

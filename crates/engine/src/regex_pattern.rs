@@ -113,6 +113,16 @@ impl Matcher<'_> {
     }
 }
 
+impl Matcher<'_> {
+    /// Where the first match in `text` starts, if any.
+    pub fn find(&mut self, text: &str) -> Option<usize> {
+        let input = Input::new(text);
+        let regex = &self.pattern.regex;
+        let cache = self.cache();
+        regex.search_with(cache, &input).map(|m| m.start())
+    }
+}
+
 impl Drop for Matcher<'_> {
     fn drop(&mut self) {
         if let Some(cache) = self.cache.take() {

@@ -110,6 +110,22 @@ crate::texts! {
     BY_STICKY = "lorebook.activation.sticky" => "sticky: it activated {ago} messages ago";
     // lorebook, SillyTavern activation (RULES 5.11.1)
     LOREBOOK_COMPAT = "lorebook.compat" => "Activates entries as SillyTavern does: the scanned messages read as one text with the speakers' names, keys of several words as substrings, each entry's own scan settings, SillyTavern's recursion, minimum activations, delays, sticky and cooldown entries and inclusion groups; the budget stops at the first entry that does not fit; the entries of one position are joined into one message.";
+    TEST_DISABLED = "lorebook.test.disabled" => "the entry is switched off";
+    TEST_NO_KEYS = "lorebook.test.no-keys" => "the entry is not constant and has no keys";
+    TEST_NO_MATCH = "lorebook.test.no-match" => "none of its keys occurs in the messages read";
+    TEST_CASE = "lorebook.test.case" => "key \"{key}\" occurs in {place} only in another case, and the entry is case-sensitive";
+    TEST_WHOLE_WORD = "lorebook.test.whole-word" => "key \"{key}\" occurs in {place} only inside a longer word, and the entry matches whole words";
+    TEST_SCAN_DEPTH = "lorebook.test.scan-depth" => "key \"{key}\" occurs in history #{index}, older than the {depth} messages read";
+    TEST_SECONDARY = "lorebook.test.secondary" => "key \"{key}\" occurs in {place}, but the secondary keys do not agree ({logic}: {present} of {count} occur)";
+    TEST_WAITS_RECURSION = "lorebook.test.waits-recursion" => "key \"{key}\" occurs in {place}, but the entry fires only in recursion, from level {level}";
+    TEST_NOT_TAKEN = "lorebook.test.not-taken" => "key \"{key}\" occurs in {place}, but a cap stopped the scan before it";
+    TEST_RECURSION_OFF = "lorebook.test.recursion-off" => "key \"{key}\" occurs only in the content of entry \"{entry}\", and the book is not recursive";
+    TEST_EXCLUDES_RECURSION = "lorebook.test.excludes-recursion" => "key \"{key}\" occurs only in the content of entry \"{entry}\", and the entry is not fired by other entries";
+    TEST_RECURSION_LIMIT = "lorebook.test.recursion-limit" => "key \"{key}\" occurs only in the content of entry \"{entry}\", which recursion did not read (at most {rounds} rounds)";
+    TEST_UNEXPLAINED = "lorebook.test.unexplained" => "not explained: the tester's work cap was reached";
+    PLACE_INPUT = "lorebook.place.input" => "the input";
+    PLACE_HISTORY = "lorebook.place.history" => "history #{index}";
+    PLACE_ENTRY = "lorebook.place.entry" => "the content of entry \"{entry}\"";
     ST_DELAYED = "lorebook.delayed" => "entry \"{entry}\" waits until the chat has {delay} messages ({count} now)";
     ST_COOLDOWN = "lorebook.cooldown" => "entry \"{entry}\" is cooling down: it activated {ago} messages ago";
     ST_GROUP_WON_PRIORITY = "lorebook.group-won-priority" => "entry \"{entry}\" won inclusion group \"{group}\" by priority";
@@ -237,6 +253,8 @@ crate::texts! {
     VARIABLE_TOO_LARGE = "macro.variable-too-large" => "variable \"{name}\" would hold more than {size}; it keeps its value and the rest are left as written";
     EXPANSION_CAP = "macro.expansion-cap" => "macros produced more than {size} here; the rest are left as written";
     BUILD_CAP = "macro.build-cap" => "the macros of this build produced more than {size}; from here on every macro is left as written";
+    TRACE_ENTRIES_CAP = "macro.trace-entries-cap" => "the macro trace stops after {count} macros; the build went on untraced";
+    TRACE_BYTES_CAP = "macro.trace-bytes-cap" => "the macro trace stops at {size} of text; the build went on untraced";
     TOO_MANY_MACROS = "macro.too-many" => "more than {count} macros; the rest are left as written";
     UNKNOWN_MACRO = "macro.unknown" => "unknown macro {macro}";
     NO_ARGUMENTS = "macro.no-arguments" => "macro {macro} takes no arguments";

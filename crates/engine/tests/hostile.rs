@@ -506,3 +506,64 @@ fn a_huge_changed_message_is_compared_by_its_head_and_tail() {
     // The two request bodies and the two texts, a few times over; not a word table.
     assert!(peak < 64 * MIB, "peak {} MiB", peak / MIB);
 }
+
+/// Builds `preset` with the macro tracer on, under the counting allocator: the trace and the
+/// most memory the build held at once.
+fn detail_traced(preset: &Value) -> (promptloom_engine::macros::MacroTrace, usize) {
+    let preset = preset_from(preset.clone());
+    let session = session_of(&["u hi"]);
+    let traced = promptloom_engine::BuildOptions {
+        trace_macros_in_detail: true,
+        ..options()
+    };
+    try_run(&preset, &session, "gpt-4o", &options()).expect("warms up");
+    let before = NOW.with(Cell::get);
+    PEAK.with(|peak| peak.set(before));
+    let result = try_run(&preset, &session, "gpt-4o", &traced).expect("builds");
+    let peak = (PEAK.with(Cell::get) - before).max(0) as usize;
+    eprintln!("traced peak {:.1} MiB", peak as f64 / MIB as f64);
+    (result.macro_trace.expect("traced"), peak)
+}
+
+#[test]
+fn the_macro_tracer_stops_at_its_caps_with_a_note() {
+    use promptloom_engine::limits::{MACRO_TRACE_BYTES, MACRO_TRACE_ENTRIES};
+    // 30,000 macros in three templates: past the trace's count.
+    let many = "{{char}}".repeat(10_000);
+    let preset = json!({
+        "formatVersion": 1, "id": "t", "name": "T",
+        "messageTemplates": [
+            { "id": "a", "role": "system", "content": many },
+            { "id": "b", "role": "system", "content": many },
+            { "id": "c", "role": "system", "content": many },
+        ],
+        "contextRecipes": [{ "id": "r", "modelFilter": ["*"], "steps": [
+            { "messageId": "a", "enabled": true },
+            { "messageId": "b", "enabled": true },
+            { "messageId": "c", "enabled": true },
+        ]}],
+    });
+    let (trace, peak) = detail_traced(&preset);
+    assert_eq!(trace.expansions.len(), MACRO_TRACE_ENTRIES);
+    let note = trace.stopped.expect("a note").to_string();
+    assert!(note.contains("20000 macros"), "{note}");
+    assert!(peak < 48 * MIB, "peak {} MiB", peak / MIB);
+
+    // Five templates of 1,000 outputs of 2 KB (each within its expansion's cap), each output
+    // kept as 1 KiB: past the trace's bytes.
+    let text = "{{description}}".repeat(1_000);
+    let ids = ["a", "b", "c", "d", "e"];
+    let preset = json!({
+        "formatVersion": 1, "id": "t", "name": "T",
+        "character": { "name": "N", "description": "d".repeat(2_000) },
+        "messageTemplates": ids.map(|id| json!({ "id": id, "role": "system", "content": text })),
+        "contextRecipes": [{ "id": "r", "modelFilter": ["*"],
+            "steps": ids.map(|id| json!({ "messageId": id, "enabled": true })) }],
+    });
+    let (trace, peak) = detail_traced(&preset);
+    let kept: usize = trace.expansions.iter().map(|e| e.output.len()).sum();
+    assert!(kept <= MACRO_TRACE_BYTES, "{kept} bytes kept");
+    assert!(trace.expansions.len() < 5_000);
+    assert!(trace.stopped.expect("a note").to_string().contains("4 MiB"));
+    assert!(peak < 48 * MIB, "peak {} MiB", peak / MIB);
+}

@@ -6,11 +6,13 @@
 //! carries it, so the pipeline framework reads this file and no other of the folder); `scan.rs`
 //! the native key matching for books of thousands of entries; `sillytavern/` SillyTavern's scan
 //! (`keys.rs` what it reads and how a key matches, `mod.rs` its rounds, groups, timed effects and
-//! budget); `processor.rs` the processor over the pipeline's context.
+//! budget); `tester.rs` every entry explained, fired or not, for the lorebook tester;
+//! `processor.rs` the processor over the pipeline's context.
 
 pub mod report;
 pub mod scan;
 pub mod sillytavern;
+pub mod tester;
 
 mod processor;
 

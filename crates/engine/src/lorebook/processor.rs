@@ -26,6 +26,7 @@ use xxhash_rust::xxh3::xxh3_64_with_seed;
 use super::report::{ActivatedEntry, Activation, CutEntry, LorebookReport, SkippedEntry};
 use super::scan::BookScan;
 use super::sillytavern::{self, StInput, MAX_SCAN_DEPTH};
+use super::tester::{self, Explain};
 use crate::model::{AnchorPosition, InjectionStrategy, LorebookEntry, Role};
 use crate::pipeline::{
     CompatDefaults, ConfigField, DropAction, DroppedItem, InjectionCandidate, PipelineContext,
@@ -227,6 +228,7 @@ fn native_activation(
 
     // Probability, then the budget by order (highest first, ties in book order).
     let mut activated: Vec<(usize, Activation)> = Vec::new();
+    let mut chance_failed: Vec<usize> = Vec::new();
     for (i, reason) in reasons.into_iter().enumerate() {
         let Some(reason) = reason else { continue };
         let entry = &book.entries[i];
@@ -239,6 +241,7 @@ fn native_activation(
                         .with("entry", &entry.id)
                         .with("chance", p),
                 );
+                chance_failed.push(i);
                 continue;
             }
         }
@@ -280,7 +283,42 @@ fn native_activation(
         activated_entry(ctx, &mut report, entry, reason, tokens);
         kept.push(i);
     }
+    if ctx.options.explain_lorebook {
+        let names = config.bool("includeNames").then(|| speaker_names(ctx));
+        let chat = scanned_chat(ctx, names, false);
+        let explain = Explain {
+            book,
+            report: &report,
+            chat: &chat,
+            chance_failed: &chance_failed,
+            sillytavern: false,
+            max_recursion: MAX_RECURSION,
+        };
+        let (cache, kind) = (ctx.cache, ctx.tokenizer.vocabulary);
+        let verdicts = tester::explain(&explain, |e| cache.count(kind, &e.content) + overhead);
+        ctx.blackboard.lorebook_test = Some(verdicts);
+    }
     (kept, report)
+}
+
+/// The chat as the lorebook reads it, newest first, at most [`MAX_SCAN_DEPTH`] messages: each
+/// message's history index and its text (`Name: text` with `includeNames`; trimmed for
+/// SillyTavern's activation).
+fn scanned_chat(
+    ctx: &PipelineContext<'_, '_>,
+    names: Option<(&str, &str)>,
+    trim: bool,
+) -> Vec<(Option<u32>, String)> {
+    ctx.history
+        .iter()
+        .rev()
+        .take(MAX_SCAN_DEPTH)
+        .map(|m| {
+            let text = scanned_text(m, names);
+            let text = if trim { text.trim() } else { &text };
+            (m.history_index(), text.to_string())
+        })
+        .collect()
 }
 
 /// RULES 5.11.1: SillyTavern's activation, its budget included.
@@ -290,13 +328,7 @@ fn sillytavern_activation(
     book: &crate::model::Lorebook,
 ) -> (Vec<usize>, LorebookReport) {
     let names = config.bool("includeNames").then(|| speaker_names(ctx));
-    let chat: Vec<(Option<u32>, String)> = ctx
-        .history
-        .iter()
-        .rev()
-        .take(MAX_SCAN_DEPTH)
-        .map(|m| (m.history_index(), scanned_text(m, names).trim().to_string()))
-        .collect();
+    let chat = scanned_chat(ctx, names, true);
     let seed = xxh3_64_with_seed(ctx.session.id.as_bytes(), ctx.session.messages.len() as u64);
     // A share of the build's budget, rounded, at least 1; then the cap.
     let share = (f64::from(ctx.budget()) * f64::from(book.token_budget) / 100.0).round();
@@ -346,6 +378,22 @@ fn sillytavern_activation(
     for (e, tokens) in outcome.cut {
         let why = texts::BUDGET_STOP.with("budget", budget).with("used", used);
         cut(ctx, &mut report, &book.entries[e], tokens, why);
+    }
+    if ctx.options.explain_lorebook {
+        let explain = Explain {
+            book,
+            report: &report,
+            chat: &chat,
+            chance_failed: &[],
+            sillytavern: true,
+            max_recursion: match book.max_recursion_steps {
+                0 => sillytavern::MAX_ROUNDS,
+                steps => steps as usize,
+            },
+        };
+        let (cache, kind) = (ctx.cache, ctx.tokenizer.vocabulary);
+        let verdicts = tester::explain(&explain, |e| cache.count(kind, &e.content));
+        ctx.blackboard.lorebook_test = Some(verdicts);
     }
     (kept, report)
 }

@@ -445,7 +445,7 @@ fn activates(keys: &EntryKeys, hit: &[bool]) -> Option<String> {
 
 /// `/pattern/flags` as a pattern and flags for [`PatternBudget::compile`]; `None` when the key
 /// is plain text.
-fn parse_pattern(key: &str, case_sensitive: bool) -> Option<(&str, String)> {
+pub(super) fn parse_pattern(key: &str, case_sensitive: bool) -> Option<(&str, String)> {
     let rest = key.strip_prefix('/')?;
     let end = rest.rfind('/')?;
     let (pattern, flags) = (&rest[..end], &rest[end + 1..]);
@@ -471,7 +471,7 @@ fn fold(text: &str, case_sensitive: bool) -> String {
 /// Whether the key at `text[start..end]` stands as a whole word: where the key starts or ends
 /// with a letter or digit of a spaced script, the text beside it is none. Keys in CJK scripts,
 /// written without spaces, match anywhere.
-fn whole_word_at(text: &str, start: usize, end: usize) -> bool {
+pub(super) fn whole_word_at(text: &str, start: usize, end: usize) -> bool {
     let spaced_word = |c: char| c.is_alphanumeric() && !is_cjk(c);
     let key = &text[start..end];
     let (Some(first), Some(last)) = (key.chars().next(), key.chars().next_back()) else {

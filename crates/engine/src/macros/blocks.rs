@@ -467,26 +467,39 @@ impl Expander<'_, '_> {
             return text.into();
         }
         let mut out = String::with_capacity(text.len());
-        self.write_nodes(&parsed.nodes, &mut out, depth);
+        self.write_nodes(&parsed.nodes, &mut out, depth, text);
         out.into()
     }
 
-    fn write_nodes(&mut self, nodes: &[Node<'_>], out: &mut String, depth: usize) {
+    /// Writes the branches taken; `source` is the text the nodes were read from. When the macro
+    /// tracer runs, each run of text kept is noted with where it stood in `source`.
+    fn write_nodes(&mut self, nodes: &[Node<'_>], out: &mut String, depth: usize, source: &str) {
         for node in nodes {
             match node {
-                Node::Text(text) => out.push_str(text),
+                Node::Text(text) => {
+                    if let Some(segments) = &mut self.segments {
+                        segments.push((out.len(), offset_in(source, text)));
+                    }
+                    out.push_str(text)
+                }
                 Node::Block {
                     kind,
                     condition,
                     then,
                     otherwise,
                 } => {
-                    let holds = self.condition(condition, depth);
+                    let at = if self.segments.is_some() {
+                        let at = offset_in(source, condition);
+                        source[..at].rfind("{{").unwrap_or(at)
+                    } else {
+                        0
+                    };
+                    let holds = self.condition(*kind, condition, at, depth);
                     let taken = match kind {
                         Kind::If => holds,
                         Kind::Unless => !holds,
                     };
-                    self.write_nodes(if taken { then } else { otherwise }, out, depth);
+                    self.write_nodes(if taken { then } else { otherwise }, out, depth, source);
                 }
             }
         }
@@ -494,11 +507,27 @@ impl Expander<'_, '_> {
 
     /// Whether the macro `condition` names expands to something other than white space. A macro
     /// that stays as written (unknown, or past a cap) is false.
-    fn condition(&mut self, condition: &str, depth: usize) -> bool {
+    fn condition(&mut self, kind: Kind, condition: &str, at: usize, depth: usize) -> bool {
         let raw = format!("{{{{{condition}}}}}");
-        match self.evaluate(condition, &raw, depth) {
+        self.block = Some(match kind {
+            Kind::If => "if",
+            Kind::Unless => "unless",
+        });
+        let output = self.evaluate(condition, &raw, at, depth);
+        self.block = None;
+        match output {
             Output::Text(text) => !text.trim().is_empty(),
             Output::Kept | Output::Trim => false,
         }
+    }
+}
+
+/// Where `part`, a slice of `source`, starts in it; 0 when it is not one.
+fn offset_in(source: &str, part: &str) -> usize {
+    let at = (part.as_ptr() as usize).wrapping_sub(source.as_ptr() as usize);
+    if at <= source.len() && source.is_char_boundary(at) {
+        at
+    } else {
+        0
     }
 }

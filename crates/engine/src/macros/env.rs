@@ -8,6 +8,7 @@ use chrono::{DateTime, FixedOffset};
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
 use super::random::{SplitMix64, RANDOM_STREAM};
+use super::trace::{MacroTrace, Recorder};
 
 /// How many times a macro value holding macros is expanded again; a value that names itself
 /// stops here.
@@ -69,6 +70,9 @@ pub struct MacroState {
     traced: usize,
     /// Whether evaluations are recorded at all ([`MacroState::traced`]).
     pub(super) tracing: bool,
+    /// The macro tracer's record ([`MacroState::traced_in_detail`]); none without it, so an
+    /// untraced build pays one test of `None` per macro.
+    pub(super) detail: Option<Box<Recorder>>,
 }
 
 /// One macro evaluation as the turn-to-turn diff reads it: the name as written and a hash of
@@ -94,7 +98,22 @@ impl MacroState {
             trace: Vec::new(),
             traced: 0,
             tracing: false,
+            detail: None,
         }
+    }
+
+    /// The same state traced ([`MacroState::traced`]) and recording every macro in detail for
+    /// the macro tracer (RULES 4.6), starting from the variables it holds now.
+    pub fn traced_in_detail(mut self) -> Self {
+        self.detail = Some(Box::new(Recorder::new(&self.variables)));
+        self.traced()
+    }
+
+    /// The macro tracer's record with the variables as they are now; `None` unless the state
+    /// was [`MacroState::traced_in_detail`].
+    pub fn take_detail(&mut self) -> Option<MacroTrace> {
+        let recorder = self.detail.take()?;
+        Some(recorder.finish(&self.variables, &self.globals))
     }
 
     /// The same state recording each evaluation for [`MacroState::take_trace`].

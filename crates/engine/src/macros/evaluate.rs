@@ -11,6 +11,7 @@ use super::idle::idle_duration;
 use super::random::Dice;
 use super::scan::split_macro;
 use super::text::shorten;
+use super::trace::{cut, TracedMacro, VariableChange, VariableScope};
 use super::variables::Scope;
 use crate::limits::MACRO_VARIABLE_NAME_BYTES;
 use crate::texts;
@@ -40,8 +41,73 @@ const WEEKDAYS: [&str; 7] = [
 ];
 
 impl Expander<'_, '_> {
-    /// Evaluates one macro whose arguments are already expanded (`body`); `raw` is its source.
-    pub(super) fn evaluate(&mut self, body: &str, raw: &str, depth: usize) -> Output {
+    /// Evaluates one macro whose arguments are already expanded (`body`); `raw` is its source
+    /// and `at` where it stands in the text as written (for the macro tracer).
+    pub(super) fn evaluate(&mut self, body: &str, raw: &str, at: usize, depth: usize) -> Output {
+        if self.state.detail.is_none() {
+            return self.outcome(body, raw, depth);
+        }
+        self.evaluate_traced(body, raw, at, depth)
+    }
+
+    /// [`Self::evaluate`] with the macro tracer: the macro, what it became and the variable it
+    /// worked on before and after, recorded (RULES 4.6). Block tags and the macros past a cap
+    /// are not macros evaluated, and are not recorded.
+    fn evaluate_traced(&mut self, body: &str, raw: &str, at: usize, depth: usize) -> Output {
+        let open = self.state.detail.as_ref().is_some_and(|d| d.open());
+        if !open || is_block_tag(body) || self.stopped || self.state.exhausted {
+            return self.outcome(body, raw, depth);
+        }
+        let variable = traced_variable(body);
+        let value = |this: &mut Self| {
+            variable
+                .as_ref()
+                .and_then(|(scope, name)| this.variables_of(*scope).get(name).cloned())
+        };
+        let before = value(self);
+        let output = self.outcome(body, raw, depth);
+        let after = value(self);
+        let (name, arguments) = match spaced_roll(body) {
+            Some(formula) => ("roll", Some(formula)),
+            None => split_macro(body).map_or((body, None), |(name, args)| {
+                (name.trim(), args.map(|a| a.text))
+            }),
+        };
+        let (text, kept) = match &output {
+            Output::Text(text) => (text.as_str(), false),
+            Output::Trim => ("", false),
+            Output::Kept => (raw, true),
+        };
+        let mut bytes = 0;
+        let traced = TracedMacro {
+            position: cut(self.position, &mut bytes),
+            message: None,
+            offset: u32::try_from(at).unwrap_or(u32::MAX),
+            depth: u32::try_from(depth).unwrap_or(u32::MAX),
+            block: self.block.map(str::to_string),
+            written: cut(raw, &mut bytes),
+            name: cut(name, &mut bytes),
+            arguments: arguments.map(|a| cut(a, &mut bytes)),
+            output: cut(text, &mut bytes),
+            kept,
+            variable: variable.map(|(scope, name)| VariableChange {
+                scope: match scope {
+                    Scope::Local => VariableScope::Local,
+                    Scope::Global => VariableScope::Global,
+                },
+                name: cut(&name, &mut bytes),
+                before: before.map(|v| cut(&v, &mut bytes)),
+                after: after.map(|v| cut(&v, &mut bytes)),
+            }),
+        };
+        if let Some(detail) = &mut self.state.detail {
+            detail.record(traced);
+        }
+        output
+    }
+
+    /// What one macro becomes, or why it stays as written.
+    fn outcome(&mut self, body: &str, raw: &str, depth: usize) -> Output {
         // Block tags were resolved, or warned about, before the scan.
         if is_block_tag(body) || self.stopped || self.state.exhausted {
             return Output::Kept;
@@ -77,11 +143,13 @@ impl Expander<'_, '_> {
             }
         };
         if self.charge(text.len()) {
-            let name = match spaced_roll(body) {
-                Some(_) => "roll",
-                None => split_macro(body).map_or("", |(name, _)| name.trim()),
-            };
-            self.state.record(name, &text);
+            if self.state.tracing {
+                let name = match spaced_roll(body) {
+                    Some(_) => "roll",
+                    None => split_macro(body).map_or("", |(name, _)| name.trim()),
+                };
+                self.state.record(name, &text);
+            }
             Output::Text(text)
         } else {
             Output::Kept
@@ -101,8 +169,17 @@ impl Expander<'_, '_> {
 
     /// `text`'s blocks resolved, then its macros expanded (RULES 4.2).
     pub(super) fn expand_text(&mut self, text: &str, depth: usize) -> String {
+        if self.state.detail.is_none() {
+            let resolved = self.resolve_blocks(text, depth);
+            return self.scan(&resolved, depth);
+        }
+        // The macro tracer names each macro's place in the text as written: the runs of text
+        // the blocks keep are noted for this text (and the enclosing text's put back after).
+        let outer = self.segments.replace(Vec::new());
         let resolved = self.resolve_blocks(text, depth);
-        self.scan(&resolved, depth)
+        let out = self.scan(&resolved, depth);
+        self.segments = outer;
+        out
     }
 
     fn value(&mut self, body: &str) -> Result<Value, Problem> {
@@ -283,6 +360,22 @@ fn reads_more_than_env(name: &str) -> bool {
             | "pick"
             | "roll"
     ) || name.contains("var")
+}
+
+/// The variable a variable macro works on, for the macro tracer; `None` for other macros and
+/// for a variable macro without a usable name.
+fn traced_variable(body: &str) -> Option<(Scope, String)> {
+    let (name, args) = split_macro(body)?;
+    let name = name.trim().to_ascii_lowercase();
+    let args = args?;
+    let variable = match name.as_str() {
+        "setvar" | "setglobalvar" | "addvar" | "addglobalvar" => args.variable().ok()?.0,
+        "getvar" | "getglobalvar" | "incvar" | "incglobalvar" | "decvar" | "decglobalvar"
+        | "hasvar" | "varexists" | "hasglobalvar" | "globalvarexists" | "deletevar"
+        | "flushvar" | "deleteglobalvar" | "flushglobalvar" => args.variable_name().ok()?,
+        _ => return None,
+    };
+    Some((scope_of(&name), variable.to_string()))
 }
 
 /// The variables a variable macro of this (lower-case) name works on.

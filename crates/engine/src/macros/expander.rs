@@ -56,6 +56,11 @@ pub(super) struct Expander<'x, 'a> {
     /// Set when a macro read more than the environment: a variable, the random stream, a pick's
     /// seed or the clock (`memo.rs` keeps only expansions without such a macro).
     pub(super) impure: bool,
+    /// The block whose condition is being evaluated (`if`, `unless`), for the macro tracer.
+    pub(super) block: Option<&'static str>,
+    /// With the macro tracer: for the text being scanned, each run of text its blocks kept, as
+    /// (offset in the scanned text, offset in the text as written); none without the tracer.
+    pub(super) segments: Option<Vec<(usize, usize)>>,
 }
 
 impl<'x, 'a> Expander<'x, 'a> {
@@ -70,6 +75,8 @@ impl<'x, 'a> Expander<'x, 'a> {
             produced: 0,
             stopped: false,
             impure: false,
+            block: None,
+            segments: None,
         }
     }
 }
@@ -104,6 +111,21 @@ impl Expander<'_, '_> {
         self.produced += bytes;
         self.state.produced += bytes;
         true
+    }
+
+    /// Where the scanned text's byte `at` stood in the text as written, before its blocks were
+    /// resolved (only the macro tracer asks, and only it notes the runs).
+    pub(super) fn source_offset(&self, at: usize) -> usize {
+        match &self.segments {
+            Some(runs) if !runs.is_empty() => {
+                let i = runs
+                    .partition_point(|&(out, _)| out <= at)
+                    .saturating_sub(1);
+                let (out, source) = runs[i];
+                source + at.saturating_sub(out)
+            }
+            _ => at,
+        }
     }
 
     /// The generator for the next `{{pick}}` at this position: the same session, position and

@@ -66,6 +66,7 @@ mod scan;
 #[cfg(test)]
 mod tests;
 mod text;
+mod trace;
 mod variables;
 
 use chrono::{DateTime, FixedOffset};
@@ -77,6 +78,7 @@ pub use env::{
 };
 use expander::Expander;
 pub use memo::{MacroMemo, KEPT_BYTES};
+pub use trace::{MacroTrace, TracedMacro, VariableChange, VariableScope, VariableState};
 
 /// A stored message's `createdAt` read as a time (RFC 3339, milliseconds since 1970, or
 /// SillyTavern's "November 22, 2026 3:04pm" in the offset of `now`), as the time macros read it.

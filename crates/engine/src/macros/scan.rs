@@ -87,7 +87,8 @@ impl Expander<'_, '_> {
                             Output::Text(String::new())
                         }
                     } else {
-                        self.evaluate(&out[frame.start..], raw, depth)
+                        let at = self.source_offset(frame.open);
+                        self.evaluate(&out[frame.start..], raw, at, depth)
                     };
                     let early = !frame.comment && before_trim(&out[frame.start..]);
                     let parent = last(&mut frames);

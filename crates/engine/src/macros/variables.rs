@@ -16,7 +16,10 @@ pub(super) enum Scope {
 }
 
 impl Expander<'_, '_> {
-    fn variables_of(&mut self, scope: Scope) -> &mut std::collections::BTreeMap<String, String> {
+    pub(super) fn variables_of(
+        &mut self,
+        scope: Scope,
+    ) -> &mut std::collections::BTreeMap<String, String> {
         match scope {
             Scope::Local => &mut self.state.variables,
             Scope::Global => &mut self.state.globals,

@@ -39,6 +39,15 @@ pub struct BuildOptions {
     /// live preview pays nothing for it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub trace_macros: bool,
+    /// The macro tracer (RULES 4.6): every macro evaluated, with its place, arguments, output
+    /// and the variable it changed, and the variables before and after
+    /// (`BuildResult::macro_trace`). Off, the build keeps no recorder and pays nothing.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub trace_macros_in_detail: bool,
+    /// The lorebook tester (RULES 6.6): every entry of the book with whether it fired and why,
+    /// or why not (`BuildResult::lorebook_test`). Off, the lorebook explains nothing.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub explain_lorebook: bool,
     /// What kind of generation the build is for (RULES 5.14): an ordinary reply, a continuation
     /// of the last one, the user's next message, or a one-off quiet request.
     #[serde(default, skip_serializing_if = "GenerationType::is_normal")]
@@ -103,6 +112,8 @@ impl BuildOptions {
             timestamp,
             instruct: None,
             trace_macros: false,
+            trace_macros_in_detail: false,
+            explain_lorebook: false,
             generation_type: GenerationType::Normal,
             prefill: None,
         }
@@ -200,6 +211,10 @@ pub struct Blackboard {
     pub values: BTreeMap<String, serde_json::Value>,
     /// What each text the assembler expanded was made of, for the turn-to-turn diff.
     pub macro_traces: Vec<crate::macros::ExpansionTrace>,
+    /// The macro tracer's record, with `trace_macros_in_detail`.
+    pub macro_trace: Option<crate::macros::MacroTrace>,
+    /// Every lorebook entry explained, with `explain_lorebook`.
+    pub lorebook_test: Option<Vec<crate::lorebook::tester::EntryVerdict>>,
 }
 
 /// What the pipeline works on during one build.

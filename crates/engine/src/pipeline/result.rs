@@ -331,6 +331,16 @@ pub struct BuildResult<'s> {
     /// and the macros it evaluated), for the turn-to-turn diff to name a change's cause.
     #[serde(skip)]
     pub macro_traces: Vec<crate::macros::ExpansionTrace>,
+    /// The macro tracer's record (RULES 4.6), with the build option `traceMacrosInDetail`;
+    /// each expansion names the message its text became.
+    #[serde(skip)]
+    #[cfg_attr(feature = "specta", specta(skip))]
+    pub macro_trace: Option<crate::macros::MacroTrace>,
+    /// Every lorebook entry with whether it fired and why (RULES 6.6), with the build option
+    /// `explainLorebook`.
+    #[serde(skip)]
+    #[cfg_attr(feature = "specta", specta(skip))]
+    pub lorebook_test: Option<Vec<crate::lorebook::tester::EntryVerdict>>,
     /// The time the build was made for (its options' `timestamp`): the day a dated template
     /// was written on, which the check against a model's own chat template renders it on too.
     #[serde(skip)]
@@ -374,6 +384,8 @@ impl BuildResult<'_> {
             instruct: self.instruct,
             cache_breakpoints: self.cache_breakpoints,
             macro_traces: self.macro_traces,
+            macro_trace: self.macro_trace,
+            lorebook_test: self.lorebook_test,
             timestamp: self.timestamp,
             reply_start: self.reply_start,
         }
@@ -653,6 +665,20 @@ impl<'s> PipelineContext<'_, 's> {
             }
             _ => Vec::new(),
         };
+        let macro_trace = self.blackboard.macro_trace.take().map(|mut trace| {
+            // Each expansion names the message its text became, by the text's position.
+            let positions: Vec<String> = built
+                .iter()
+                .map(|m| m.source().expansion_position())
+                .collect();
+            for e in &mut trace.expansions {
+                e.message = positions
+                    .iter()
+                    .position(|p| *p == e.position)
+                    .and_then(|i| u32::try_from(i).ok());
+            }
+            trace
+        });
         BuildResult {
             recipe: self.recipe,
             model: self.model.to_string(),
@@ -680,6 +706,8 @@ impl<'s> PipelineContext<'_, 's> {
             prompt,
             instruct: self.instruct,
             macro_traces: std::mem::take(&mut self.blackboard.macro_traces),
+            macro_trace,
+            lorebook_test: self.blackboard.lorebook_test.take(),
             timestamp: self.options.timestamp,
             reply_start: self.reply_start,
         }

@@ -137,6 +137,27 @@ pub fn expand_for_session(
     crate::macros::expand(text, &env, &mut state, "greeting").text
 }
 
+/// What a build records of its macros: nothing (the live preview), what the turn-to-turn diff
+/// reads (`traceMacros`), or everything the macro tracer shows (`traceMacrosInDetail`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Trace {
+    Off,
+    Hashes,
+    Detail,
+}
+
+impl Trace {
+    pub(super) fn of(options: &BuildOptions) -> Self {
+        if options.trace_macros_in_detail {
+            Trace::Detail
+        } else if options.trace_macros {
+            Trace::Hashes
+        } else {
+            Trace::Off
+        }
+    }
+}
+
 /// The macros of one assembly: the environment, and the variables and random stream that carry
 /// from one text to the next (RULES 4.3).
 pub(super) struct Macros<'x> {
@@ -154,15 +175,16 @@ impl<'x> Macros<'x> {
     pub(super) fn new(
         env: MacroEnv<'x>,
         variables: BTreeMap<String, String>,
-        trace: bool,
+        trace: Trace,
         memo: &'x MacroMemo,
     ) -> Self {
         let state = MacroState::new(&env, variables);
-        let (state, traces) = if trace {
-            (state.traced(), Some(Vec::new()))
-        } else {
-            (state, None)
+        let (state, traces) = match trace {
+            Trace::Off => (state, None),
+            Trace::Hashes => (state.traced(), Some(Vec::new())),
+            Trace::Detail => (state.traced_in_detail(), Some(Vec::new())),
         };
+        let trace = !matches!(trace, Trace::Off);
         let memo = (!trace).then(|| (memo, env.fingerprint()));
         Macros {
             env,

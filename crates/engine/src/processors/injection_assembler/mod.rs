@@ -39,7 +39,7 @@ mod sillytavern;
 
 use generation::*;
 pub use macro_env::expand_for_session;
-use macro_env::{expand_history, macro_env, LastMessages, Macros};
+use macro_env::{expand_history, macro_env, LastMessages, Macros, Trace};
 use placement::*;
 use sillytavern::*;
 
@@ -211,7 +211,7 @@ impl Processor for InjectionAssembler {
         let mut macros = Macros::new(
             env,
             std::mem::take(&mut ctx.variables),
-            ctx.options.trace_macros,
+            Trace::of(ctx.options),
             ctx.cache.macros(),
         );
         if config.bool("macrosInHistory") {
@@ -277,6 +277,7 @@ impl Processor for InjectionAssembler {
         let listed = out.len();
         ctx.variables = macros.state.variables().clone();
         ctx.blackboard.macro_traces = macros.traces.take().unwrap_or_default();
+        ctx.blackboard.macro_trace = macros.state.take_detail();
         rules.report(&mut log);
         for line in log {
             match line {
