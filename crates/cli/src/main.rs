@@ -9,6 +9,7 @@ mod error;
 mod inputs;
 mod library;
 mod load;
+mod lorebook;
 mod preview;
 mod profiles;
 mod request;
@@ -41,6 +42,8 @@ enum Command {
     /// What changed between two builds: this turn against the previous one, or this session
     /// against another; the prefix a prompt cache can reuse and why it ends where it does.
     Diff(diff::DiffArgs),
+    /// Test a lorebook: every entry for a text or a session, fired or not, and why.
+    Lorebook(lorebook::LorebookArgs),
     /// Import a file into the app's database and print what could not be mapped.
     Import(library::ImportArgs),
     /// Export a preset (native or SillyTavern) or a session (native) from the database.
@@ -58,6 +61,7 @@ fn main() -> ExitCode {
     let outcome = match cli.command {
         Command::Preview(args) => preview::run(&args),
         Command::Diff(args) => diff::run(&args),
+        Command::Lorebook(args) => lorebook::run(&args),
         Command::Import(args) => library::import(&args),
         Command::Export(args) => library::export(&args),
         Command::Profile(args) => profiles::run(&args),

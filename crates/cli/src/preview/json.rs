@@ -1,5 +1,6 @@
 //! `--format json`: the one object of RULES 8.2, a thin view of the engine's `BuildResult`.
 
+use promptloom_engine::macros::{TracedMacro, VariableState};
 use promptloom_engine::pipeline::{
     BuiltMessage, DropAction, DroppedItem, LogEntry, LogLevel, Source, TokenSummary,
 };
@@ -30,6 +31,22 @@ struct PreviewJson<'a> {
     /// The provider's count, only when `--count-exactly` asked for it.
     #[serde(rename = "exactCount", skip_serializing_if = "Option::is_none")]
     exact_count: Option<ExactJson<'a>>,
+    /// With `--trace macros`: every macro evaluated, in order (RULES 4.6).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    macros: Option<&'a [TracedMacro]>,
+    /// With `--trace macros`: the variables before and after the build, and why the trace
+    /// stopped when it reached a cap.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    variables: Option<VariablesJson<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct VariablesJson<'a> {
+    before: &'a VariableState,
+    after: &'a VariableState,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    trace_stopped: Option<String>,
 }
 
 /// `--count-exactly`'s answer: the provider's count, ours, and the difference.
@@ -102,6 +119,12 @@ pub fn render(result: &BuildResult<'_>, exact: Option<&Exact>) -> String {
         exact_count: exact.map(|exact| ExactJson {
             exact,
             difference: exact.difference(),
+        }),
+        macros: result.macro_trace.as_ref().map(|t| t.expansions.as_slice()),
+        variables: result.macro_trace.as_ref().map(|t| VariablesJson {
+            before: &t.before,
+            after: &t.after,
+            trace_stopped: t.stopped.as_ref().map(ToString::to_string),
         }),
     };
     // Serialising plain data with string keys does not fail; should it ever, say so in JSON.

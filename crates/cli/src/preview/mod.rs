@@ -38,6 +38,16 @@ pub struct PreviewArgs {
     /// The database the connection is kept in; default: the app's.
     #[arg(long, value_name = "PATH")]
     pub db: Option<PathBuf>,
+    /// Show why, beside what: `macros` adds every macro expansion in order and the variables
+    /// before and after the build (RULES 4.6). With --format text or json.
+    #[arg(long, value_enum, value_name = "WHAT")]
+    pub trace: Option<TraceArg>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TraceArg {
+    /// Every macro expansion and the variables before and after.
+    Macros,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -84,7 +94,16 @@ pub fn run(preview: &PreviewArgs) -> Result<String, CliError> {
                 .into(),
         });
     }
-    let inputs = inputs(args)?;
+    if preview.trace.is_some() && !matches!(preview.format, Format::Text | Format::Json) {
+        return Err(CliError::BadInput {
+            file: "--trace".into(),
+            problem: "the macro trace is printed in the listing or the JSON: use --format text \
+                      or --format json"
+                .into(),
+        });
+    }
+    let mut inputs = inputs(args)?;
+    inputs.options.trace_macros_in_detail = preview.trace == Some(TraceArg::Macros);
     let assets = FileAssets::new(args.session.as_deref());
     let tokens = BuildCache::new();
     let result = build_of(args, &inputs, &assets, &tokens)?;

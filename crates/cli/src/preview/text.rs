@@ -164,7 +164,80 @@ pub fn render(p: &Preview<'_>) -> String {
             .map(|w| format!("[{}] {}", w.processor, w.message))
             .collect(),
     );
+    if let Some(trace) = &r.macro_trace {
+        macro_listing(&mut out, trace);
+    }
     out
+}
+
+/// `--trace macros`: each expansion on a line (its number, where, the macro as written, what it
+/// became, the variable it changed), then the variables before and after.
+fn macro_listing(out: &mut String, trace: &promptloom_engine::macros::MacroTrace) {
+    out.push_str("\nMacros\n");
+    if trace.expansions.is_empty() {
+        out.push_str("  (none)\n");
+    }
+    let width = digits(trace.expansions.len().saturating_sub(1)).max(1);
+    for (i, e) in trace.expansions.iter().enumerate() {
+        let message = e
+            .message
+            .map_or_else(|| "-".to_string(), |m| format!("#{m}"));
+        let block = e
+            .block
+            .as_deref()
+            .map_or_else(String::new, |b| format!("#{b} "));
+        let depth = if e.depth > 0 {
+            format!(" (in a value, level {})", e.depth)
+        } else {
+            String::new()
+        };
+        let outcome = if e.kept {
+            "stays as written".to_string()
+        } else {
+            format!("→ {:?}", e.output)
+        };
+        let _ = writeln!(
+            out,
+            "  {i:>width$}  {} @{} msg {message}{depth}  {block}{}  {outcome}",
+            e.position, e.offset, e.written
+        );
+        if let Some(v) = &e.variable {
+            let shown =
+                |x: &Option<String>| x.as_ref().map_or("(unset)".into(), |s| format!("{s:?}"));
+            let scope = match v.scope {
+                promptloom_engine::macros::VariableScope::Local => "local",
+                promptloom_engine::macros::VariableScope::Global => "global",
+            };
+            let _ = writeln!(
+                out,
+                "  {:width$}  {scope} {}: {} → {}",
+                "",
+                v.name,
+                shown(&v.before),
+                shown(&v.after)
+            );
+        }
+    }
+    if let Some(note) = &trace.stopped {
+        let _ = writeln!(out, "  ({note})");
+    }
+    let vars = |out: &mut String, label: &str, state: &promptloom_engine::macros::VariableState| {
+        let mut items: Vec<String> = state
+            .local
+            .iter()
+            .map(|(k, v)| format!("{k} = {v:?}"))
+            .collect();
+        items.extend(
+            state
+                .global
+                .iter()
+                .map(|(k, v)| format!("global {k} = {v:?}")),
+        );
+        list(out, label, items);
+    };
+    out.push('\n');
+    vars(out, "Before", &trace.before);
+    vars(out, "After", &trace.after);
 }
 
 /// The provider's count beside ours: `1,234 tokens (Anthropic count_tokens through claude),
