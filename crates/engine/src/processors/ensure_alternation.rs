@@ -13,6 +13,8 @@ use crate::EngineError;
 pub struct EnsureAlternation;
 
 const ID: &str = "ensure-alternation";
+/// Turns put in one by one at most; more, and the list is made again with them.
+const FEW: usize = 8;
 
 impl Processor for EnsureAlternation {
     fn descriptor(&self) -> ProcessorDescriptor {
@@ -50,30 +52,12 @@ impl Processor for EnsureAlternation {
             };
             PipelineMessage::new(role, text, Source::processor(ID))
         };
-        // Most lists alternate already: looked at first by role alone, and left as they are.
-        let mut previous: Option<Role> = None;
-        let alternates = ctx.messages.iter().all(|m| {
-            let Some(this) = side(m.role) else {
-                return true;
-            };
-            let wanted = match previous {
-                None => Role::User,
-                Some(Role::User) => Role::Assistant,
-                Some(_) => Role::User,
-            };
-            previous = Some(this);
-            this == wanted
-        });
-        if alternates && previous.is_some() {
-            return Ok(());
-        }
-        let messages = std::mem::take(&mut ctx.messages);
-        let mut out = Vec::with_capacity(messages.len() + 2);
+        // Where a turn is missing, by role alone: most lists need none or one or two, put in
+        // place (the list is not made again).
+        let mut missing: Vec<(usize, Role)> = Vec::new();
         let mut previous: Option<Role> = None; // the side of the last turn
-        let mut added = 0;
-        for m in messages {
+        for (i, m) in ctx.messages.iter().enumerate() {
             let Some(this) = side(m.role) else {
-                out.push(m);
                 continue;
             };
             let wanted = match previous {
@@ -82,18 +66,33 @@ impl Processor for EnsureAlternation {
                 Some(_) => Role::User,
             };
             if this != wanted {
-                out.push(filler(wanted));
-                added += 1;
+                missing.push((i, wanted));
             }
             previous = Some(this);
-            out.push(m);
         }
         if previous.is_none() {
             // No turn at all: the API still needs one user message.
-            out.push(filler(Role::User));
-            added += 1;
+            missing.push((ctx.messages.len(), Role::User));
         }
-        ctx.messages = out;
+        let added = missing.len();
+        if added > FEW {
+            let mut missing = missing.into_iter().peekable();
+            let messages = std::mem::take(&mut ctx.messages);
+            let mut out = Vec::with_capacity(messages.len() + added);
+            for (i, m) in messages.into_iter().enumerate() {
+                while let Some((_, role)) = missing.next_if(|(at, _)| *at == i) {
+                    out.push(filler(role));
+                }
+                out.push(m);
+            }
+            out.extend(missing.map(|(_, role)| filler(role)));
+            ctx.messages = out;
+        } else {
+            // From the end, so that each position still holds.
+            for &(at, role) in missing.iter().rev() {
+                ctx.messages.insert(at, filler(role));
+            }
+        }
         if added > 0 {
             ctx.info(ID, texts::TURNS_ADDED.with("count", added));
         }
@@ -161,5 +160,30 @@ mod tests {
         let out = run_one(&EnsureAlternation, &[], &[(Role::System, "s")]);
         assert_eq!(out.messages.len(), 2);
         assert_eq!(out.messages[1].role, Role::User);
+    }
+
+    /// A few missing turns go in place, many make the list again: both give the same list.
+    #[test]
+    fn few_and_many_missing_turns_give_the_same_alternation() {
+        for n in [3, FEW + 4] {
+            let input: Vec<(Role, &str)> = std::iter::once((Role::System, "s"))
+                .chain((0..n).map(|_| (Role::Assistant, "a")))
+                .collect();
+            let out = run_one(&EnsureAlternation, &[], &input);
+            let mut expected = vec![(Role::System, "s".to_string())];
+            for _ in 0..n {
+                expected.push((Role::User, "[Start a new chat]".into()));
+                expected.push((Role::Assistant, "a".into()));
+            }
+            assert_eq!(roles_and_contents(&out), expected, "{n} assistant turns");
+        }
+        let out = run_one(&EnsureAlternation, &[], &[(Role::System, "s")]);
+        assert_eq!(
+            roles_and_contents(&out),
+            [
+                (Role::System, "s".to_string()),
+                (Role::User, "[Start a new chat]".into())
+            ]
+        );
     }
 }

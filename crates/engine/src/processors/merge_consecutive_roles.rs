@@ -33,22 +33,17 @@ impl Processor for MergeConsecutiveRoles {
         let separator = config.str("separator");
         let joins =
             |a: &PipelineMessage, b: &PipelineMessage| a.role == b.role && a.name() == b.name();
-        // Most lists have no run to join: looked at first, and left as they are.
-        if !ctx.messages.windows(2).any(|w| joins(&w[0], &w[1])) {
-            return Ok(());
-        }
+        // Joined in place: a list with no run to join is only read.
         let before = ctx.messages.len();
-        let mut out: Vec<PipelineMessage> = Vec::with_capacity(before);
-        for m in std::mem::take(&mut ctx.messages) {
-            match out.last_mut() {
-                Some(last) if joins(last, &m) => {
-                    last.absorb(m, separator, ID);
-                }
-                _ => out.push(m),
+        ctx.messages.dedup_by(|later, kept| {
+            let join = joins(kept, later);
+            if join {
+                // A copy of a message is a reference or a shared part: nothing is copied.
+                kept.absorb(later.clone(), separator, ID);
             }
-        }
-        let merged = before - out.len();
-        ctx.messages = out;
+            join
+        });
+        let merged = before - ctx.messages.len();
         if merged > 0 {
             ctx.info(ID, texts::ROLES_MERGED.with("count", merged));
         }
