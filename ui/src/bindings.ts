@@ -439,13 +439,17 @@ export type CharacterNote = {
 /**
  *  One stored chat message. `content` is shared (`Arc<str>`) so that a build over a long session
  *  references the text instead of copying it.
+ * 
+ *  Laid out in the order written (`repr(C)`), what every build reads of every message first: its
+ *  role, text, name and attachments sit in the first 72 bytes, so a pass over a long session
+ *  reads two cache lines of each message, not three.
  */
 export type ChatMessage = {
-	id?: string | null,
 	role: Role,
-	name?: string | null,
 	content: string,
+	name?: string | null,
 	attachments?: Attachment[],
+	id?: string | null,
 	createdAt?: string | null,
 	/**  For a reply a provider sent: what sent it, how it ended, what it cost and took (RULES 2). */
 	reply?: ReplyInfo | null,
@@ -1189,6 +1193,12 @@ export type ReplyStart = {
 	joiner?: string,
 	/**  A continuation whose request ends with the reply it continues (a prefill of its own). */
 	continuesLast?: boolean,
+	/**
+	 *  A continuation: the stored position of the reply it continues, as the finished build
+	 *  has it (none when no reply is continued, or a processor dropped or joined it). A front
+	 *  door sends a continuation only when this is the session's last message.
+	 */
+	continued?: number | null,
 };
 
 /**  The settings one processor runs with in one build. */

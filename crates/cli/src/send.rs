@@ -77,6 +77,14 @@ pub fn run(args: &SendArgs) -> Result<String, CliError> {
     let assets = FileAssets::new(build_args.session.as_deref());
     let tokens = BuildCache::new();
     let result = build_of(build_args, &inputs, &assets, &tokens)?;
+    // What was built must continue the last reply as stored (RULES 5.14).
+    send::check_built(&inputs.session, &result.reply_start).map_err(|e| CliError::BadInput {
+        file: build_args
+            .session
+            .as_deref()
+            .map_or("the session".into(), |p| p.display().to_string()),
+        problem: format!("--type {}: {e}", kind.as_str()),
+    })?;
     let prepared = request(
         args.db.as_deref(),
         &args.connection,

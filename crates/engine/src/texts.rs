@@ -154,6 +154,7 @@ crate::texts! {
     INJECTION_DROPPED_ANCHOR = "assembler.injection-dropped-anchor" => "{what}: {reason}; dropped";
     NO_HISTORY_SLOT = "assembler.no-history-slot" => "the recipe has no enabled chat_history slot: {count} history messages not sent";
     PROFILE_EMPTY = "assembler.profile-empty" => "no user profile content; the user_profile slot is empty";
+    CONTINUED_REPLY_GONE = "generation.continued-reply-gone" => "continue: the reply being continued (stored message {index}) is not in the finished context as stored (dropped by the budget or joined into another message), so nothing is continued and it cannot be sent";
     NOTHING_TO_CONTINUE = "assembler.nothing-to-continue" => "continue: the last message of the history is not a reply of the model's, so there is nothing to continue; nothing of a continuation is sent";
     CONTINUE_NUDGE = "assembler.continue-nudge" => "continue: the continue nudge closes the chat history";
     CONTINUE_LAST = "assembler.continue-last" => "continue: the reply being continued (history #{index}) is sent last";

@@ -360,3 +360,72 @@ fn rule_5_14_6_an_anthropic_body_sends_its_last_assistant_message_without_end_sp
         Some(&json!({ "role": "assistant", "content": "a2" }))
     );
 }
+
+/// A processor that runs after the assembler (instruction pinning adds its closing message at
+/// the end) never puts anything after the reply being continued: it stays last.
+#[test]
+fn rule_5_14_2_the_continued_reply_stays_last_after_every_processor() {
+    let mut p = native(json!({}));
+    p.processors.get_or_insert_with(Vec::new).push(
+        serde_json::from_value(json!({ "id": "instruction-pinning", "enabled": true }))
+            .expect("config"),
+    );
+    let s = session_of(CHAT);
+    let r = build(&p, &s, "gpt-4o", &of_type(GenerationType::Continue));
+    let last = r.messages.last().expect("messages");
+    assert_eq!((last.role, last.content()), (Role::Assistant, "a2"));
+    assert_eq!(r.reply_start.continued, Some(3));
+    assert!(
+        r.messages
+            .iter()
+            .any(|m| m.source().processor.as_deref() == Some("instruction-pinning")),
+        "the pinned instruction is still sent, before the reply"
+    );
+}
+
+/// A reply a processor took out (here the history filter) is not continued: the build says so
+/// and names no reply, so a front door sends nothing.
+#[test]
+fn rule_5_14_2_a_continued_reply_a_processor_removed_is_not_continued() {
+    let mut p = native(json!({}));
+    p.processors.get_or_insert_with(Vec::new).push(
+        serde_json::from_value(json!({
+            "id": "history-operations", "enabled": true,
+            "settings": { "operation": "filter", "contentExcludes": "a2" }
+        }))
+        .expect("config"),
+    );
+    let s = session_of(CHAT);
+    let r = build(&p, &s, "gpt-4o", &of_type(GenerationType::Continue));
+    assert_eq!(r.reply_start.continued, None);
+    assert!(!r.reply_start.continues_last);
+    assert!(
+        r.warnings
+            .iter()
+            .any(|w| w.message.contains("nothing to continue")),
+        "{:?}",
+        r.warnings
+    );
+}
+
+/// A reply a formatter joined into another message is not the reply as stored any more: the
+/// finished build continues nothing and says why.
+#[test]
+fn rule_5_14_2_a_continued_reply_joined_into_another_is_not_continued() {
+    // The nudge keeps the reply in its place, next to the one before it.
+    let mut p = native(json!({ "continuePrefill": false }));
+    p.processors.get_or_insert_with(Vec::new).push(
+        serde_json::from_value(json!({ "id": "merge-consecutive-roles", "enabled": true }))
+            .expect("config"),
+    );
+    let s = session_of(&["u1", "a1", "a2"]);
+    let r = build(&p, &s, "gpt-4o", &of_type(GenerationType::Continue));
+    assert_eq!(r.reply_start.continued, None);
+    assert!(
+        r.warnings
+            .iter()
+            .any(|w| w.message.contains("not in the finished context")),
+        "{:?}",
+        r.warnings
+    );
+}

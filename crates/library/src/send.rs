@@ -6,7 +6,7 @@ use promptloom_engine::assets::AssetSource;
 use promptloom_engine::model::{ChatMessage, ReplyInfo, Role, Session, Swipe};
 use promptloom_engine::processors::input_to_append;
 use promptloom_engine::providers::{completion_body, request_body_with, BodyOptions};
-use promptloom_engine::{BuildResult, GenerationType, Said};
+use promptloom_engine::{BuildResult, GenerationType, ReplyStart, Said};
 use promptloom_send::{display_headers, request_url, Call, Connection, Reply, SendError};
 
 use crate::LibraryError;
@@ -134,6 +134,27 @@ pub fn check_sendable(session: &Session, kind: GenerationType) -> Result<(), Lib
         last_reply_at(session).map_err(|_| nothing_to_continue(session))?;
     }
     Ok(())
+}
+
+/// Whether a finished build of a continuation continues `session`'s last message (RULES
+/// 5.14): a processor may have dropped the reply, joined it into another message, or left an
+/// older one last; then what came back would be appended to a reply the model never saw as its
+/// own, so nothing is sent. Other kinds always pass.
+pub fn check_built(session: &Session, start: &ReplyStart) -> Result<(), LibraryError> {
+    if start.generation_type != GenerationType::Continue {
+        return Ok(());
+    }
+    let last = session.messages.len().checked_sub(1).map(|i| i as u32);
+    match start.continued {
+        Some(at) if Some(at) == last => Ok(()),
+        _ => Err(LibraryError::NoSuchMessage {
+            session: session.id.clone(),
+            what: "reply to continue in the built context: the build does not end with the \
+                   session's last reply as stored (a processor dropped, joined or moved it), so \
+                   nothing is sent"
+                .into(),
+        }),
+    }
 }
 
 fn nothing_to_continue(session: &Session) -> LibraryError {

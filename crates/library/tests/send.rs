@@ -297,3 +297,26 @@ fn the_request_is_in_the_connections_dialect_and_warns_of_what_it_does_not_take(
 fn chrono_now() -> chrono::DateTime<chrono::FixedOffset> {
     chrono::DateTime::parse_from_rfc3339("2026-11-24T10:00:00+01:00").expect("a time")
 }
+
+/// A continuation is sent only when the finished build continues the session's last reply as
+/// stored (RULES 5.14); a build that continues nothing, or another message, is refused.
+#[test]
+fn a_continuation_is_sent_only_when_the_build_continues_the_last_reply() {
+    use promptloom_engine::{GenerationType, ReplyStart};
+    let mut session = chat();
+    session
+        .messages
+        .push(ChatMessage::new(Role::Assistant, "Hello"));
+    let last = (session.messages.len() - 1) as u32;
+    let built = |continued: Option<u32>| ReplyStart {
+        generation_type: GenerationType::Continue,
+        continued,
+        ..ReplyStart::default()
+    };
+    assert!(send::check_built(&session, &built(Some(last))).is_ok());
+    for wrong in [None, Some(0)] {
+        let error = send::check_built(&session, &built(wrong)).expect_err("refused");
+        assert!(error.to_string().contains("nothing is sent"), "{error}");
+    }
+    assert!(send::check_built(&session, &ReplyStart::default()).is_ok());
+}

@@ -213,6 +213,8 @@ pub async fn send_message(
             stored
         };
         build_on(s, &preview, &on, |result, session| {
+            // What was built must continue the last reply as stored (RULES 5.14).
+            send::check_built(session, &result.reply_start)?;
             let r = send::request(
                 &connection,
                 &result,

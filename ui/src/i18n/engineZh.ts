@@ -9,6 +9,7 @@ export const engineZh: Record<EngineCode, string> = {
   "assembler.generation-prompt": "{type}：其提示最后发送",
   "assembler.generation-prompt-empty": "{type}：其提示为空，未发送",
   "assembler.nothing-to-continue": "继续：聊天记录的最后一条消息不是模型的回复，没有可继续的内容；不发送任何续写内容",
+  "generation.continued-reply-gone": "继续：被继续的回复（存储的第 {index} 条消息）没有原样出现在最终上下文中（被预算删去，或被并入另一条消息），因此不继续，也无法发送",
   "assembler.prefill": "回复以预填开头，预填作为请求的最后一条消息发送",
   "assembler.prefill-not-for-format": "预填只发送给 Anthropic 格式（设置 prefillIn）；未发送",
   "assembler.anchor-missing": "配方中没有锚点“{anchor}”",

@@ -293,6 +293,11 @@ pub struct ReplyStart {
     /// A continuation whose request ends with the reply it continues (a prefill of its own).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub continues_last: bool,
+    /// A continuation: the stored position of the reply it continues, as the finished build
+    /// has it (none when no reply is continued, or a processor dropped or joined it). A front
+    /// door sends a continuation only when this is the session's last message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub continued: Option<u32>,
 }
 
 impl ReplyStart {

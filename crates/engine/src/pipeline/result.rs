@@ -521,9 +521,41 @@ fn turns_of<'m>(
 }
 
 impl<'s> PipelineContext<'_, 's> {
+    /// A continuation's reply, after every processor (RULES 5.14): still in the list as the
+    /// stored reply (not dropped by the budget, not joined into another message) and, when the
+    /// request ends with it, last, whatever a later processor added after it. Otherwise nothing
+    /// is continued, with a warning, and a front door refuses to send.
+    fn keep_continued_last(&mut self, messages: &mut Vec<super::PipelineMessage<'_>>) {
+        let Some(index) = self.reply_start.continued else {
+            return;
+        };
+        let at = messages.iter().rposition(|m| {
+            m.kind() == SourceKind::History
+                && m.history_index() == Some(index)
+                && m.merged().is_empty()
+        });
+        match at {
+            Some(at) if self.reply_start.continues_last && at + 1 < messages.len() => {
+                let message = messages.remove(at);
+                messages.push(message);
+            }
+            Some(_) => {}
+            None => {
+                self.reply_start.continued = None;
+                self.reply_start.continues_last = false;
+                self.reply_start.joiner.clear();
+                self.warn(
+                    super::GENERATION_LOG,
+                    texts::CONTINUED_REPLY_GONE.with("index", index),
+                );
+            }
+        }
+    }
+
     /// Counts what is not counted yet, resolves stored message ids and packs the result.
     pub(crate) fn finish(mut self) -> BuildResult<'s> {
         let mut messages = std::mem::take(&mut self.messages);
+        self.keep_continued_last(&mut messages);
         // The reply's start goes last, after every processor (RULES 5.14).
         if let Some(prefill) = &self.reply_start.prefill {
             messages.push(super::PipelineMessage::new(

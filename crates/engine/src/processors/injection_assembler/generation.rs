@@ -231,6 +231,7 @@ impl Generation {
         let mut start = ReplyStart {
             generation_type: self.kind,
             continues_last: self.continue_last,
+            continued: self.continued,
             ..ReplyStart::default()
         };
         let own = ctx
