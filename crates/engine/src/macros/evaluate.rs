@@ -59,10 +59,13 @@ impl Expander<'_, '_> {
             return self.outcome(body, raw, depth);
         }
         let variable = traced_variable(body);
+        // Cut as the trace keeps it, from the value in place: a long value is never copied
+        // whole for every macro that reads it.
         let value = |this: &mut Self| {
-            variable
-                .as_ref()
-                .and_then(|(scope, name)| this.variables_of(*scope).get(name).cloned())
+            variable.as_ref().and_then(|(scope, name)| {
+                let mut ignored = 0;
+                Some(cut(this.variables_of(*scope).get(name)?, &mut ignored))
+            })
         };
         let before = value(self);
         let output = self.outcome(body, raw, depth);
@@ -96,8 +99,8 @@ impl Expander<'_, '_> {
                     Scope::Global => VariableScope::Global,
                 },
                 name: cut(&name, &mut bytes),
-                before: before.map(|v| cut(&v, &mut bytes)),
-                after: after.map(|v| cut(&v, &mut bytes)),
+                before: before.inspect(|v| bytes += v.len()),
+                after: after.inspect(|v| bytes += v.len()),
             }),
         };
         if let Some(detail) = &mut self.state.detail {
