@@ -161,9 +161,16 @@ pub fn run(args: &SendArgs) -> Result<String, CliError> {
     } else if let Some(path) = saved_to {
         let info = send::reply_info(&prepared.connection, &build_args.model, &reply, counted);
         let input = build_args.input.as_deref();
-        save_turn(&path, kind, input, &stored, info).map_err(|problem| {
-            // The reply is never dropped: kept beside the session, and the error says where.
-            let kept = recovery_file(&path, &stored);
+        // A continuation goes onto the reply it continued, as it was built (RULES 5.14).
+        let continued = match kind {
+            GenerationType::Continue => inputs.session.messages.last().map(|m| &*m.content),
+            _ => None,
+        };
+        save_turn(&path, kind, input, continued, &stored, info).map_err(|problem| {
+            // The reply is never dropped: kept beside the session, and the error says where; a
+            // continuation with the reply it continues.
+            let whole = format!("{}{stored}", continued.unwrap_or(""));
+            let kept = recovery_file(&path, &whole);
             CliError::BadInput {
                 file: path.display().to_string(),
                 problem: format!("{problem}; the turn was not appended{kept}"),
@@ -188,6 +195,7 @@ fn save_turn(
     path: &std::path::Path,
     kind: GenerationType,
     input: Option<&str>,
+    continued: Option<&str>,
     reply: &str,
     info: promptloom_engine::model::ReplyInfo,
 ) -> Result<(), String> {
@@ -198,6 +206,9 @@ fn save_turn(
         .ok()
         .and_then(|t| parse_session(t).ok())
         .ok_or("the session file changed during the send and is no longer a native session")?;
+    if let Some(continued) = continued {
+        send::check_still_last(&session, continued).map_err(|e| e.to_string())?;
+    }
     send::keep_reply(&mut session, kind, false, input, reply, info).map_err(|e| e.to_string())?;
     let mut text = serde_json::to_string_pretty(&session).map_err(|e| e.to_string())?;
     text.push('\n');

@@ -157,6 +157,21 @@ pub fn check_built(session: &Session, start: &ReplyStart) -> Result<(), LibraryE
     }
 }
 
+/// Whether `now`, the session as it is when a continuation's reply has come, still ends with
+/// the reply the request continued (`continued`, its text then; RULES 5.14). Otherwise the
+/// continuation is not stored: the reply was edited or another turn came during the send.
+pub fn check_still_last(now: &Session, continued: &str) -> Result<(), LibraryError> {
+    match now.messages.last() {
+        Some(m) if m.role == Role::Assistant && *m.content == *continued => Ok(()),
+        _ => Err(LibraryError::NoSuchMessage {
+            session: now.id.clone(),
+            what: "reply to continue: the session's last reply changed during the send (edited, \
+                   or another turn came), so the continuation is not stored there"
+                .into(),
+        }),
+    }
+}
+
 fn nothing_to_continue(session: &Session) -> LibraryError {
     LibraryError::NoSuchMessage {
         session: session.id.clone(),

@@ -320,3 +320,20 @@ fn a_continuation_is_sent_only_when_the_build_continues_the_last_reply() {
     }
     assert!(send::check_built(&session, &ReplyStart::default()).is_ok());
 }
+
+/// A continuation is stored only onto the reply it continued: a session whose last reply was
+/// edited, or which got another turn during the send, refuses it (RULES 5.14).
+#[test]
+fn a_continuation_goes_only_onto_the_reply_it_continued() {
+    let mut session = chat();
+    session
+        .messages
+        .push(ChatMessage::new(Role::Assistant, "Hello"));
+    assert!(send::check_still_last(&session, "Hello").is_ok());
+    let mut edited = session.clone();
+    edited.messages[1].content = "Hello there".into();
+    assert!(send::check_still_last(&edited, "Hello").is_err());
+    let mut another = session.clone();
+    another.messages.push(ChatMessage::new(Role::User, "More?"));
+    assert!(send::check_still_last(&another, "Hello").is_err());
+}

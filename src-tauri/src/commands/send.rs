@@ -224,17 +224,22 @@ pub async fn send_message(
                 true,
                 key.is_some(),
             )?;
+            // A continuation goes onto the reply it continues, as it is now (RULES 5.14).
+            let continued = (kind == GenerationType::Continue)
+                .then(|| session.messages.last().map(|m| Arc::clone(&m.content)))
+                .flatten();
             Ok((
                 connection.clone(),
                 key.clone(),
                 r,
                 result.tokens.total,
                 result.reply_start.clone(),
+                continued,
             ))
         })
     })
     .await?;
-    let (connection, key, shown, counted, reply_start) = prepared;
+    let (connection, key, shown, counted, reply_start, continued) = prepared;
 
     let cancel = CancellationToken::new();
     let sending = app.state::<Sending>();
@@ -278,6 +283,9 @@ pub async fn send_message(
         let text = reply_start.reply_text(&reply.text);
         let kept = (|| {
             let mut session = store.get_session(&session_id)?;
+            if let Some(continued) = &continued {
+                send::check_still_last(&session, continued)?;
+            }
             let info = send::reply_info(&connection, &model, &reply, counted);
             let input = input.as_deref();
             let kept = send::keep_reply(&mut session, kind, regenerate, input, &text, info)?;
@@ -290,7 +298,11 @@ pub async fn send_message(
         let session = match kept {
             Ok(session) => session,
             // The reply is never dropped: it is kept in a file beside the database.
-            Err(e) => return Err(kept_reply(&store, &session_id, &text, e)),
+            // A continuation's file holds the reply it continues too.
+            Err(e) => {
+                let whole = format!("{}{text}", continued.as_deref().unwrap_or(""));
+                return Err(kept_reply(&store, &session_id, &whole, e));
+            }
         };
         if let (Some(provider), false) = (reply.usage.prompt_tokens, reply.incomplete) {
             let provider = u32::try_from(provider).unwrap_or(u32::MAX);
