@@ -11,7 +11,7 @@ import { answerDialog, CLI, launch, scratchDatabase, shot, until } from "./harne
 
 const execFileAsync = promisify(execFile);
 // Names the Chinese UI shows as they are: products, formats, units, the model picked.
-const NAMES = new Set(["Token", "SillyTavern", "Promptloom", "PDF", "API", "ID", "KiB", "MiB", "MB", "gpt-4o"]);
+const NAMES = new Set(["Token", "SillyTavern", "Anthropic", "Promptloom", "PDF", "API", "ID", "KiB", "MiB", "MB", "gpt-4o"]);
 
 // ---- a PNG card whose card chunk inflates to gigabytes ---------------------------------------
 

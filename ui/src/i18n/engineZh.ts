@@ -389,7 +389,7 @@ export const engineZh: Record<EngineCode, string> = {
   "processor.injection-assembler.assistantPrefill.label": "回复预填",
   "processor.injection-assembler.assistantImpersonation.help": "代写的用户消息开头的文本；“回复开头”会取代它。留空：不发送。",
   "processor.injection-assembler.assistantImpersonation.label": "代写预填",
-  "processor.injection-assembler.prefillIn.help": "every：每种聊天格式都把预填作为最后一条助手消息。anthropic：只有 Anthropic 格式。文本补全总是把它写在回复前缀之后。",
+  "processor.injection-assembler.prefillIn.help": "“所有格式”：每种聊天格式都把预填作为最后一条助手消息。“仅 Anthropic”：只有 Anthropic 的格式。文本补全总是把它写在回复前缀之后。",
   "processor.injection-assembler.prefillIn.label": "预填发送给",
   "processor.injection-assembler.prefillIn.option.anthropic": "仅 Anthropic",
   "processor.injection-assembler.prefillIn.option.every": "所有格式",
