@@ -262,6 +262,16 @@ mod tests {
         PipelineMessage::new(role, format!("m{tag}"), Source::history(tag))
     }
 
+    /// The positions of `role`'s messages in `messages`, by a plain scan.
+    fn positions_in(messages: &[PipelineMessage], role: Role) -> Vec<u32> {
+        messages
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| m.role == role)
+            .map(|(i, _)| i as u32)
+            .collect()
+    }
+
     proptest! {
         /// Every operation keeps the per-role indices equal to a fresh scan of the messages.
         #[test]
@@ -310,12 +320,7 @@ mod tests {
                 }
                 prop_assert_eq!(h.as_slice(), model.as_slice());
                 for r in [Role::System, Role::User, Role::Assistant, Role::Tool] {
-                    let scan: Vec<u32> = model
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, m)| m.role == r)
-                        .map(|(i, _)| i as u32)
-                        .collect();
+                    let scan = positions_in(&model, r);
                     prop_assert_eq!(h.positions_of(r), scan.as_slice());
                     prop_assert_eq!(h.count_by_role(r), scan.len());
                     let recent = &scan[scan.len().saturating_sub(3)..];
@@ -330,12 +335,7 @@ mod tests {
             }
             prop_assert_eq!(lazy.as_slice(), model.as_slice());
             for r in [Role::System, Role::User, Role::Assistant, Role::Tool] {
-                let scan: Vec<u32> = model
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, m)| m.role == r)
-                    .map(|(i, _)| i as u32)
-                    .collect();
+                let scan = positions_in(&model, r);
                 prop_assert_eq!(lazy.positions_of(r), scan.as_slice());
             }
         }
