@@ -6,19 +6,23 @@
 //! This is the framework only: it knows the [`Processor`] trait and none of its implementations.
 //! The built-in processors are registered from above, by the engine's `build` module.
 
+mod built;
 mod config;
 mod context;
 mod generation;
 mod history;
+mod kinds;
 mod message;
 mod result;
 
 /// The lorebook's report, which the build result carries (`crate::lorebook::report`).
 pub use crate::lorebook::report::*;
+pub use built::*;
 pub use config::*;
 pub use context::*;
 pub use generation::*;
 pub use history::History;
+pub use kinds::*;
 pub use message::*;
 pub use result::*;
 

@@ -16,7 +16,6 @@
 use std::collections::HashSet;
 
 use crate::cache::ByStoredText;
-
 use crate::model::Role;
 use crate::pipeline::{
     option_said, ConfigField, DropAction, DroppedItem, PipelineContext, Processor,
