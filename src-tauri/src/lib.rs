@@ -36,6 +36,7 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             commands::preview::preview,
             commands::preview::preview_draft,
             commands::preview::provider_request,
+            commands::lorebook::lorebook_test,
             commands::changes::changes,
             commands::transfer::choose_import_file,
             commands::transfer::inspect_import,

@@ -46,6 +46,11 @@ export const commands = {
 	 *  string. Asked for only when the user opens it: a long session's body is large.
 	 */
 	providerRequest: (request: PreviewRequest) => typedError<string, AppError>(__TAURI_INVOKE("provider_request", { request })),
+	/**
+	 *  Tests the lorebook of `request.request.preset` (RULES 6.6); a text over the tester's cap is
+	 *  refused with `too_large` and nothing is built.
+	 */
+	lorebookTest: (request: LorebookTestRequest) => typedError<LorebookTest, AppError>(__TAURI_INVOKE("lorebook_test", { request })),
 	/**  The preview's build (`request.request`) against `request.against`. */
 	changes: (request: ChangesRequest) => typedError<Changes, AppError>(__TAURI_INVOKE("changes", { request })),
 	/**  Opens the native open dialog; the chosen file, or none when the user cancelled. */
@@ -607,6 +612,11 @@ export type DraftPreviewRequest = {
 	generationType: GenerationType,
 	/**  "Start reply with" (RULES 5.14); blank is none. */
 	prefill: string | null,
+	/**
+	 *  Trace every macro (RULES 4.6, `Preview::macros`): asked only while the Macros view is
+	 *  open, so that the live preview pays nothing for it otherwise.
+	 */
+	traceMacros?: boolean,
 };
 
 export type DropAction = "dropped" | "truncated";
@@ -630,6 +640,29 @@ export type DroppedItem = {
 	reason: string,
 	/**  The reason as a code with parameters, for the app to say in its language. */
 	said: Said,
+};
+
+/**  One entry as the tester shows it. */
+export type EntryVerdict = {
+	entryId: string,
+	name?: string | null,
+	/**  Whether the entry is in what the build sends. */
+	fired: boolean,
+	reason: VerdictCode,
+	/**  Why, in English. */
+	why: string,
+	/**  Why, as a code with parameters, for the app to say in its language. */
+	said: Said,
+	/**  The key that decided it (the one that matched, or the one that came nearest). */
+	key?: string | null,
+	place?: KeyPlace | null,
+	/**
+	 *  For an entry fired by recursion, the round: 1 for the content of an entry the messages
+	 *  fired, 2 for the content of one fired in round 1, and so on.
+	 */
+	step?: number | null,
+	/**  Its content's tokens as the budget counts them. */
+	tokens: number,
 };
 
 export type EphemeralKind = "document" | "quote" | "custom";
@@ -831,6 +864,17 @@ export type JinjaCheck = {
 	firstDifference: number | null,
 };
 
+/**
+ *  Where a key was found: the text, and the byte where the key starts in it as the lorebook
+ *  reads it (with the speaker's name in front when names are included).
+ */
+export type KeyPlace = {
+	kind: PlaceKind,
+	historyIndex?: number | null,
+	entry?: string | null,
+	offset: number,
+};
+
 /**  A preset or session in a list: its id, name and last change (milliseconds since 1970). */
 export type ListItem = {
 	id: string,
@@ -934,6 +978,37 @@ export type LorebookReport = {
 	budget: number,
 };
 
+/**  The tester's answer for one build. */
+export type LorebookTest = {
+	/**  Every entry of the book, in its order, fired or not and why. */
+	entries: EntryVerdict[],
+	/**  The lorebook's share of the context, in tokens. */
+	budget: number,
+	/**  The build's warnings that concern the lorebook (caps reached, keys refused). */
+	warnings: LogEntry[],
+};
+
+/**
+ *  What the tester reads: with `text`, that text alone as the message about to be sent over an
+ *  empty chat; without it, the session `request` names and its `input`, if any.
+ */
+export type LorebookTestRequest = {
+	request: PreviewRequest,
+	text: string | null,
+};
+
+/**  The tracer's answer for one build. */
+export type MacroTrace = {
+	/**  Every macro evaluated, in the order it was (an inner macro before the one holding it). */
+	expansions: TracedMacro[],
+	/**  The variables as the build found them (the preset's, the session's over them). */
+	before: VariableState,
+	/**  The variables as the build left them. */
+	after: VariableState,
+	/**  Set when the trace reached a cap and recorded no more; the build itself went on. */
+	stopped?: Said | null,
+};
+
 /**  One reusable message or slot ("积木"). */
 export type MessageTemplate = {
 	id: string,
@@ -1011,6 +1086,15 @@ export type PipelineStage = {
 	modelConfig: ProcessorConfig | null,
 };
 
+/**  Which text a key was found in. */
+export type PlaceKind = 
+/**  The pending input (the tester's text). */
+"input" | 
+/**  A stored message of the history. */
+"history" | 
+/**  The content of another entry. */
+"entry";
+
 /**  How a message was placed. */
 export type Placement = 
 /**  In list order (the recipe's skeleton), or history in its own order. */
@@ -1061,6 +1145,8 @@ export type Preview = {
 	 *  the session and puts them back (`withStoredHistory`).
 	 */
 	elided: StoredRun[],
+	/**  The macro tracer's record (RULES 4.6), when the request asked for it. */
+	macros: MacroTrace | null,
 };
 
 /**
@@ -1081,6 +1167,11 @@ export type PreviewRequest = {
 	generationType: GenerationType,
 	/**  "Start reply with" (RULES 5.14); blank is none. */
 	prefill: string | null,
+	/**
+	 *  Trace every macro (RULES 4.6, `Preview::macros`): asked only while the Macros view is
+	 *  open, so that the live preview pays nothing for it otherwise.
+	 */
+	traceMacros?: boolean,
 };
 
 /**
@@ -1455,12 +1546,113 @@ export type TokenSummary = {
 	bySource: { [key in string]: number },
 };
 
+/**  One macro evaluated, as the tracer shows it. */
+export type TracedMacro = {
+	/**
+	 *  The text it stands in, as the build names it: `template:ID#STEP`, `lorebook:IDS`,
+	 *  `history:I`, `profile`, `examples`...
+	 */
+	position: string,
+	/**
+	 *  The build's message (index in its messages) that text became; absent when it became
+	 *  none of them (a text the budget dropped, a prefill, an empty one).
+	 */
+	message?: number | null,
+	/**
+	 *  Byte offset of its `{{` in the text it was read from: the position's text (with legacy
+	 *  names replaced), or, when `depth` is above 0, the value that held it.
+	 */
+	offset: number,
+	/**
+	 *  0 for a macro of the text itself; 1 and up inside a value expanded again (a description
+	 *  holding `{{user}}`).
+	 */
+	depth: number,
+	/**  `if` or `unless` when it is the condition of a block. */
+	block?: string | null,
+	/**  The macro as written, nested macros and all. */
+	written: string,
+	/**  Its name, as written. */
+	name: string,
+	/**  Its arguments as it was given them (nested macros already expanded); absent without. */
+	arguments?: string | null,
+	/**  What it became (empty for `{{setvar}}`, `{{trim}}`, a comment). */
+	output: string,
+	/**  It stayed as written: unknown, wrong arguments, or past a cap (a warning says which). */
+	kept?: boolean,
+	variable?: VariableChange | null,
+};
+
 export type UserProfile = {
 	name: string,
 	content?: string | null,
 };
 
 export type Value = null | boolean | number | string | Value[] | { [key in string]: Value };
+
+/**  What a variable macro did to its variable: its value before and after (absent: not set). */
+export type VariableChange = {
+	scope: VariableScope,
+	name: string,
+	before?: string | null,
+	after?: string | null,
+};
+
+/**  Which variables a variable macro works on. */
+export type VariableScope = 
+/**  The session's variables (`{{setvar}}`...). */
+"local" | 
+/**  The build's own global variables (`{{setglobalvar}}`...). */
+"global";
+
+/**  The variables at one moment: the session's and the build's global ones. */
+export type VariableState = {
+	local: { [key in string]: string },
+	global: { [key in string]: string },
+};
+
+/**  Why an entry fired or did not, as a code. */
+export type VerdictCode = 
+/**  Fired: a constant entry. */
+"constant" | 
+/**  Fired: a key occurred in a scanned message. */
+"key" | 
+/**  Fired: a key occurred in the content of an entry that fired (`step` says which round). */
+"recursion" | 
+/**  Fired: still sticky from an earlier activation (SillyTavern activation). */
+"sticky" | 
+/**  The entry is switched off. */
+"disabled" | 
+/**  Not constant, and no key to match. */
+"noKeys" | 
+/**  No key occurs anywhere near. */
+"noMatch" | 
+/**  A key occurs only in another case, and the entry is case-sensitive. */
+"case" | 
+/**  A key occurs only inside a longer word, and the entry matches whole words. */
+"wholeWord" | 
+/**  A key occurs only in a message older than the scan depth. */
+"scanDepth" | 
+/**  A key occurs, but the secondary keys' logic does not hold. */
+"secondaryKeys" | 
+/**  Matched, but its chance did not come up. */
+"probability" | 
+/**  Matched, but SillyTavern's `delay` holds it back. */
+"delay" | 
+/**  Matched, but it is cooling down. */
+"cooldown" | 
+/**  Matched, but another entry of its inclusion group was kept. */
+"group" | 
+/**  Matched, but the budget had no room for it. */
+"budget" | 
+/**  A key occurs only in the content of an entry that fired, and recursion did not reach it. */
+"recursionLimit" | 
+/**  A key occurs, but the entry fires only in a recursion round. */
+"waitsForRecursion" | 
+/**  A key occurs, and yet the scan did not take it (a scan cap stopped it). */
+"notTaken" | 
+/**  The tester's work cap was reached before this entry. */
+"unexplained";
 
 /* Tauri Specta runtime */
 async function typedError<T, E>(result: Promise<T>): Promise<{ status: "ok"; data: T } | { status: "error"; error: E }> {

@@ -162,14 +162,10 @@ fn run_test(test: &TestArgs) -> Result<String, CliError> {
     let assets = FileAssets::new(args.session.as_deref());
     let cache = BuildCache::new();
     let result = build_of(&args, &inputs, &assets, &cache)?;
-    let verdicts: &[EntryVerdict] = result.lorebook_test.as_deref().unwrap_or(&[]);
-    let budget = result.lorebook.as_ref().map_or(0, |l| l.budget);
-    let warnings: Vec<&str> = result
-        .warnings
-        .iter()
-        .filter(|w| w.processor == "lorebook" || w.processor == "import")
-        .map(|w| w.message.as_str())
-        .collect();
+    let answer = promptloom_library::lorebook_test::answer_of(&result);
+    let verdicts: &[EntryVerdict] = &answer.entries;
+    let budget = answer.budget;
+    let warnings: Vec<&str> = answer.warnings.iter().map(|w| w.message.as_str()).collect();
     Ok(match test.format {
         TestFormat::Json => {
             let view = TestJson {

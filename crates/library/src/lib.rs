@@ -14,7 +14,8 @@
 //!   and the reply made into the session's next message; [`calibration`]: how far our prompt
 //!   count has been from the provider's, per model; [`count`]: the provider's exact count of a
 //!   request, asked when the user asks, kept per content; [`drafts`]: the preset the live
-//!   preview builds, kept between keystrokes and changed item by item.
+//!   preview builds, kept between keystrokes and changed item by item; [`lorebook_test`]: the
+//!   lorebook tester's text checked and its answer read from a build.
 
 pub mod calibration;
 pub mod connections;
@@ -24,6 +25,7 @@ pub mod export;
 pub mod files;
 pub mod import;
 pub mod keychain;
+pub mod lorebook_test;
 pub mod presets;
 pub mod profiles;
 pub mod send;
@@ -64,6 +66,9 @@ pub enum LibraryError {
     /// An edit of the preview's draft that does not fit the draft kept (`drafts`).
     #[error("the preview's draft is out of date: {reason}")]
     StaleDraft { reason: String },
+    /// An input over its cap (docs/ARCHITECTURE.md, "Limits"); nothing was done with it.
+    #[error("{what}: {problem}")]
+    TooLarge { what: String, problem: String },
 }
 
 impl LibraryError {
@@ -80,6 +85,7 @@ impl LibraryError {
             LibraryError::Body(_) => codes::INTERNAL,
             LibraryError::NoSuchMessage { .. } => codes::NOT_FOUND,
             LibraryError::StaleDraft { .. } => codes::STALE_DRAFT,
+            LibraryError::TooLarge { .. } => codes::TOO_LARGE,
         }
     }
 }

@@ -172,6 +172,7 @@ mod tests {
             reserve: None,
             generation_type: promptloom_engine::GenerationType::Normal,
             prefill: None,
+            trace_macros: false,
         }
     }
 

@@ -33,6 +33,10 @@ pub struct PreviewRequest {
     pub generation_type: GenerationType,
     /// "Start reply with" (RULES 5.14); blank is none.
     pub prefill: Option<String>,
+    /// Trace every macro (RULES 4.6, `Preview::macros`): asked only while the Macros view is
+    /// open, so that the live preview pays nothing for it otherwise.
+    #[serde(default)]
+    pub trace_macros: bool,
 }
 
 /// The live preview's request after each edit: [`PreviewRequest`] with the preset as an edit of
@@ -52,6 +56,10 @@ pub struct DraftPreviewRequest {
     pub generation_type: GenerationType,
     /// "Start reply with" (RULES 5.14); blank is none.
     pub prefill: Option<String>,
+    /// Trace every macro (RULES 4.6, `Preview::macros`): asked only while the Macros view is
+    /// open, so that the live preview pays nothing for it otherwise.
+    #[serde(default)]
+    pub trace_macros: bool,
 }
 
 /// A build for the preview, with what the editor needs beside it.
@@ -72,6 +80,8 @@ pub struct Preview {
     /// History messages taken out of `result` because they are exactly as stored: the UI holds
     /// the session and puts them back (`withStoredHistory`).
     pub elided: Vec<StoredRun>,
+    /// The macro tracer's record (RULES 4.6), when the request asked for it.
+    pub macros: Option<promptloom_engine::macros::MacroTrace>,
 }
 
 /// Builds the context `request` describes, as the preview shows it.
@@ -109,6 +119,7 @@ fn of_draft(s: &AppState, request: DraftPreviewRequest) -> Result<PreviewRequest
         reserve,
         generation_type,
         prefill,
+        trace_macros,
     } = request;
     Ok(PreviewRequest {
         preset: s.drafts.apply(edit)?,
@@ -119,6 +130,7 @@ fn of_draft(s: &AppState, request: DraftPreviewRequest) -> Result<PreviewRequest
         reserve,
         generation_type,
         prefill,
+        trace_macros,
     })
 }
 
@@ -127,10 +139,14 @@ fn preview_of(
     request: &PreviewRequest,
     started: Instant,
 ) -> Result<Preview, AppError> {
-    with_build(s, request, |mut result, _| {
+    let session = session_of(s, request)?;
+    let mut options = BuildOptions::at(chrono::Local::now().fixed_offset());
+    options.trace_macros_in_detail = request.trace_macros;
+    build_with(s, request, &session, options, |mut result, _| {
         let elided = take_stored_history(&mut result);
         Ok(Preview {
             elided,
+            macros: result.macro_trace.take(),
             anchors: available_anchors(&request.preset),
             tokenizer: result.tokenizer.vocabulary.name().to_string(),
             exact: result.tokens.exact,
@@ -317,6 +333,24 @@ mod tests {
         })
         .expect("builds");
         assert!(plain && with_input);
+        // The macro trace comes only when asked for (RULES 4.6): the live preview pays nothing
+        // for it while the Macros view is closed.
+        let plain = preview_of(&s, &normal, Instant::now()).expect("previews");
+        assert!(plain.macros.is_none());
+        let traced = PreviewRequest {
+            trace_macros: true,
+            ..normal
+        };
+        let traced = preview_of(&s, &traced, Instant::now()).expect("previews");
+        let trace = traced.macros.expect("the trace asked for");
+        assert!(
+            trace
+                .expansions
+                .iter()
+                .any(|m| m.name == "char" || m.name == "user"),
+            "{:?}",
+            trace.expansions
+        );
         let _ = std::fs::remove_dir_all(dir);
     }
 
