@@ -10,6 +10,7 @@ pub mod instruct;
 pub mod master;
 pub mod preset;
 mod preset_keys;
+mod preset_settings;
 pub mod regex;
 pub mod sysprompt;
 pub mod world_info;
