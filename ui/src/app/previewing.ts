@@ -6,7 +6,7 @@ import type { Chat } from "./model";
 import { api, CommandError, errorMessage } from "./api";
 import { presetChanges } from "./presetChanges";
 import { withStoredHistory } from "../features/preview/storedHistory";
-import { SETTINGS, set, state, type ChangesMode } from "./state";
+import { SETTINGS, set, state, type ChangesMode, type MacroMark, type PreviewTab } from "./state";
 
 /**
  * The preset `ui.opening` names until its preview returns. Were the app to die in that preview
@@ -29,6 +29,7 @@ export function resetPreviewing() {
   compareAgain = false;
   editStamp = null;
   draft = null;
+  lastChangesMode = "lastTurn";
 }
 
 export function setModel(model: string) {
@@ -55,18 +56,51 @@ export function setGenerationType(generationType: GenerationType) {
   requestPreview();
 }
 
-/** Compares the preview with a build for `model`; null stops comparing. The Changes view goes. */
+/** Compares the preview with a build for `model` in the Messages view; null stops comparing. The
+ * Changes view goes. */
 export function setCompareModel(model: string | null) {
   if (model === state.compareModel) return;
   // The previous model's build is not shown as this one's.
-  set({ compareModel: model, comparePreview: null, compareError: null, ...(model !== null ? { changesMode: null } : {}) });
+  set({
+    compareModel: model,
+    comparePreview: null,
+    compareError: null,
+    ...(model !== null ? { changesMode: null, previewTab: "messages" as const } : {}),
+  });
   if (model !== null) requestCompare();
 }
 
-/** Shows the Changes view in `mode` (RULES 9.8); null hides it. Comparing stops. */
+/** The mode the Changes view had when it was closed: it opens in it again. */
+let lastChangesMode: ChangesMode = "lastTurn";
+
+/** Shows the Changes view in `mode` (RULES 9.8); null hides it (the Messages view shows). Comparing stops. */
 export function setChangesMode(mode: ChangesMode | null) {
-  if (mode !== null) setCompareModel(null);
-  set({ changesMode: mode });
+  if (mode !== null) {
+    setCompareModel(null);
+    lastChangesMode = mode;
+    set({ changesMode: mode, previewTab: "changes" });
+  } else {
+    set({ changesMode: null, ...(state.previewTab === "changes" ? { previewTab: "messages" as const } : {}) });
+  }
+}
+
+/**
+ * Shows one view of the preview (RULES 9.4). The Changes view opens in its last mode and stops
+ * comparing; the Macros view asks the next builds for the macro trace, and only it does, so that
+ * the live preview pays nothing for the trace otherwise.
+ */
+export function setPreviewTab(tab: PreviewTab) {
+  const was = state.previewTab;
+  if (tab === was) return;
+  if (tab === "changes") return setChangesMode(lastChangesMode);
+  set({ previewTab: tab, changesMode: null, ...(tab !== "messages" ? { macroMark: null } : {}) });
+  if (tab === "macros") requestPreview();
+}
+
+/** Marks an expansion of the trace in its message: the Messages view shows, opened at it. */
+export function markMacro(mark: MacroMark) {
+  set({ macroMark: mark, previewTab: "messages", changesMode: null });
+  setCompareModel(null);
 }
 
 /**
@@ -156,14 +190,20 @@ async function runPreview() {
     const stamp = editStamp;
     editStamp = null;
     const session = state.session;
-    const request = previewRequest();
-    if (!request) break;
+    const asked = previewRequest();
+    if (!asked) break;
+    const request: PreviewRequest = state.previewTab === "macros" ? { ...asked, traceMacros: true } : asked;
     try {
       const sent = performance.now();
       const preview = await build(request, session, true);
       const received = performance.now();
       if (preview) {
-        set({ preview, previewError: null, recipeId: preview.result.recipe ?? null });
+        set({
+          preview,
+          previewError: null,
+          recipeId: preview.result.recipe ?? null,
+          ...(preview.macros ? { macroTrace: preview.macros } : {}),
+        });
         if (stamp !== null) markPainted(stamp, sent, received, preview.buildMs ?? 0);
       } else {
         // Built for the session left meanwhile: the one open now is built next.

@@ -1,7 +1,7 @@
 // The app's state and its one writer, `set`, for the store's modules (store.ts, saving.ts,
 // previewing.ts). Components read it with `useApp` and change it only through the store's actions.
 import { useSyncExternalStore } from "react";
-import type { GenerationType, ListItem, Preview } from "../bindings";
+import type { GenerationType, ListItem, MacroTrace, Preview } from "../bindings";
 import type { Chat, Preset } from "./model";
 import type { Language } from "../i18n";
 import type { SaveStatus } from "./saver";
@@ -11,6 +11,16 @@ export type EditorMode = "simple" | "advanced";
 /** What the Changes view compares the preview with (RULES 9.8): the session's previous turn,
  * the preset before its last edit, or two builds the user picks. */
 export type ChangesMode = "lastTurn" | "lastEdit" | "pick";
+/** The views of the preview pane, one tab each (RULES 9.4). */
+export type PreviewTab = "messages" | "prompt" | "changes" | "request" | "macros" | "lorebook";
+/** An expansion of the macro trace marked in its message: the message and the span of its output. */
+export interface MacroMark {
+  /** The expansion's number in the trace. */
+  expansion: number;
+  message: number;
+  start: number;
+  end: number;
+}
 export type Snapshot =
   | { kind: "preset"; value: Preset }
   | { kind: "session"; value: Chat };
@@ -41,6 +51,13 @@ export interface AppState {
   compareError: string | null;
   /** The Changes view's mode, or null when the preview does not show it; never on with Compare. */
   changesMode: ChangesMode | null;
+  /** The preview's view shown. */
+  previewTab: PreviewTab;
+  /** The newest macro trace (RULES 4.6): builds carry one only while the Macros view is open; the
+   * editor's hover reads the last one after it closed. */
+  macroTrace: MacroTrace | null;
+  /** The expansion the Macros view marked in the message list, if any. */
+  macroMark: MacroMark | null;
   /**
    * The preset as it was before its last edit (a run of typing in one field is one edit, as for
    * undo): "Last edit" builds the preview's request with it, against the request as it is now.
@@ -85,6 +102,9 @@ export const initial: AppState = {
   comparePreview: null,
   compareError: null,
   changesMode: null,
+  previewTab: "messages",
+  macroTrace: null,
+  macroMark: null,
   beforeEdit: null,
   recipeId: null,
   selectedStep: null,

@@ -22,11 +22,13 @@ import { guardOpening, requestPreview, resetPreviewing } from "./previewing";
 import { flushSave, flushSession, presetSaver, resetSaving, sessionSaver } from "./saving";
 
 export { getState, subscribe, useApp } from "./state";
-export type { AppState, ChangesMode, EditorMode, Theme } from "./state";
+export type { AppState, ChangesMode, EditorMode, MacroMark, PreviewTab, Theme } from "./state";
 export {
+  markMacro,
   previewRequest,
   requestPreview,
   setChangesMode,
+  setPreviewTab,
   setCompareModel,
   setGenerationType,
   setInput,

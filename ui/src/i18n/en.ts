@@ -1,5 +1,8 @@
 // English strings. `zh.ts` must have every key (the type checker holds it to that).
+import { enViews } from "./enViews";
+
 export const en = {
+  ...enViews,
   "app.title": "Promptloom",
   "app.saved": "Saved",
   "app.saving": "Saving…",

@@ -1,7 +1,9 @@
 import type { MessageKey } from "./en";
+import { zhViews } from "./zhViews";
 
 // 简体中文。
 export const zh: Record<MessageKey, string> = {
+  ...zhViews,
   "app.title": "Promptloom",
   "app.saved": "已保存",
   "app.saving": "保存中…",

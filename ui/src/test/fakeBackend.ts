@@ -25,6 +25,9 @@ import type {
   InstructTemplate,
   JinjaCheck,
   LorebookChoice,
+  LorebookTest,
+  LorebookTestRequest,
+  MacroTrace,
   PresetChange,
   PresetEdit,
   RenderedPrompt,
@@ -186,6 +189,12 @@ export function fakeBackend() {
   /** What `changes` answers: by default the two fake builds lined up (`fakeChanges`); a test can
    * answer instead. */
   const changing: { answer: ((request: ChangesRequest) => Changes) | null } = { answer: null };
+  /** The macro trace a preview asked with `traceMacros` carries, and the lorebook tester's answer
+   * (none by default: a test gives them). */
+  const explaining: {
+    trace: MacroTrace | null;
+    lorebook: ((request: LorebookTestRequest) => LorebookTest) | null;
+  } = { trace: null, lorebook: null };
 
   const choose = (file: FakeFile): ChosenFile => {
     const id = files.size + 1;
@@ -363,13 +372,18 @@ export function fakeBackend() {
         const request = args.request as { preset: AgentPreset; model: string; sessionId: string | null };
         const session = request.sessionId ? sessions.get(request.sessionId) : undefined;
         const history = session?.messages.map((m) => m.content) ?? [];
-        const preview = withGeneration(fakePreview(request, history), args.request as PreviewRequest);
+        const built = withGeneration(fakePreview(request, history), args.request as PreviewRequest);
+        const preview = { ...built, macros: (args.request as PreviewRequest).traceMacros ? explaining.trace : null };
         return options.elideHistory ? elide(preview, history.length) : preview;
       }
       case "changes": {
         const request = args.request as ChangesRequest;
         if (changing.answer) return changing.answer(request);
         return fakeChanges(request, (id) => (id ? sessions.get(id) : undefined));
+      }
+      case "lorebook_test": {
+        if (!explaining.lorebook) throw { code: "internal", message: "no lorebook test answer" };
+        return explaining.lorebook(args.request as LorebookTestRequest);
       }
       case "instruct_templates":
         return FAKE_INSTRUCT_TEMPLATES;
@@ -602,6 +616,7 @@ export function fakeBackend() {
     options,
     instruct,
     changing,
+    explaining,
     /**
      * The answers to `cmd` (those to calls `when` picks) wait until the returned release is
      * called; from then on it answers at once again.
@@ -914,7 +929,7 @@ function withGeneration<P extends { result: { messages: unknown[] } }>(preview: 
 
 /** The chat history step's message gives way to a run of the session's `count` messages, left
  * out as the backend leaves out history sent exactly as stored. */
-function elide(preview: ReturnType<typeof fakePreview>, count: number) {
+function elide<P extends ReturnType<typeof fakePreview>>(preview: P, count: number): P {
   const messages = preview.result.messages;
   const at = messages.findIndex((m) => (m.source as { templateId?: string }).templateId === "chat");
   if (at < 0) return preview;

@@ -83,8 +83,8 @@ describe("the Changes view", () => {
 
   it("compares this turn with the last: the stable prefix, the first difference and its cause, the rows", async () => {
     const { calls } = await renderApp((b) => (b.changing.answer = randomTurn));
-    fireEvent.click(screen.getByTestId("changes-toggle"));
-    expect(screen.getByTestId("changes-toggle").getAttribute("aria-pressed")).toBe("true");
+    fireEvent.click(screen.getByTestId("preview-view-changes"));
+    expect(screen.getByTestId("preview-view-changes").getAttribute("aria-selected")).toBe("true");
     const summary = await screen.findByTestId("changes-summary");
     expect(changesCalls(calls).at(-1)?.against).toEqual({ kind: "previousTurn" });
 
@@ -121,7 +121,7 @@ describe("the Changes view", () => {
     Element.prototype.scrollIntoView = vi.fn(function (this: Element) {
       scrolled.push(this);
     });
-    fireEvent.click(screen.getByTestId("changes-toggle"));
+    fireEvent.click(screen.getByTestId("preview-view-changes"));
     await screen.findByTestId("changes-summary");
     expect(document.querySelector("[data-jumped]")).toBeNull();
     fireEvent.click(screen.getByTestId("changes-jump"));
@@ -135,7 +135,7 @@ describe("the Changes view", () => {
 
   it("says the two are identical when nothing differs", async () => {
     await renderApp();
-    fireEvent.click(screen.getByTestId("changes-toggle"));
+    fireEvent.click(screen.getByTestId("preview-view-changes"));
     // The fake builds leave the history out: this turn and the last one are the same.
     const first = await screen.findByTestId("changes-first-difference");
     expect(first.textContent).toBe("The two requests are identical.");
@@ -147,7 +147,7 @@ describe("the Changes view", () => {
 
   it("shows the command's refusal as a message: a session without a user message has no earlier turn", async () => {
     await renderApp((b) => (b.sessions.get("chat-1")!.messages = [{ role: "assistant", content: "Welcome." }]));
-    fireEvent.click(screen.getByTestId("changes-toggle"));
+    fireEvent.click(screen.getByTestId("preview-view-changes"));
     const error = await screen.findByTestId("changes-error");
     expect(error.textContent).toBe(
       'The comparison failed: session "chat-1": it has no user message, so there is no earlier turn to compare with',
@@ -157,7 +157,7 @@ describe("the Changes view", () => {
 
   it("compares with the preset before its last edit", async () => {
     const { calls } = await renderApp();
-    fireEvent.click(screen.getByTestId("changes-toggle"));
+    fireEvent.click(screen.getByTestId("preview-view-changes"));
     await screen.findByTestId("changes-summary");
     fireEvent.click(within(screen.getByTestId("changes-mode")).getByText("Last edit"));
     expect(screen.getByTestId("changes-missing").textContent).toContain("No edit yet");
@@ -192,7 +192,7 @@ describe("the Changes view", () => {
     const { calls } = await renderApp((b) =>
       b.sessions.set("chat-2", { formatVersion: 1, id: "chat-2", title: "Chat two", messages: [] } as never),
     );
-    fireEvent.click(screen.getByTestId("changes-toggle"));
+    fireEvent.click(screen.getByTestId("preview-view-changes"));
     fireEvent.click(within(screen.getByTestId("changes-mode")).getByText("Pick two"));
     const session = screen.getByTestId("changes-pick-session") as HTMLSelectElement;
     fireEvent.change(session, { target: { value: "chat-2" } });
@@ -221,7 +221,7 @@ describe("the Changes view", () => {
         swipes: [{ content: "Hello!" }, { content: "Hey." }],
       };
     });
-    fireEvent.click(screen.getByTestId("changes-toggle"));
+    fireEvent.click(screen.getByTestId("preview-view-changes"));
     fireEvent.click(within(screen.getByTestId("changes-mode")).getByText("Pick two"));
     fireEvent.change(screen.getByTestId("changes-pick-kind"), { target: { value: "swipe" } });
     const swipe = screen.getByTestId("changes-pick-swipe") as HTMLSelectElement;
@@ -230,31 +230,31 @@ describe("the Changes view", () => {
     await waitFor(() => expect(changesCalls(calls).at(-1)?.against).toEqual({ kind: "swipe", position: 1 }));
   });
 
-  it("is never on with Compare: each switch turns the other off", async () => {
+  it("is never on with Compare: Compare shows the Messages view, the Changes tab stops comparing", async () => {
     await renderApp();
-    fireEvent.click(screen.getByTestId("changes-toggle"));
+    fireEvent.click(screen.getByTestId("preview-view-changes"));
     expect(screen.getByTestId("changes")).toBeTruthy();
     fireEvent.click(screen.getByTestId("compare-toggle"));
     expect(screen.queryByTestId("changes")).toBeNull();
-    expect(screen.getByTestId("changes-toggle").getAttribute("aria-pressed")).toBe("false");
+    expect(screen.getByTestId("preview-view-changes").getAttribute("aria-selected")).toBe("false");
     expect(getState().compareModel).not.toBeNull();
-    fireEvent.click(screen.getByTestId("changes-toggle"));
+    fireEvent.click(screen.getByTestId("preview-view-changes"));
     expect(getState().compareModel).toBeNull();
     expect(screen.getByTestId("changes")).toBeTruthy();
     // Off and on again, it comes back in the mode it had.
     fireEvent.click(within(screen.getByTestId("changes-mode")).getByText("Last edit"));
-    fireEvent.click(screen.getByTestId("changes-toggle"));
+    fireEvent.click(screen.getByTestId("preview-view-messages"));
     await screen.findByTestId("preview-messages");
-    fireEvent.click(screen.getByTestId("changes-toggle"));
+    fireEvent.click(screen.getByTestId("preview-view-changes"));
     expect(getState().changesMode).toBe("lastEdit");
   });
 
   it("says it all in Chinese", async () => {
     await renderApp((b) => (b.changing.answer = randomTurn));
     act(() => setLanguage("zh-CN"));
-    fireEvent.click(screen.getByTestId("changes-toggle"));
+    fireEvent.click(screen.getByTestId("preview-view-changes"));
     await screen.findByTestId("changes-summary");
-    expect(screen.getByTestId("changes-toggle").textContent).toBe("Δ 变化");
+    expect(screen.getByTestId("preview-view-changes").textContent).toBe("Δ 变化");
     expect(screen.getByTestId("changes-stable-prefix").textContent).toBe("稳定前缀：3 个 token · 42 字节");
     expect(screen.getByTestId("changes-cause").textContent).toBe("宏 {{random}} 的结果不同 macro:random");
     expect(screen.getByTestId("changes-first-difference").textContent).toContain("第 0 条消息");
