@@ -13,6 +13,7 @@ pub mod report;
 pub mod scan;
 pub mod sillytavern;
 pub mod tester;
+mod tester_search;
 
 mod processor;
 

@@ -12,15 +12,11 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use super::report::{Activation, LorebookReport};
-use super::scan::{parse_pattern, whole_word_at};
+pub use super::tester_search::EXPLAIN_BYTES;
+use super::tester_search::{Search, Settings};
 use crate::model::{Lorebook, LorebookEntry, SelectiveLogic};
-use crate::regex_pattern::{Pattern, PatternBudget};
 use crate::said::Said;
 use crate::texts;
-
-/// Bytes of text the tester's search for near keys reads in all; past it the entries not yet
-/// explained are said to be unexplained.
-pub const EXPLAIN_BYTES: usize = 256 << 20;
 
 /// Why an entry fired or did not, as a code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -222,15 +218,15 @@ fn verdict(
     if let Some(a) = x.report.activated.iter().find(|a| a.entry_id == entry.id) {
         return fired(x, search, entry, &a.reason);
     }
-    let settings = search.settings(x, entry);
+    let settings = search.settings(x.book, entry);
     // Matched but left out: the key that matched, and the reason the report gives.
     let left_out = |search: &mut Search, code: VerdictCode, said: Said| {
-        let hit = search.first_hit(x, entry, settings);
+        let hit = search.first_hit(x.chat, entry, settings);
         (
             code,
             said,
             hit.as_ref().map(|h| h.0.clone()),
-            hit.map(|h| h.1),
+            hit.map(|(_, h, at)| message_place(h, at)),
         )
     };
     if let Some(c) = x.report.cut.iter().find(|c| c.entry_id == entry.id) {
@@ -268,7 +264,7 @@ fn verdict(
 
 /// A fired entry: its activation, with where its key stands.
 fn fired(x: &Explain<'_>, search: &mut Search, entry: &LorebookEntry, a: &Activation) -> Found {
-    let settings = search.settings(x, entry);
+    let settings = search.settings(x.book, entry);
     match a {
         Activation::Constant => (VerdictCode::Constant, a.said(), None, None),
         Activation::Sticky { .. } => (VerdictCode::Sticky, a.said(), None, None),
@@ -541,121 +537,4 @@ fn recursion_steps(report: &LorebookReport) -> HashMap<&str, u32> {
             (id, step)
         })
         .collect()
-}
-
-/// How an entry's keys are matched.
-#[derive(Clone, Copy)]
-struct Settings {
-    case_sensitive: bool,
-    whole_words: bool,
-    /// Messages scanned, newest first.
-    depth: usize,
-}
-
-/// The tester's key search: regex keys compiled once within a pattern budget, and the bytes
-/// read so far.
-struct Search {
-    sillytavern: bool,
-    budget: PatternBudget,
-    patterns: HashMap<(String, String), Option<Pattern>>,
-    read: usize,
-    stopped: bool,
-}
-
-impl Search {
-    fn new(sillytavern: bool) -> Self {
-        Search {
-            sillytavern,
-            budget: PatternBudget::default(),
-            patterns: HashMap::new(),
-            read: 0,
-            stopped: false,
-        }
-    }
-
-    fn settings(&self, x: &Explain<'_>, entry: &LorebookEntry) -> Settings {
-        let book = x.book;
-        if self.sillytavern {
-            Settings {
-                case_sensitive: entry.case_sensitive.unwrap_or(book.case_sensitive),
-                whole_words: entry.match_whole_words.unwrap_or(book.match_whole_words),
-                depth: entry.scan_depth.unwrap_or(book.scan_depth) as usize,
-            }
-        } else {
-            Settings {
-                case_sensitive: book.case_sensitive,
-                whole_words: book.match_whole_words,
-                depth: book.scan_depth as usize,
-            }
-        }
-    }
-
-    /// The first key of the entry that occurs in a scanned message, and where.
-    fn first_hit(
-        &mut self,
-        x: &Explain<'_>,
-        entry: &LorebookEntry,
-        settings: Settings,
-    ) -> Option<(String, KeyPlace)> {
-        let depth = settings.depth.min(x.chat.len());
-        entry
-            .keys
-            .iter()
-            .filter(|k| !k.trim().is_empty())
-            .find_map(|key| {
-                x.chat[..depth].iter().find_map(|(h, text)| {
-                    self.find(key, text, settings)
-                        .map(|at| (key.clone(), message_place(*h, at)))
-                })
-            })
-    }
-
-    /// Where `key` first occurs in `text` under `settings`, as the lorebook reads it.
-    fn find(&mut self, key: &str, text: &str, settings: Settings) -> Option<usize> {
-        if self.stopped || key.trim().is_empty() {
-            return None;
-        }
-        self.read += text.len();
-        if self.read > EXPLAIN_BYTES {
-            self.stopped = true;
-            return None;
-        }
-        // SillyTavern's regex keys follow their own flags only (RULES 5.11.1).
-        if let Some((pattern, flags)) =
-            parse_pattern(key, self.sillytavern || settings.case_sensitive)
-        {
-            let id = (pattern.to_string(), flags);
-            let budget = &mut self.budget;
-            let compiled = self
-                .patterns
-                .entry(id)
-                .or_insert_with_key(|(p, f)| budget.compile(p, f).ok());
-            return compiled.as_ref().and_then(|p| p.matcher().find(text));
-        }
-        let key = key.trim();
-        let (haystack, needle) = if settings.case_sensitive {
-            (text.to_string(), key.to_string())
-        } else {
-            (text.to_lowercase(), key.to_lowercase())
-        };
-        let several_words = needle.contains(char::is_whitespace);
-        haystack
-            .match_indices(needle.as_str())
-            .map(|(at, _)| at)
-            .find(|&at| {
-                let end = at + needle.len();
-                match (settings.whole_words, self.sillytavern) {
-                    (false, _) => true,
-                    (true, false) => whole_word_at(&haystack, at, end),
-                    (true, true) => several_words || ascii_word_apart(&haystack, at, end),
-                }
-            })
-    }
-}
-
-/// SillyTavern's whole word: no ASCII letter, digit or `_` right before or after.
-fn ascii_word_apart(text: &str, start: usize, end: usize) -> bool {
-    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
-    !text[..start].chars().next_back().is_some_and(word)
-        && !text[end..].chars().next().is_some_and(word)
 }
