@@ -112,7 +112,7 @@ export function changesTests(test, current) {
       15000,
     );
 
-    const toggle = await byTest("changes-toggle");
+    const toggle = await byTest("preview-view-changes");
     await toggle.scrollIntoView({ block: "center" });
     await toggle.click();
     await chooseMode("lastTurn");
@@ -164,7 +164,7 @@ export function changesTests(test, current) {
   });
 
   test("changes: a Claude request's cache breakpoint after the system part changed since the last turn", async () => {
-    if ((await attr('[data-testid="changes-toggle"]', "aria-pressed")) === "true") await (await byTest("changes-toggle")).click();
+    await (await byTest("preview-view-messages")).click();
     await typeModel("claude-sonnet-4-5");
     const stable = await until(
       () => attr('[data-testid="cache-breakpoint"]', "data-stable"),

@@ -23,14 +23,10 @@ export function generationTests(test, current) {
     await until(() => el.getValue(), (v) => v === text, `the text typed into ${id}`);
   }
 
-  /** Opens the preview's provider request (once) and answers its body as shown. */
+  /** Shows the preview's Request view (once) and answers its body as shown. */
   async function requestBody() {
-    const open = await browser().execute(() => document.querySelector("details.request")?.open ?? null);
-    if (open === false) {
-      const summary = await $("details.request > summary");
-      await summary.scrollIntoView({ block: "center" });
-      await summary.click();
-    }
+    const tab = await byTest("preview-view-request");
+    if ((await tab.getAttribute("aria-selected")) !== "true") await tab.click();
     return textOf("provider-request");
   }
 
@@ -66,6 +62,7 @@ export function generationTests(test, current) {
     await (await byTest("generation-reset-temperature")).click();
     await until(() => textOf("generation-origin-temperature"), (t) => t === "provider default", "the temperature reset");
     await until(requestBody, (b) => b !== null && !b.includes('"temperature"'), "the request body without temperature");
+    await (await byTest("preview-view-messages")).click();
     await (await byTest("tab-recipe")).click();
   });
 }

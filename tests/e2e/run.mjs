@@ -15,6 +15,7 @@ import { tokenTests } from "./tokens.mjs";
 import { changesTests } from "./changes.mjs";
 import { aboutTests } from "./about.mjs";
 import { bigPresetTests } from "./bigPreset.mjs";
+import { viewTests } from "./views.mjs";
 
 const tests = [];
 const test = (name, fn) => tests.push({ name, fn });
@@ -233,6 +234,8 @@ test("a lorebook entry fires on a key the recent messages mention, and not on on
   await shot(app.browser, "08-lorebook-silent");
   await (await byTest("tab-recipe")).click();
 });
+
+viewTests(test, () => app);
 
 test("import a SillyTavern preset: the report first, then the preset opens and previews", async () => {
   const dir = scratchDatabase();

@@ -146,7 +146,7 @@ export function sendTests(test, current) {
     await typeInto("send-input", "Hello, double");
 
     // The provider request through the connection: URL, redacted headers, the body.
-    await (await $("details.request summary")).click();
+    await (await byTest("preview-view-request")).click();
     const url = await until(() => byTestText("provider-request-url"), (u) => u?.includes(String(double.port)), "the request's URL");
     assert.equal(url, `POST http://127.0.0.1:${double.port}/v1/chat/completions`);
     const shown = await until(
@@ -158,6 +158,8 @@ export function sendTests(test, current) {
     assert.ok(!headers.includes(KEY), `headers redacted: ${headers}`);
     assert.match(headers, /authorization/i);
 
+    // Send and the reply are in the Messages view.
+    await (await byTest("preview-view-messages")).click();
     await (await byTest("send")).click();
     const partial = await until(
       () => byTestText("streaming-reply"),
@@ -251,12 +253,13 @@ export function sendTests(test, current) {
     // The preview of a continuation: the reply it continues sent last, without the input.
     await (await byTest("preview-type-continue")).click();
     await until(lastPreviewRow, (r) => r?.source === `history #${n - 1}` && r.role === "role-assistant", "the continuation's preview");
-    if (!(await (await $("details.request")).getAttribute("open"))) await (await $("details.request summary")).click();
+    await (await byTest("preview-view-request")).click();
     const shown = await until(
       () => byTestText("provider-request"),
       (b) => b?.includes(reply.content) && !b.includes("Not for a continuation"),
       "the continuation's body",
     );
+    await (await byTest("preview-view-messages")).click();
     assert.equal(await (await byTest("continue")).getAttribute("class"), "primary", "the kind shown is the primary button");
     await (await byTest("continue")).click();
     await until(() => byTestText("last-reply-text"), (t) => t === `${reply.content} And more.`, "the continued reply", 8000);

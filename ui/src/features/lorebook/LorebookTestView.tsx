@@ -141,6 +141,7 @@ function Verdict({ verdict: v, full = false, pinned, onPin }: { verdict: EntryVe
     <Tag className={`lore-verdict ${v.fired ? "fired" : "not-fired"}`} data-testid="lore-verdict" data-entry={v.entryId} data-reason={v.reason}>
       <div className="lore-verdict-head">
         <strong>{v.name || v.entryId}</strong>
+        {v.name && <code className="muted">{v.entryId}</code>}
         <span className={v.fired ? "verdict-badge fired" : "verdict-badge"} data-testid="lore-verdict-fired">
           {t(v.fired ? "loreTest.fired" : "loreTest.notFired")}
         </span>

@@ -24,7 +24,9 @@ export function PreviewTabs({ tabs, shown }: { tabs: PreviewTab[]; shown: Previe
   const t = useT();
   const list = useRef<HTMLDivElement>(null);
   const onKey = (e: KeyboardEvent) => {
-    const at = tabs.indexOf(shown);
+    // From the tab the key was pressed on: a second key can come before the view shows.
+    const from = tabs.findIndex((tab) => tabId(tab) === (e.target as HTMLElement).id);
+    const at = from >= 0 ? from : tabs.indexOf(shown);
     const to =
       e.key === "ArrowRight" ? (at + 1) % tabs.length
       : e.key === "ArrowLeft" ? (at - 1 + tabs.length) % tabs.length
