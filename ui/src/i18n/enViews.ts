@@ -1,6 +1,18 @@
-// English strings of the preview's views (RULES 9.4): its tabs, the Macros view and the Lorebook
-// test view. `zhViews.ts` must have every key.
+// English strings of the preview pane (RULES 9.4): its header, its tabs, the Macros view and the
+// Lorebook test view. `zhViews.ts` must have every key.
 export const enViews = {
+  "preview.title": "Preview",
+  "preview.model": "Model",
+  "preview.session": "Session",
+  "preview.input": "Next user message",
+  "preview.noSession": "(no session)",
+  "preview.newSession": "New session",
+  "preview.newSessionTitle": "New session",
+  "preview.editSession": "Edit session",
+  "preview.doneEditing": "Done",
+  "prompt.views": "Preview views",
+  "prompt.viewPrompt": "Prompt string",
+  "prompt.viewMessages": "Messages",
   "views.request": "Request",
   "views.macros": "Macros",
   "views.lorebook": "Lorebook test",

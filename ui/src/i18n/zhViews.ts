@@ -1,7 +1,19 @@
 import type { enViews } from "./enViews";
 
-// 预览各视图的简体中文（RULES 9.4）：标签页、宏视图与世界书测试视图。
+// 预览面板的简体中文（RULES 9.4）：顶部、标签页、宏视图与世界书测试视图。
 export const zhViews: Record<keyof typeof enViews, string> = {
+  "preview.title": "预览",
+  "preview.model": "模型",
+  "preview.session": "会话",
+  "preview.input": "下一条用户消息",
+  "preview.noSession": "（无会话）",
+  "preview.newSession": "新建会话",
+  "preview.newSessionTitle": "新会话",
+  "preview.editSession": "编辑会话",
+  "preview.doneEditing": "完成",
+  "prompt.views": "预览视图",
+  "prompt.viewPrompt": "提示字符串",
+  "prompt.viewMessages": "消息",
   "views.request": "请求",
   "views.macros": "宏",
   "views.lorebook": "世界书测试",
