@@ -273,6 +273,8 @@ export function advancedTests(test, current) {
     assert.ok(diffs.includes("same"), `the shared messages are marked the same: ${diffs}`);
     const summary = await (await byTest("compare-summary")).getText();
     assert.match(summary, /gpt-recipe.*claude-recipe/, `the summary names both recipes: ${summary}`);
+    // The two columns at the top of the pane, under its tabs.
+    await (await byTest("compare")).scrollIntoView({ block: "start" });
     await shot(browser(), "25-compare");
     await (await byTest("compare-toggle")).click();
   });

@@ -52,6 +52,7 @@ export function PreviewTabs({ tabs, shown }: { tabs: PreviewTab[]; shown: Previe
           tabIndex={shown === tab ? 0 : -1}
           data-testid={`preview-view-${tab}`}
           className={shown === tab ? "tab current" : "tab"}
+          title={tab === "changes" ? t("changes.toggleHint") : undefined}
           onClick={() => setPreviewTab(tab)}
         >
           {tab === "changes" && "Δ "}
