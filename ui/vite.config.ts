@@ -3,7 +3,7 @@ import { defineConfig } from "vite";
 import react from "@vitejs/plugin-react";
 
 /** Test files that replace a module with vi.mock, run each in its own module graph. */
-const MOCKS = ["src/features/recipes/SimpleEditor.test.tsx"];
+export const MOCKS = ["src/features/recipes/SimpleEditor.test.tsx"];
 
 // The app loads the built `dist/` (tauri.conf.json has no devUrl), so relative asset paths.
 export default defineConfig({
