@@ -243,7 +243,7 @@ describe("a new chat", () => {
   it("is made for the open preset once its pending edit is saved", async () => {
     const backend = await renderApp();
     await typeMain("Written just before the new chat.");
-    fireEvent.click(screen.getByRole("button", { name: "+ New session" }));
+    fireEvent.click(screen.getByRole("button", { name: "New session" }));
     await waitFor(() => expect(backend.calls.some((c) => c.cmd === "create_session")).toBe(true));
     const created = backend.calls.findIndex((c) => c.cmd === "create_session");
     expect(backend.calls[created]!.args).toMatchObject({ title: "New session", preset: "helper" });

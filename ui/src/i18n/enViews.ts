@@ -10,6 +10,7 @@ export const enViews = {
   "preview.newSessionTitle": "New session",
   "preview.editSession": "Edit session",
   "preview.doneEditing": "Done",
+  "preview.closeSessionEditor": "Close the session editor",
   "prompt.views": "Preview views",
   "prompt.viewPrompt": "Prompt string",
   "prompt.viewMessages": "Messages",

@@ -11,6 +11,7 @@ export const zhViews: Record<keyof typeof enViews, string> = {
   "preview.newSessionTitle": "新会话",
   "preview.editSession": "编辑会话",
   "preview.doneEditing": "完成",
+  "preview.closeSessionEditor": "关闭会话编辑器",
   "prompt.views": "预览视图",
   "prompt.viewPrompt": "提示字符串",
   "prompt.viewMessages": "消息",

@@ -6,43 +6,52 @@ import { MessageHead } from "./MessageHead";
 import { cellMessage, defaultCompareModel, signed, summarize } from "./compare";
 import { FoldedRow, useFoldedRows } from "./Folded";
 import { ViewToggle } from "./ViewToggle";
+import { Icon } from "../../components/Icon";
 import { useChanges } from "../changes/useChanges";
 import { ChangedText } from "../changes/ChangedText";
 import { sidePieces } from "../changes/changes";
 import { LeadText } from "../../components/LeadText";
 import { LEAD_CHARS, leadOf } from "../recipes/stepText";
 
-/** The Compare switch of the preview's header, and the second model picker while it is on. */
-export function CompareControls() {
+/** The Compare switch of the preview's header, an icon button; the second model is chosen at
+ * the top of the compare view's right column. */
+export function CompareToggle() {
   const t = useT();
   const model = useApp((s) => s.model);
   const models = useApp((s) => s.models);
   const compareModel = useApp((s) => s.compareModel);
+  // Switched back on, it compares with the model compared last.
   return (
-    <>
-      {/* Switched back on, it compares with the model compared last. */}
-      <ViewToggle
+    <ViewToggle
+      value={compareModel}
+      set={setCompareModel}
+      first={() => defaultCompareModel(model, models)}
+      testId="compare-toggle"
+      className="compare-toggle head-icon"
+      label={t("compare.toggle")}
+      hint={t("compare.toggleHint")}
+    >
+      <Icon name="compare" />
+    </ViewToggle>
+  );
+}
+
+/** The model compared with, in the right column's head. */
+function CompareModelInput() {
+  const t = useT();
+  const compareModel = useApp((s) => s.compareModel);
+  if (compareModel === null) return null;
+  return (
+    <label className="compare-model-picker">
+      {t("compare.model")}
+      <input
+        list="known-models"
         value={compareModel}
-        set={setCompareModel}
-        first={() => defaultCompareModel(model, models)}
-        testId="compare-toggle"
-        className="compare-toggle"
-        hint={t("compare.toggleHint")}
-      >
-        ⇆ {t("compare.toggle")}
-      </ViewToggle>
-      {compareModel !== null && (
-        <label className="model-picker">
-          {t("compare.model")}
-          <input
-            list="known-models"
-            value={compareModel}
-            data-testid="compare-model-input"
-            onChange={(e) => e.target.value.trim() && setCompareModel(e.target.value.trim())}
-          />
-        </label>
-      )}
-    </>
+        data-testid="compare-model-input"
+        title={compareModel}
+        onChange={(e) => e.target.value.trim() && setCompareModel(e.target.value.trim())}
+      />
+    </label>
   );
 }
 
@@ -91,9 +100,13 @@ function ColumnHead({
   const delta = result && other ? result.tokens.total - other.result.tokens.total : null;
   return (
     <div className={`compare-head compare-head-${side}${stale ? " stale" : ""}`}>
-      <strong className="compare-model" title={result?.model ?? model}>
-        {result?.model ?? model}
-      </strong>
+      {side === "right" ? (
+        <CompareModelInput />
+      ) : (
+        <strong className="compare-model" title={result?.model ?? model}>
+          {result?.model ?? model}
+        </strong>
+      )}
       {result && (
         <>
           <span className="recipe-badge" title={t("compare.recipeProfile")}>

@@ -1,20 +1,19 @@
 import { useEffect, useRef } from "react";
-import { getState, setModel, setPreviewTab, useApp, type PreviewTab } from "../../app/store";
+import { getState, setPreviewTab, useApp, type PreviewTab } from "../../app/store";
 import { useT } from "../../app/useT";
-import { SessionPicker } from "../session/SessionPicker";
-import { CompareControls, ComparePane } from "./ComparePane";
+import { ComparePane } from "./ComparePane";
 import { ChangesPane } from "../changes/ChangesPane";
-import { ConnectionsButton } from "../send/ConnectionsDialog";
 import { GenerationTypeSwitch, SendPanel } from "../send/SendPanel";
 import { MacrosView } from "../macros/MacrosView";
 import { LorebookTestView } from "../lorebook/LorebookTestView";
 import { PreviewBody, PromptView } from "./MessagesView";
+import { PreviewHeader } from "./PreviewHeader";
 import { ProviderRequest } from "./ProviderRequest";
 import { PreviewTabs, panelId, tabId } from "./PreviewTabs";
 import "./views.css";
 
 /**
- * The live preview (RULES 9.4): one header (model, session, connection), then one tab per view,
+ * The live preview (RULES 9.4): one header row (model, session, connection), then one tab per view,
  * each with the pane's whole height: the messages (with Send and the reply), the prompt string
  * of a text-completion build, the changes, the provider's request, the macros, the lorebook test.
  */
@@ -22,8 +21,6 @@ export function PreviewPane() {
   const t = useT();
   const preview = useApp((s) => s.preview);
   const error = useApp((s) => s.previewError);
-  const model = useApp((s) => s.model);
-  const models = useApp((s) => s.models);
   const tab = useApp((s) => s.previewTab);
   const hasPrompt = !!preview?.result.prompt;
   usePromptFirst(hasPrompt);
@@ -33,31 +30,7 @@ export function PreviewPane() {
 
   return (
     <section className="preview" aria-label={t("preview.title")}>
-      <header className="preview-head">
-        <h2>{t("preview.title")}</h2>
-        <label className="model-picker">
-          {t("preview.model")}
-          <input
-            list="known-models"
-            value={model}
-            data-testid="model-input"
-            onChange={(e) => e.target.value.trim() && setModel(e.target.value.trim())}
-          />
-          <datalist id="known-models">
-            {models.map((m) => (
-              <option key={m} value={m} />
-            ))}
-          </datalist>
-        </label>
-        {preview && (
-          <span className="recipe-badge" data-testid="preview-recipe">
-            {preview.result.recipe ?? "—"} · {preview.result.profile}
-          </span>
-        )}
-        <CompareControls />
-        <ConnectionsButton />
-        <SessionPicker />
-      </header>
+      <PreviewHeader />
       <PreviewTabs tabs={tabs} shown={shown} />
       {error && (
         <p className="error" role="alert" data-testid="preview-error">

@@ -10,6 +10,7 @@ export function ViewToggle<T>({
   first,
   testId,
   className,
+  label,
   hint,
   children,
 }: {
@@ -18,6 +19,8 @@ export function ViewToggle<T>({
   first: () => T;
   testId: string;
   className: string;
+  /** The name of a button that shows an icon. */
+  label?: string;
   hint: string;
   children: ReactNode;
 }) {
@@ -29,6 +32,7 @@ export function ViewToggle<T>({
       className={on ? `${className} on` : className}
       data-testid={testId}
       aria-pressed={on}
+      aria-label={label}
       title={hint}
       onClick={() => {
         if (on) {

@@ -4,21 +4,60 @@ import { api, errorMessage } from "../../app/api";
 import { ConfirmDialog } from "../../app/ConfirmDialog";
 import { useT } from "../../app/useT";
 import { ConnectionForm } from "./ConnectionForm";
-import { chooseConnection, getSendState, openConnections, refreshConnections, useSend } from "./sending";
+import { Icon } from "../../components/Icon";
+import { chooseConnection, getSendState, loadConnections, openConnections, refreshConnections, useSend } from "./sending";
 
 const BLANK: ConnectionDoc = { name: "", dialect: "openai-compatible", baseUrl: "" };
 
-/** The "Connections…" button and, when it is open, the dialog. */
+/** The "Connections…" button of the preview's header (an icon, named by its label and
+ * tooltip) and, when it is open, the dialog. */
 export function ConnectionsButton() {
   const t = useT();
   const open = useSend((s) => s.dialogOpen);
   return (
     <>
-      <button type="button" data-testid="open-connections" onClick={() => openConnections(true)}>
-        {t("connections.open")}
+      <button
+        type="button"
+        className="head-icon"
+        data-testid="open-connections"
+        aria-label={t("connections.open")}
+        title={t("connections.open")}
+        aria-haspopup="dialog"
+        onClick={() => openConnections(true)}
+      >
+        <Icon name="connections" />
       </button>
       {open && <ConnectionsDialog />}
     </>
+  );
+}
+
+/** The connection Send uses, in the preview's header. */
+export function ConnectionSelect() {
+  const t = useT();
+  const connections = useSend((s) => s.connections);
+  const connection = useSend((s) => s.connection);
+  const sending = useSend((s) => s.sending);
+  useEffect(() => {
+    void loadConnections();
+  }, []);
+  return (
+    <label className="head-field head-connection">
+      {t("send.connection")}
+      <select
+        data-testid="connection-select"
+        value={connection ?? ""}
+        disabled={sending}
+        onChange={(e) => chooseConnection(e.target.value || null)}
+      >
+        {connections.length === 0 && <option value="">{t("send.noConnection")}</option>}
+        {connections.map((c) => (
+          <option key={c.connection.name} value={c.connection.name}>
+            {c.connection.name}
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }
 

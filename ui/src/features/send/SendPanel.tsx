@@ -1,10 +1,9 @@
-import { useEffect } from "react";
 import type { GenerationType } from "../../bindings";
 import { setGenerationType, setInput, setPrefill, useApp } from "../../app/store";
 import { useT } from "../../app/useT";
 import type { MessageKey } from "../../i18n";
 import { ReplyMeta } from "./ReplyMeta";
-import { chooseConnection, loadConnections, openConnections, send, stop, useSend, type SendKind } from "./sending";
+import { openConnections, send, stop, useSend, type SendKind } from "./sending";
 
 /** The kinds of generation the app sends, each with its button (RULES 5.14). */
 export const SENT_TYPES = ["normal", "continue", "impersonate"] as const satisfies readonly GenerationType[];
@@ -17,9 +16,9 @@ const BUTTON: Record<SentType, { label: MessageKey; help?: MessageKey; testId: s
 };
 
 /**
- * The next user message, "Start reply with", the connection, Send, Continue and Impersonate (or
- * Stop), and the reply. The button of the kind the preview shows is the primary one: what it
- * sends is what the preview shows.
+ * The next user message, "Start reply with", Send, Continue and Impersonate (or Stop), and the
+ * reply; the connection they send through is chosen in the preview's header. The button of the
+ * kind the preview shows is the primary one: what it sends is what the preview shows.
  */
 export function SendPanel() {
   const t = useT();
@@ -33,10 +32,6 @@ export function SendPanel() {
   const sending = useSend((s) => s.sending);
   const error = useSend((s) => s.error);
   const notStored = useSend((s) => s.notStored);
-
-  useEffect(() => {
-    void loadConnections();
-  }, []);
 
   const ready = connection !== null && hasSession && !sending;
   /** Why `kind` cannot be sent now, or null. */
@@ -98,22 +93,6 @@ export function SendPanel() {
             placeholder={t("send.prefillPlaceholder")}
             onChange={(e) => setPrefill(e.target.value)}
           />
-        </label>
-        <label>
-          {t("send.connection")}
-          <select
-            data-testid="connection-select"
-            value={connection ?? ""}
-            disabled={sending}
-            onChange={(e) => chooseConnection(e.target.value || null)}
-          >
-            {connections.length === 0 && <option value="">{t("send.noConnection")}</option>}
-            {connections.map((c) => (
-              <option key={c.connection.name} value={c.connection.name}>
-                {c.connection.name}
-              </option>
-            ))}
-          </select>
         </label>
       </div>
       {connections.length === 0 && !sending && (

@@ -1,69 +1,112 @@
 import { useState } from "react";
 import { createSession, deleteSession, openSession, useApp } from "../../app/store";
 import { useT } from "../../app/useT";
-import { useRunner } from "../../app/useRunner";
 import { ConfirmDialog } from "../../app/ConfirmDialog";
+import { Icon } from "../../components/Icon";
 import { SessionEditor } from "./SessionEditor";
 import { startSessionExport } from "../presets/exporting";
 
-/** Chooses the session the preview builds over, and opens the small session editor. */
-export function SessionPicker() {
+/** Runs a session action, its failure shown under the header (useRunner's `run`). */
+type Run = (work: Promise<unknown>) => void;
+
+/** The session the preview builds over, in the preview's header; its message count beside it. */
+export function SessionSelect({ run }: { run: Run }) {
   const t = useT();
   const sessions = useApp((s) => s.sessions);
   const session = useApp((s) => s.session);
-  const [editing, setEditing] = useState(false);
-  const [confirming, setConfirming] = useState(false);
-  const [error, run] = useRunner();
-
+  const count = session && t("preview.messages", { count: session.messages.length });
   return (
-    <div className="session-picker">
-      <label>
+    <label className="head-field head-session">
+      <span className="head-label">
         {t("preview.session")}
-        <select
-          value={session?.id ?? ""}
-          data-testid="session-select"
-          onChange={(e) => run(openSession(e.target.value || null))}
-        >
-          <option value="">{t("preview.noSession")}</option>
-          {sessions.map((s) => (
-            <option key={s.id} value={s.id}>
-              {s.name}
-            </option>
-          ))}
-        </select>
-      </label>
-      {session && (
-        <span className="muted">{t("preview.messages", { count: session.messages.length })}</span>
-      )}
+        {count && (
+          <span className="head-note" data-testid="session-count">
+            {" "}· {count}
+          </span>
+        )}
+      </span>
+      <select
+        value={session?.id ?? ""}
+        data-testid="session-select"
+        onChange={(e) => run(openSession(e.target.value || null))}
+      >
+        <option value="">{t("preview.noSession")}</option>
+        {sessions.map((s) => (
+          <option key={s.id} value={s.id}>
+            {s.name}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+/** New session, Edit session and Export session…: icon buttons of the preview's header. */
+export function SessionButtons({ editing, setEditing, run }: { editing: boolean; setEditing: (on: boolean) => void; run: Run }) {
+  const t = useT();
+  const hasSession = useApp((s) => s.session !== null);
+  const editLabel = editing ? t("preview.closeSessionEditor") : t("preview.editSession");
+  return (
+    <>
       <button
         type="button"
+        className="head-icon"
         data-testid="new-session"
+        aria-label={t("preview.newSession")}
+        title={t("preview.newSession")}
         onClick={() => run(createSession(t("preview.newSessionTitle")).then(() => setEditing(true)))}
       >
-        + {t("preview.newSession")}
+        <Icon name="plus" />
       </button>
-      {session && (
-        <button type="button" data-testid="edit-session" onClick={() => setEditing(!editing)}>
-          {editing ? t("preview.doneEditing") : t("preview.editSession")}
-        </button>
-      )}
-      {session && (
+      {hasSession && (
         <button
           type="button"
-          data-testid="export-session"
-          onClick={() => run(startSessionExport({ title: t("export.saveTitle"), filter: t("export.filter") }))}
+          className={editing ? "head-icon on" : "head-icon"}
+          data-testid="edit-session"
+          aria-label={editLabel}
+          aria-expanded={editing}
+          aria-controls={editing ? "session-editor-panel" : undefined}
+          title={editLabel}
+          onClick={() => setEditing(!editing)}
         >
-          {t("export.sessionButton")}
+          <Icon name={editing ? "done" : "edit"} />
         </button>
       )}
-      {session && editing && (
+      {hasSession && (
+        <button
+          type="button"
+          className="head-icon"
+          data-testid="export-session"
+          aria-label={t("export.sessionButton")}
+          title={t("export.sessionButton")}
+          onClick={() => run(startSessionExport({ title: t("export.saveTitle"), filter: t("export.filter") }))}
+        >
+          <Icon name="export" />
+        </button>
+      )}
+    </>
+  );
+}
+
+/** The session's editor, a panel under the header's row while Edit session is on, with Delete. */
+export function SessionPanel({ setEditing, run }: { setEditing: (on: boolean) => void; run: Run }) {
+  const t = useT();
+  const session = useApp((s) => s.session);
+  const [confirming, setConfirming] = useState(false);
+  if (!session) return null;
+  return (
+    <div className="session-panel" id="session-editor-panel" role="region" aria-label={t("preview.editSession")}>
+      <div className="session-panel-head">
+        <strong>{t("preview.editSession")}</strong>
         <button type="button" className="danger" onClick={() => setConfirming(true)}>
           {t("session.deleteSession")}
         </button>
-      )}
-      {error && <p className="error" role="alert">{error}</p>}
-      {session && editing && <SessionEditor />}
-      {confirming && session && (
+        <button type="button" onClick={() => setEditing(false)}>
+          {t("preview.doneEditing")}
+        </button>
+      </div>
+      <SessionEditor />
+      {confirming && (
         <ConfirmDialog
           message={t("session.confirmDelete", { name: session.title ?? session.id })}
           confirm={t("presets.delete")}
