@@ -443,11 +443,14 @@ export type CharacterNote = {
 
 /**
  *  One stored chat message. `content` is shared (`Arc<str>`) so that a build over a long session
- *  references the text instead of copying it.
+ *  references the text instead of copying it; so are `name` and `id`, so that what a build keeps
+ *  made from a message (a history regex rule's rewrite) shares them, and a later build sees that
+ *  they are still the message's by comparing pointers, not texts (the texts never change in
+ *  place: an edit gives a new `Arc`).
  * 
  *  Laid out in the order written (`repr(C)`), what every build reads of every message first: its
- *  role, text, name and attachments sit in the first 72 bytes, so a pass over a long session
- *  reads two cache lines of each message, not three.
+ *  role, text, name, attachments and id sit in the first 80 bytes, so a pass over a long session
+ *  reads two cache lines of each message, not three (144 bytes in all).
  */
 export type ChatMessage = {
 	role: Role,
@@ -1429,7 +1432,10 @@ export type Source = {
 	placement: Placement,
 	/**  Position in the stored session, for history messages. */
 	historyIndex?: number | null,
-	/**  The stored message's id, filled in when the build result is made. */
+	/**
+	 *  The stored message's id, filled in when the build result is made; shared with the
+	 *  stored message.
+	 */
 	messageId?: string | null,
 	/**  The lorebook entry, for lorebook messages. */
 	entryId?: string | null,

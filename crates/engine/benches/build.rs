@@ -288,7 +288,7 @@ fn session(n: usize) -> Session {
                 text.push('.');
             }
             ChatMessage {
-                id: Some(format!("m{i}")),
+                id: Some(format!("m{i}").into()),
                 content: Arc::from(text),
                 ..ChatMessage::new(role, "")
             }

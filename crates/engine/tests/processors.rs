@@ -387,7 +387,10 @@ fn a_rewritten_message_kept_between_builds_follows_its_stored_name_and_id() {
             .iter()
             .find(|m| m.content() == "u1 Robert")
             .expect("the rewritten message");
-        (m.name().map(str::to_string), m.source().message_id.clone())
+        (
+            m.name().map(str::to_string),
+            m.source().message_id.as_deref().map(str::to_string),
+        )
     };
     assert_eq!(rewritten(&first), (None, Some("m0".to_string())));
     let again = run_cached(&p, &session, &cache);
@@ -401,6 +404,25 @@ fn a_rewritten_message_kept_between_builds_follows_its_stored_name_and_id() {
     assert_eq!(
         rewritten(&r),
         (Some("Ann".to_string()), Some("renamed".to_string()))
+    );
+    assert_eq!(r.messages, run(&p, &session).messages);
+    drop(r);
+
+    // The same name and id as new strings (other pointers, equal texts): still the same
+    // message; then another name only.
+    session.messages[0].name = Some("Ann".into());
+    session.messages[0].id = Some("renamed".into());
+    let r = run_cached(&p, &session, &cache);
+    assert_eq!(
+        rewritten(&r),
+        (Some("Ann".to_string()), Some("renamed".to_string()))
+    );
+    drop(r);
+    session.messages[0].name = Some("Bea".into());
+    let r = run_cached(&p, &session, &cache);
+    assert_eq!(
+        rewritten(&r),
+        (Some("Bea".to_string()), Some("renamed".to_string()))
     );
     assert_eq!(r.messages, run(&p, &session).messages);
 }

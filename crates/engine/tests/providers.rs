@@ -244,3 +244,44 @@ fn an_attachment_whose_data_does_not_decode_becomes_a_note_and_a_warning_naming_
     );
     assert!(!text.contains("image_url"), "{text}");
 }
+
+/// A session without attachments skips the passes over attachments; one added to a stored
+/// message between two builds through the same cache is seen by the second (inlined, noted).
+#[test]
+fn an_attachment_added_between_builds_is_seen() {
+    let mut session = media_session(json!([]));
+    let cache = promptloom_engine::cache::BuildCache::new();
+    let first = try_run_cached(
+        &chat_preset(),
+        &session,
+        "gpt-3.5-turbo",
+        &options(),
+        &cache,
+    )
+    .expect("builds");
+    assert_eq!(
+        first.messages.last().expect("last").content(),
+        "What is in these?"
+    );
+    drop(first);
+    let with = media_session(json!([
+        image(),
+        { "id": "t", "kind": "text", "mime": "text/plain", "name": "notes.txt", "dataBase64": TXT },
+    ]));
+    session.messages[2].attachments = with.messages[2].attachments.clone();
+    let r = try_run_cached(
+        &chat_preset(),
+        &session,
+        "gpt-3.5-turbo",
+        &options(),
+        &cache,
+    )
+    .expect("builds");
+    let last = r.messages.last().expect("last").content();
+    assert!(last.contains("[Attachment: notes.txt]\nline one"), "{last}");
+    assert!(
+        last.contains("[Attachment \"dot.png\" (image/png) not sent"),
+        "{last}"
+    );
+    assert!(any_warning(&r, "dot.png"));
+}

@@ -189,9 +189,9 @@ impl Store {
                 .map_err(|e| invalid(id, format!("messages[{position}].swipes: {e}")))?
                 .unwrap_or_default();
             messages.push(ChatMessage {
-                id: mid,
+                id: mid.map(Into::into),
                 role,
-                name,
+                name: name.map(Into::into),
                 content: content.into(),
                 attachments,
                 created_at,

@@ -81,7 +81,7 @@ pub fn validate_session(session: &Session) -> Result<(), EngineError> {
     let mut ids = HashSet::new();
     for (i, message) in session.messages.iter().enumerate() {
         if let Some(id) = &message.id {
-            if !ids.insert(id.as_str()) {
+            if !ids.insert(&**id) {
                 return Err(EngineError::invalid(
                     format!("messages[{i}].id"),
                     format!("duplicate message id \"{id}\""),

@@ -163,6 +163,11 @@ pub struct Blackboard {
     pub template_rules: Vec<crate::regex_rule::CompiledRule>,
     /// What the lorebook activated and cut, for the build result.
     pub lorebook: Option<super::LorebookReport>,
+    /// Whether any stored message the session loader read carries attachments; `None` before it
+    /// ran. Only stored messages carry attachments (a message's refer to its stored ones), so
+    /// with `Some(false)` the passes over attachments (transcription, asset resolver) have
+    /// nothing to look at in a long history.
+    pub history_attachments: Option<bool>,
     /// Bytes the regex rules have added to this build's texts so far (history, then templates),
     /// against `limits::REGEX_BUILD_GROWTH`.
     pub regex_growth: usize,

@@ -38,6 +38,10 @@ impl Processor for AssetResolver {
         ctx: &mut PipelineContext<'_, '_>,
         _: &ResolvedConfig,
     ) -> Result<(), EngineError> {
+        // No stored message has attachments: neither has any message made of them.
+        if ctx.blackboard.history_attachments == Some(false) {
+            return Ok(());
+        }
         let format = ctx.profile.provider_format;
         let caps = ctx.profile.capabilities;
         let session = ctx.session;

@@ -58,12 +58,17 @@ impl Processor for SessionLoader {
         // Each stored message goes in as a reference to the session: nothing is copied until a
         // processor changes it.
         let named = names != "none";
+        let mut attachments = false;
         ctx.history = session
             .messages
             .iter()
             .enumerate()
-            .map(|(i, stored)| PipelineMessage::from_stored_as(i, stored, named))
+            .map(|(i, stored)| {
+                attachments |= !stored.attachments.is_empty();
+                PipelineMessage::from_stored_as(i, stored, named)
+            })
             .collect();
+        ctx.blackboard.history_attachments = Some(attachments);
         ctx.info(ID, texts::LOADED.with("count", session.messages.len()));
 
         let input = ctx

@@ -70,15 +70,16 @@ impl Processor for TokenLimiter {
             m.kind().is_history() && Some(i) != newest_user
         };
 
+        // One pass sorts the messages: over a long history each is looked at once here.
         let mut fixed = overhead.reply;
+        let mut history_indices: Vec<usize> = Vec::with_capacity(messages.len());
         for (i, m) in messages.iter_mut().enumerate() {
-            if !droppable(i, m) {
+            if droppable(i, m) {
+                history_indices.push(i);
+            } else {
                 fixed += ctx.count_message(m);
             }
         }
-        let history_indices: Vec<usize> = (0..messages.len())
-            .filter(|&i| droppable(i, &messages[i]))
-            .collect();
 
         // Newest first: keep while it fits; the first that does not fit and everything older go.
         let mut remaining = budget.saturating_sub(fixed);

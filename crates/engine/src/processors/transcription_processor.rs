@@ -58,6 +58,9 @@ impl Processor for TranscriptionProcessor {
         ctx: &mut PipelineContext<'_, '_>,
         config: &ResolvedConfig,
     ) -> Result<(), EngineError> {
+        if ctx.blackboard.history_attachments == Some(false) {
+            return Ok(());
+        }
         let inline_text = config.bool("inlineText");
         let use_transcripts = config.bool("useTranscripts");
         let max_chars = config

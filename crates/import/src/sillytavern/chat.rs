@@ -134,9 +134,9 @@ pub(crate) fn session_from_lines(
             }
         }
         messages.push(ChatMessage {
-            id: Some(format!("m{}", messages.len() + 1)),
+            id: Some(format!("m{}", messages.len() + 1).into()),
             role,
-            name: json::text(&obj, "name"),
+            name: json::text(&obj, "name").map(Arc::from),
             content: Arc::from(content.as_str()),
             attachments: Vec::new(),
             created_at: json::string(&obj, "send_date"),

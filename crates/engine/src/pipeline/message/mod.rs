@@ -53,7 +53,8 @@ pub(super) struct Stored<'s> {
 
 #[derive(Debug, Clone)]
 pub(super) struct Parts {
-    pub(super) name: Option<String>,
+    /// Shared with the stored message while it is the stored name.
+    pub(super) name: Option<Arc<str>>,
     pub(super) content: Arc<str>,
     pub(super) source: Source,
     pub(super) attachments: Vec<AttachmentRef>,
@@ -97,9 +98,22 @@ impl Stored<'_> {
             && !parts.truncated
             && parts.merged.is_empty()
             && parts.attachments.len() == self.message.attachments.len()
-            // The texts last: reading them is what costs.
-            && parts.name.as_deref() == self.message.name.as_deref().filter(|_| self.has_name)
-            && parts.source.message_id == self.message.id
+            // The same texts: shared with the stored message when the parts were made from
+            // it, so the pointers answer without reading either text.
+            && same_text(
+                parts.name.as_ref(),
+                self.message.name.as_ref().filter(|_| self.has_name),
+            )
+            && same_text(parts.source.message_id.as_ref(), self.message.id.as_ref())
+    }
+}
+
+/// Whether two shared texts say the same: the same text when they are the same `Arc` (a text
+/// never changes in place), else compared.
+fn same_text(a: Option<&Arc<str>>, b: Option<&Arc<str>>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => Arc::ptr_eq(a, b) || **a == **b,
+        (a, b) => a.is_none() && b.is_none(),
     }
 }
 
@@ -394,7 +408,7 @@ impl<'s> PipelineMessage<'s> {
 
     pub fn set_name(&mut self, name: Option<String>) {
         if self.name() != name.as_deref() {
-            self.body.parts_mut().name = name;
+            self.body.parts_mut().name = name.map(Arc::from);
             self.counted = false;
         }
     }

@@ -1,6 +1,8 @@
 //! Where a message came from (RULES 3.7): what produced it, how it was placed, and the stored
 //! attachments it refers to.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 use crate::model::AnchorPosition;
@@ -112,9 +114,10 @@ pub struct Source {
     /// Position in the stored session, for history messages.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub history_index: Option<u32>,
-    /// The stored message's id, filled in when the build result is made.
+    /// The stored message's id, filled in when the build result is made; shared with the
+    /// stored message.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub message_id: Option<String>,
+    pub message_id: Option<Arc<str>>,
     /// The lorebook entry, for lorebook messages.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub entry_id: Option<String>,
