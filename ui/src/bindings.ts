@@ -934,6 +934,19 @@ export type LorebookReport = {
 	budget: number,
 };
 
+/**  The stored message a memory message recalls (RULES 5.15). */
+export type MemorySource = {
+	/**  Its position in the stored session, when the library knew it. */
+	index?: number | null,
+	/**  Its stored id, when it has one. */
+	messageId?: string | null,
+	/**
+	 *  How close it was to the input: the cosine similarity in thousandths (1000 is the same
+	 *  direction).
+	 */
+	score: number,
+};
+
 /**  One reusable message or slot ("积木"). */
 export type MessageTemplate = {
 	id: string,
@@ -1346,6 +1359,11 @@ export type Source = {
 	processor?: string | null,
 	/**  One-turn content of this kind was put into the message for this build only (RULES 5.5). */
 	ephemeral?: EphemeralKind | null,
+	/**
+	 *  For a message recalled from long-term memory (RULES 5.15): the stored message and how
+	 *  close it was to the input.
+	 */
+	memory?: MemorySource | null,
 };
 
 /**  What produced a message. */
@@ -1363,7 +1381,9 @@ export type SourceKind =
 /**  An activated lorebook entry (RULES 6). */
 "lorebook" | 
 /**  Added by a processor of its own (instruction pinning, alternation fillers, ...). */
-"processor";
+"processor" | 
+/**  An older message recalled from long-term memory (RULES 5.15). */
+"memory";
 
 /**  A byte range of the string and who wrote it. */
 export type Span = {
