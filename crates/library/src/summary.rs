@@ -78,6 +78,15 @@ pub fn summarized_through(session: &Session, current: Option<&SummaryRecord>) ->
         .map(|c| c.last_position)
 }
 
+/// Whether `result`'s token limiter dropped history: with [`is_due`], an update is then due as
+/// soon as one message is not covered.
+pub fn limiter_dropped(result: &promptloom_engine::BuildResult<'_>) -> bool {
+    result
+        .dropped
+        .iter()
+        .any(|d| d.processor == "token-limiter" && d.source.kind.is_history())
+}
+
 /// Whether an update of the summary is due: `every` new messages it does not cover (the newest
 /// `keep_recent` aside), or any when the last build's limiter dropped history.
 pub fn is_due(

@@ -64,6 +64,16 @@ const TOPICS: [&str; 4] = [
     "a letter from the captain",
 ];
 
+fn chat_preset() -> promptloom_engine::model::AgentPreset {
+    parse_preset(
+        r#"{"formatVersion":1,"id":"c","name":"C","messageTemplates":[
+            {"id":"hist","role":"system","type":"chat_history"}],
+            "contextRecipes":[{"id":"r","modelFilter":["*"],"steps":[
+            {"messageId":"hist","enabled":true}]}]}"#,
+    )
+    .unwrap()
+}
+
 fn stored(n: usize) -> (Store, Session) {
     let store = Store::open_in_memory().expect("store");
     let mut s = Session::empty("trip");
@@ -307,6 +317,35 @@ async fn a_long_session_is_summarized_with_its_range_and_kept_with_its_history()
         &settings,
         true
     ));
+    // The app learns whether the limiter dropped history from the last build.
+    let mut options = promptloom_engine::BuildOptions::at(chrono::Utc::now().fixed_offset());
+    options.context_window = Some(40);
+    let mut short = Session::empty("short");
+    for text in [
+        "one two three four five six",
+        "seven eight nine ten",
+        "eleven",
+    ] {
+        short.messages.push(ChatMessage::new(Role::User, text));
+    }
+    let cache = promptloom_engine::cache::BuildCache::new();
+    let chat = chat_preset();
+    let build = |options: &promptloom_engine::BuildOptions| {
+        let r = promptloom_engine::build(&promptloom_engine::BuildRequest {
+            assets: &promptloom_engine::assets::InlineAssets,
+            preset: &chat,
+            session: &short,
+            model: "gpt-4o",
+            options,
+            cache: &cache,
+            profiles: &[],
+        })
+        .expect("builds");
+        summary::limiter_dropped(&r)
+    };
+    assert!(build(&options));
+    options.context_window = Some(1_000_000);
+    assert!(!build(&options));
     // Ten new messages make the next update due; it covers only what is new.
     session = session_now;
     for i in 0..10 {
