@@ -260,9 +260,20 @@ pub fn run(args: &MemoryArgs) -> Result<String, CliError> {
                 ..MemorySettings::default()
             };
             let rt = runtime()?;
-            let (_, mut vectors) = rt
+            let (used, mut vectors) = rt
                 .block_on(embedder.embed(&[text.as_str()]))
                 .map_err(|e| about(&name, e))?;
+            if used != index.model {
+                return Err(session_error(
+                    session,
+                    format!(
+                        "it is indexed with \"{}\", not \"{}\": vectors of two models do not \
+                         compare; search with the index's model or index it again",
+                        escape(&index.model),
+                        escape(&used)
+                    ),
+                ));
+            }
             let query = vectors.pop().unwrap_or_default();
             let started = std::time::Instant::now();
             let hits = memory::hits_for(&index, &stored, &query, &settings)

@@ -469,4 +469,23 @@ async fn memory_is_indexed_searched_summarized_and_previewed() {
         ],
         "gone",
     );
+    let out = go(a(&[
+        "memory",
+        "search",
+        "--session",
+        "trip",
+        "--text",
+        "x",
+        "--model",
+        "other",
+        "--db",
+        &db,
+    ]))
+    .await;
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("indexed with \"tiny\", not \"other\""),
+        "{err}"
+    );
 }
