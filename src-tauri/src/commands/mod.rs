@@ -7,6 +7,7 @@ pub mod about;
 pub mod changes;
 pub mod connections;
 pub mod instruct;
+pub mod memory;
 pub mod pipeline;
 pub mod presets;
 pub mod preview;

@@ -72,6 +72,10 @@ pub struct Preview {
     /// History messages taken out of `result` because they are exactly as stored: the UI holds
     /// the session and puts them back (`withStoredHistory`).
     pub elided: Vec<StoredRun>,
+    /// The session's current summary, when the build reads it (RULES 5.15): the preview marks
+    /// the message that writes it with the range it covers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<super::memory::SummaryView>,
 }
 
 /// Builds the context `request` describes, as the preview shows it.
@@ -127,10 +131,11 @@ fn preview_of(
     request: &PreviewRequest,
     started: Instant,
 ) -> Result<Preview, AppError> {
-    with_build(s, request, |mut result, _| {
+    with_build(s, request, |mut result, session| {
         let elided = take_stored_history(&mut result);
         Ok(Preview {
             elided,
+            summary: super::memory::summary_in_use(s, session)?,
             anchors: available_anchors(&request.preset),
             tokenizer: result.tokenizer.vocabulary.name().to_string(),
             exact: result.tokens.exact,
@@ -254,6 +259,7 @@ pub(super) fn build_with<T>(
     options.reserve = request.reserve;
     options.generation_type = request.generation_type;
     options.prefill = request.prefill.clone();
+    super::memory::memory_options(s, request, session, &profiles, &mut options)?;
     let result = build(&BuildRequest {
         preset: &request.preset,
         session,
