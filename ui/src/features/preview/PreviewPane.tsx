@@ -93,6 +93,8 @@ function PreviewBody({ preview, stale }: { preview: Preview; stale: boolean }) {
   const prompt = result.prompt ?? null;
   const shown = prompt ? view : "messages";
   const marks = useBreakpointMarks(preview);
+  // Memory was asked for and gave nothing in time, or failed: said above the messages too.
+  const memorySkipped = result.warnings.find((w) => w.said.code === "memory.skipped");
   return (
     <div className={stale ? "preview-body stale" : "preview-body"}>
       <div className="totals">
@@ -110,6 +112,11 @@ function PreviewBody({ preview, stale }: { preview: Preview; stale: boolean }) {
         </span>
       </div>
       <TokenBar summary={result.tokens} />
+      {memorySkipped && (
+        <p className="memory-notice" role="status" data-testid="memory-skipped">
+          {say(memorySkipped.said, memorySkipped.message)}
+        </p>
+      )}
       {prompt && (
         <div role="tablist" className="tablist preview-views" aria-label={t("prompt.views")}>
           {(["prompt", "messages"] as const).map((v) => (
