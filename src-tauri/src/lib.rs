@@ -61,6 +61,12 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             commands::send::calibration,
             commands::instruct::instruct_templates,
             commands::instruct::check_chat_template,
+            commands::memory::session_summaries,
+            commands::memory::summarize_session,
+            commands::memory::edit_summary,
+            commands::memory::restore_summary,
+            commands::memory::memory_status,
+            commands::memory::index_memory,
             commands::about::about,
             commands::about::open_database_folder,
         ])

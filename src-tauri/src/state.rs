@@ -10,6 +10,7 @@ use promptloom_engine::cache::BuildCache;
 use promptloom_engine::codes;
 use promptloom_engine::model::Session;
 use promptloom_library::drafts::Drafts;
+use promptloom_library::memory::{MemoryCache, Recall};
 use promptloom_store::Store;
 
 use crate::error::AppError;
@@ -23,6 +24,23 @@ pub struct AppState {
     /// The preset the live preview builds, changed by each edit (`preview_draft`).
     pub drafts: Drafts,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
+    /// Long-term memory (RULES 5.15): the sessions' vectors read once, and the last search, so
+    /// that a preview after an edit of the preset does not embed the same input again.
+    pub memory: MemoryCache,
+    pub recalled: Mutex<Option<(RecallKey, Recall)>>,
+    /// A second connection to the database, for the memory search: the first stays free while
+    /// the input is being embedded.
+    pub memory_store: Mutex<Option<Store>>,
+}
+
+/// What a search depends on: the session, the input, and the index and connection searched.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecallKey {
+    pub session: String,
+    pub input: String,
+    pub connection: String,
+    pub model: String,
+    pub revision: i64,
 }
 
 impl AppState {
@@ -45,6 +63,9 @@ impl AppState {
             cache: BuildCache::new(),
             drafts: Drafts::new(),
             sessions: Mutex::new(HashMap::new()),
+            memory: MemoryCache::new(),
+            recalled: Mutex::new(None),
+            memory_store: Mutex::new(None),
         })
     }
 
@@ -67,6 +88,12 @@ impl AppState {
 
     pub fn forget_session(&self, id: &str) -> Result<(), AppError> {
         self.cached_sessions()?.remove(id);
+        // Its messages changed: what memory recalled may be stale.
+        let _ = self
+            .recalled
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take_if(|(k, _)| k.session == id);
         Ok(())
     }
 

@@ -8,6 +8,7 @@ import { answerDialog, launch, previewSources, scratchDatabase, shot, SHOTS, ste
 import { advancedTests } from "./advanced.mjs";
 import { hostileTests } from "./hostile.mjs";
 import { sendTests } from "./send.mjs";
+import { memoryTests } from "./memory.mjs";
 import { countTests } from "./count.mjs";
 import { generationTests } from "./generation.mjs";
 import { textCompletionTests } from "./textCompletion.mjs";
@@ -349,6 +350,7 @@ test("keystroke to painted preview over a 1,000-message session (measured, not a
 advancedTests(test, () => app);
 hostileTests(test, () => app, (next) => (app = next), db);
 sendTests(test, () => app);
+memoryTests(test, () => app);
 countTests(test, () => app);
 generationTests(test, () => app);
 textCompletionTests(test, () => app);

@@ -129,6 +129,30 @@ export const commands = {
 	 *  engine's words.
 	 */
 	checkChatTemplate: (request: PreviewRequest, chatTemplate: string, bos: string, eos: string) => typedError<JinjaCheck, AppError>(__TAURI_INVOKE("check_chat_template", { request, chatTemplate, bos, eos })),
+	/**  Every summary of session `session_id`, newest first. */
+	sessionSummaries: (sessionId: string) => typedError<SummaryView[], AppError>(__TAURI_INVOKE("session_summaries", { sessionId })),
+	/**
+	 *  Makes the next summary of session `session_id` through connection `connection` (with
+	 *  `model`, else the connection's default) and the summary prompt of stored preset `preset_id`
+	 *  (the shipped one without), and keeps it as the current summary.
+	 */
+	summarizeSession: (sessionId: string, connection: string, model: string | null, presetId: string | null) => typedError<SummaryView, AppError>(__TAURI_INVOKE("summarize_session", { sessionId, connection, model, presetId })),
+	/**
+	 *  The current summary changed by hand: kept as a new summary over the same range, marked
+	 *  edited (the one it replaces stays, to restore).
+	 */
+	editSummary: (sessionId: string, text: string) => typedError<SummaryView, AppError>(__TAURI_INVOKE("edit_summary", { sessionId, text })),
+	/**  Makes summary `id` of session `session_id` the current one again. */
+	restoreSummary: (sessionId: string, id: number) => typedError<SummaryView, AppError>(__TAURI_INVOKE("restore_summary", { sessionId, id })),
+	/**  How much of session `session_id` is indexed, with which model and connection. */
+	memoryStatus: (sessionId: string) => typedError<MemoryStatus, AppError>(__TAURI_INVOKE("memory_status", { sessionId })),
+	/**
+	 *  Embeds the messages of session `session_id` that have no vector for their text through
+	 *  `connection`'s embeddings endpoint (`model`, else the connection's default), a batch at a
+	 *  time, each kept as it comes; `progress` hears after each. Another model than the index's
+	 *  indexes the session again from nothing.
+	 */
+	indexMemory: (sessionId: string, connection: string, model: string | null, progress: Channel<IndexProgress>) => typedError<IndexDone, AppError>(__TAURI_INVOKE("index_memory", { sessionId, connection, model, progress })),
 	/**  The version the app was built as and the database it uses. */
 	about: () => typedError<About, AppError>(__TAURI_INVOKE("about")),
 	/**  Opens the folder that holds the database in the system's file manager. */
@@ -801,6 +825,23 @@ export type ImportPreview = {
 	notMapped: NotMapped[],
 };
 
+/**  What indexing did. */
+export type IndexDone = {
+	model: string,
+	dim: number,
+	embedded: number,
+	unchanged: number,
+	removed: number,
+	/**  Vectors of another model removed first: the session was indexed again from nothing. */
+	stale: number,
+};
+
+/**  Indexing's progress, after each batch kept. */
+export type IndexProgress = {
+	done: number,
+	total: number,
+};
+
 /**  Where a message goes (RULES 2, 3.3). All fields absent = list order. */
 export type InjectionStrategy = {
 	depth?: number | null,
@@ -1012,6 +1053,36 @@ export type MacroTrace = {
 	stopped?: Said | null,
 };
 
+/**  The stored message a memory message recalls (RULES 5.15). */
+export type MemorySource = {
+	/**  Its position in the stored session, when the library knew it. */
+	index?: number | null,
+	/**  Its stored id, when it has one. */
+	messageId?: string | null,
+	/**
+	 *  How close it was to the input: the cosine similarity in thousandths (1000 is the same
+	 *  direction).
+	 */
+	score: number,
+};
+
+/**  How far a session's long-term memory is indexed. */
+export type MemoryStatus = {
+	/**
+	 *  The embeddings model and the connection its vectors were made with; none before the
+	 *  first indexing.
+	 */
+	model: string | null,
+	connection: string | null,
+	/**  How many numbers each vector has. */
+	dim: number,
+	/**  Messages with a vector for their current text, of `messages` that have text. */
+	indexed: number,
+	messages: number,
+	/**  Messages still to embed (new or edited since). */
+	pending: number,
+};
+
 /**  One reusable message or slot ("积木"). */
 export type MessageTemplate = {
 	id: string,
@@ -1150,6 +1221,11 @@ export type Preview = {
 	elided: StoredRun[],
 	/**  The macro tracer's record (RULES 4.6), when the request asked for it. */
 	macros: MacroTrace | null,
+	/**
+	 *  The session's current summary, when the build reads it (RULES 5.15): the preview marks
+	 *  the message that writes it with the range it covers.
+	 */
+	summary?: SummaryView | null,
 };
 
 /**
@@ -1443,6 +1519,11 @@ export type Source = {
 	processor?: string | null,
 	/**  One-turn content of this kind was put into the message for this build only (RULES 5.5). */
 	ephemeral?: EphemeralKind | null,
+	/**
+	 *  For a message recalled from long-term memory (RULES 5.15): the stored message and how
+	 *  close it was to the input.
+	 */
+	memory?: MemorySource | null,
 };
 
 /**  What produced a message. */
@@ -1460,7 +1541,9 @@ export type SourceKind =
 /**  An activated lorebook entry (RULES 6). */
 "lorebook" | 
 /**  Added by a processor of its own (instruction pinning, alternation fillers, ...). */
-"processor";
+"processor" | 
+/**  An older message recalled from long-term memory (RULES 5.15). */
+"memory";
 
 /**  A byte range of the string and who wrote it. */
 export type Span = {
@@ -1502,6 +1585,24 @@ export type StoredRun = {
 	tokens: number[],
 	/**  Whether those counts are exact, as `BuiltMessage::exact`. */
 	exact: boolean,
+};
+
+/**  One summary of a session, as the summary editor shows it. */
+export type SummaryView = {
+	id: number,
+	text: string,
+	/**  The stored positions of the first and last message it covers. */
+	firstPosition: number,
+	lastPosition: number,
+	/**  The connection and model that wrote it. */
+	connection: string | null,
+	model: string | null,
+	/**  Changed by hand. */
+	edited: boolean,
+	/**  The one in use: its text is the session's summary. */
+	current: boolean,
+	/**  Milliseconds since 1970. */
+	createdAt: number | null,
 };
 
 /**  Another reply to the same turn. */

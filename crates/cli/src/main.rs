@@ -10,6 +10,7 @@ mod inputs;
 mod library;
 mod load;
 mod lorebook;
+mod memory;
 mod preview;
 mod profiles;
 mod request;
@@ -54,6 +55,10 @@ enum Command {
     Send(send::SendArgs),
     /// Where `send` sends: connections and their keys (kept in the OS keychain).
     Connection(connections::ConnectionArgs),
+    /// Summarize a stored session's older turns through a connection; with --save, keep it.
+    Summarize(memory::SummarizeArgs),
+    /// A stored session's long-term memory: index its messages, search them, see the status.
+    Memory(memory::MemoryArgs),
 }
 
 fn main() -> ExitCode {
@@ -67,6 +72,8 @@ fn main() -> ExitCode {
         Command::Profile(args) => profiles::run(&args),
         Command::Connection(args) => connections::run(&args),
         Command::Send(args) => send::run(&args),
+        Command::Summarize(args) => memory::summarize(&args),
+        Command::Memory(args) => memory::run(&args),
     };
     match outcome.and_then(|text| print(&text)) {
         Ok(()) => ExitCode::SUCCESS,

@@ -231,3 +231,261 @@ fn a_key_is_read_from_standard_input_into_the_keychain_only() {
     let removed = ok(&["connection", "remove", &name, "--db", &db]);
     assert!(removed.contains("and its key"), "{removed}");
 }
+
+#[path = "../../send/tests/double/mod.rs"]
+mod double;
+
+/// RULES 5.15 and 8.8: a stored session indexed, searched and summarized through a double that
+/// serves embeddings (deterministic vectors) and chat, then previewed with its summary and what
+/// memory recalls; bad input is refused with the reason.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn memory_is_indexed_searched_summarized_and_previewed() {
+    use double::{json, Double, Step};
+    let s = Scratch::new("memory");
+    let vector = |text: &str| -> Vec<f32> {
+        let mut v = vec![0f32; 8];
+        for w in text.split_whitespace() {
+            let h = w
+                .bytes()
+                .fold(7u32, |h, b| h.wrapping_mul(31).wrapping_add(u32::from(b)));
+            v[(h % 8) as usize] += 1.0;
+        }
+        v
+    };
+    let double = Double::start(move |_, r| {
+        let body: serde_json::Value = serde_json::from_slice(&r.body).unwrap_or_default();
+        let reply = if r.path.ends_with("/embeddings") {
+            let data: Vec<serde_json::Value> = body["input"].as_array().unwrap().iter().enumerate()
+                .map(|(i, t)| serde_json::json!({"index": i, "embedding": vector(t.as_str().unwrap())}))
+                .collect();
+            serde_json::json!({ "data": data })
+        } else {
+            serde_json::json!({"choices": [{"message": {"role": "assistant",
+                "content": "They walked to the lighthouse."}, "finish_reason": "stop"}]})
+        };
+        vec![Step::Write(json("200 OK", &reply.to_string(), &[]))]
+    })
+    .await;
+    let topics = [
+        "the red lighthouse on the cliff",
+        "bread and cheese",
+        "the mill",
+        "a letter",
+    ];
+    let messages: Vec<serde_json::Value> = (0..24)
+        .map(|i| {
+            serde_json::json!({"role": if i % 2 == 0 { "user" } else { "assistant" },
+                                    "content": format!("{} {i}", topics[i % 4])})
+        })
+        .collect();
+    let file = |name: &str, value: serde_json::Value| {
+        let path = s.0.join(name);
+        std::fs::write(&path, value.to_string()).unwrap();
+        path.to_string_lossy().into_owned()
+    };
+    let session = file(
+        "trip.json",
+        serde_json::json!({"formatVersion": 1, "id": "trip", "messages": messages}),
+    );
+    let preset = file(
+        "p.json",
+        serde_json::json!({"formatVersion": 1, "id": "p", "name": "P",
+        "messageTemplates": [{"id": "main", "role": "system", "content": "Summary: {{summary}}"},
+                             {"id": "hist", "role": "system", "type": "chat_history"}],
+        "contextRecipes": [{"id": "r", "modelFilter": ["*"], "steps": [
+            {"messageId": "main", "enabled": true}, {"messageId": "hist", "enabled": true}]}],
+        "processors": [{"id": "memory", "settings": {"omitSummarized": true}}]}),
+    );
+    let db = s.db();
+    let base = double.base("/v1");
+    let go = |args: Vec<String>| async move {
+        tokio::task::spawn_blocking(move || {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            run(&args, "")
+        })
+        .await
+        .unwrap()
+    };
+    let a = |list: &[&str]| list.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    for args in [
+        a(&["import", &session, "--db", &db]),
+        a(&[
+            "connection",
+            "add",
+            "local",
+            "--dialect",
+            "openai-compatible",
+            "--base-url",
+            &base,
+            "--model",
+            "tiny",
+            "--db",
+            &db,
+        ]),
+    ] {
+        let out = go(args).await;
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let out = go(a(&[
+        "memory",
+        "index",
+        "--session",
+        "trip",
+        "--connection",
+        "local",
+        "--db",
+        &db,
+    ]))
+    .await;
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("24 embedded, 0 unchanged, 0 removed with model \"tiny\" (8 numbers)"),
+        "{text}"
+    );
+    let out = go(a(&[
+        "memory",
+        "search",
+        "--session",
+        "trip",
+        "--text",
+        "the red lighthouse",
+        "--format",
+        "json",
+        "--db",
+        &db,
+    ]))
+    .await;
+    let found: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let hits = found["hits"].as_array().unwrap();
+    assert_eq!(hits.len(), 4);
+    assert!(
+        hits.iter().all(|h| h["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("the red lighthouse")),
+        "{found}"
+    );
+    let out = go(a(&[
+        "summarize",
+        "--session",
+        "trip",
+        "--connection",
+        "local",
+        "--save",
+        "--db",
+        &db,
+    ]))
+    .await;
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "They walked to the lighthouse.\n"
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("covers stored messages 0 to 19; kept"));
+    let out = go(a(&[
+        "preview",
+        "--preset",
+        &preset,
+        "--stored-session",
+        "trip",
+        "--memory",
+        "local",
+        "--model",
+        "gpt-4o",
+        "--input",
+        "the red lighthouse",
+        "--db",
+        &db,
+        "--format",
+        "json",
+    ]))
+    .await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let built: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let messages = built["messages"].as_array().unwrap();
+    assert_eq!(
+        messages[0]["content"],
+        "Summary: They walked to the lighthouse."
+    );
+    let recalled: Vec<&serde_json::Value> = messages
+        .iter()
+        .filter(|m| m["source"]["kind"] == "memory")
+        .collect();
+    assert!(!recalled.is_empty(), "{built}");
+    assert!(recalled
+        .iter()
+        .all(|m| m["source"]["memory"]["score"].as_u64().unwrap() >= 500));
+    // The summary covers 0..=19: the history starts at 20, and what memory recalls is older.
+    assert_eq!(
+        messages
+            .iter()
+            .filter(|m| m["source"]["kind"] == "history")
+            .count(),
+        4
+    );
+    // Bad input: an unknown session, a search without an index, an unknown connection.
+    refused(
+        &[
+            "memory",
+            "index",
+            "--session",
+            "nope",
+            "--connection",
+            "local",
+            "--db",
+            &db,
+        ],
+        "no session with id \"nope\"",
+    );
+    refused(
+        &[
+            "memory",
+            "search",
+            "--session",
+            "nope",
+            "--text",
+            "x",
+            "--db",
+            &db,
+        ],
+        "no session with id \"nope\"",
+    );
+    refused(
+        &[
+            "summarize",
+            "--session",
+            "trip",
+            "--connection",
+            "gone",
+            "--db",
+            &db,
+        ],
+        "gone",
+    );
+    let out = go(a(&[
+        "memory",
+        "search",
+        "--session",
+        "trip",
+        "--text",
+        "x",
+        "--model",
+        "other",
+        "--db",
+        &db,
+    ]))
+    .await;
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("indexed with \"tiny\", not \"other\""),
+        "{err}"
+    );
+}

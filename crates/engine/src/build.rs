@@ -9,7 +9,7 @@ use crate::lorebook::Lorebook;
 use crate::pipeline::{BuildRequest, BuildResult, Pipeline, Processor};
 use crate::processors::{
     AssetResolver, AuthorsNote, CharacterNote, ConvertSystemToUser, EnsureAlternation,
-    EphemeralInjection, HistoryOperations, InjectionAssembler, InstructionPinning,
+    EphemeralInjection, HistoryOperations, InjectionAssembler, InstructionPinning, Memory,
     MergeConsecutiveRoles, MergeSystemToHead, RegexProcessor, SessionLoader, SquashSystemMessages,
     TokenLimiter, TranscriptionProcessor,
 };
@@ -20,6 +20,7 @@ pub fn builtin_processors() -> Vec<Box<dyn Processor>> {
     vec![
         Box::new(SessionLoader),
         Box::new(HistoryOperations),
+        Box::new(Memory),
         Box::new(RegexProcessor),
         Box::new(TranscriptionProcessor),
         Box::new(Lorebook),
@@ -139,6 +140,7 @@ mod tests {
             [
                 "session-loader",
                 "history-operations",
+                "memory",
                 "regex-processor",
                 "transcription-processor",
                 "lorebook",

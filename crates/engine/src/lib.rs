@@ -28,5 +28,7 @@ pub use promptloom_tokens as tokens;
 
 pub use build::{build, builtin_processors};
 pub use error::{codes, EngineError};
-pub use pipeline::{BuildOptions, BuildRequest, BuildResult, GenerationType, Pipeline, ReplyStart};
+pub use pipeline::{
+    BuildOptions, BuildRequest, BuildResult, GenerationType, MemoryHit, Pipeline, ReplyStart,
+};
 pub use said::{Said, Text};

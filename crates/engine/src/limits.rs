@@ -45,3 +45,9 @@ pub const PATTERN_CACHE_BYTES: usize = 64 << 20;
 /// The search caches the process keeps between builds (each pattern's lazy DFA states) take at
 /// most this many bytes together.
 pub const PATTERN_SEARCH_CACHE_BYTES: usize = 32 << 20;
+
+/// A build places at most this many messages recalled from long-term memory (RULES 5.15); the
+/// library asks the search for no more.
+pub const MEMORY_HITS: usize = 16;
+/// A recalled message's text is cut to this many bytes when it is placed.
+pub const MEMORY_HIT_BYTES: usize = 8 << 10;

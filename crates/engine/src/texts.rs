@@ -23,6 +23,7 @@ crate::texts! {
     SOURCE_EPHEMERAL = "source.ephemeral" => "ephemeral";
     SOURCE_LOREBOOK = "source.lorebook" => "lorebook";
     SOURCE_PROCESSOR = "source.processor" => "processor";
+    SOURCE_MEMORY = "source.memory" => "memory";
     TEMPLATE_MESSAGE = "template-type.message" => "message";
     TEMPLATE_CHAT_HISTORY = "template-type.chat-history" => "chat_history";
     TEMPLATE_USER_PROFILE = "template-type.user-profile" => "user_profile";
@@ -56,6 +57,17 @@ crate::texts! {
     INPUT_ALREADY_SENT = "session-loader.input-already-sent" => "the session already ends with the input; not appended again";
     INPUT_APPENDED = "session-loader.input-appended" => "input appended as the newest user message";
     INPUT_NOT_FOR_TYPE = "session-loader.input-not-for-type" => "a {type} build does not send the input as a message; not appended";
+
+    // memory (RULES 5.15)
+    MEMORY_OMITTED = "memory.omitted" => "covered by the summary: {removed} of {total} history messages left out";
+    MEMORY_PLACED = "memory.placed" => "{count} recalled messages placed {where}";
+    MEMORY_BEFORE_HISTORY = "memory.before-history" => "before the chat history";
+    MEMORY_IN_CHAT = "memory.in-chat" => "in the chat at depth {depth}";
+    MEMORY_SKIPPED = "memory.skipped" => "built without long-term memory: {reason}";
+    MEMORY_TOO_MANY = "memory.too-many" => "{count} recalled messages given; only the first {limit} are placed";
+    MEMORY_CUT = "memory.cut" => "recalled message #{index} is longer than {limit} bytes; its end is cut";
+    MEMORY_COVERED = "memory.covered" => "summarized through stored message {index}";
+    MEMORY_IN_CONTEXT = "token-limiter.memory-in-context" => "its message is in the context already";
 
     // history-operations
     NOTHING_REMOVED = "history-operations.nothing-removed" => "{operation}: nothing removed";

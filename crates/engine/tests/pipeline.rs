@@ -393,6 +393,7 @@ fn pipeline_runs_in_priority_order_and_lists_its_processors() {
         [
             ("session-loader", 100),
             ("history-operations", 150),
+            ("memory", 160),
             ("regex-processor", 200),
             ("transcription-processor", 250),
             ("lorebook", 280),

@@ -546,3 +546,122 @@ fn kept_expansions_follow_the_environment_and_never_keep_the_clock_variables_or_
         "I am Test, talking to Ash."
     );
 }
+
+/// RULES 5.15: the hits the library found become `memory` messages before the history, each
+/// with its score and the stored message it recalls; the limiter drops a hit whose message is
+/// still in the context; what the summary covers leaves the history with `omitSummarized`.
+#[test]
+fn memory_hits_are_placed_with_their_scores_and_the_summary_stands_for_what_it_covers() {
+    use promptloom_engine::MemoryHit;
+    let mut p = preset(
+        json!([
+            { "id": "main", "role": "system", "content": "Summary: {{summary}}" },
+            { "id": "hist", "role": "system", "type": "chat_history" },
+        ]),
+        one_recipe(json!([
+            { "messageId": "main", "enabled": true },
+            { "messageId": "hist", "enabled": true },
+        ])),
+    );
+    let mut session = session_of(&["u0 {{char}} lighthouse", "a0", "u1", "a1", "u2", "a2", "u3"]);
+    session.summary = Some("They met at the lighthouse.".into());
+    let hit = |index: u32, score: f32| MemoryHit {
+        role: session.messages[index as usize].role,
+        text: session.messages[index as usize].content.to_string(),
+        score,
+        index: Some(index),
+        message_id: Some(format!("m{index}")),
+    };
+    let mut o = options();
+    // A hit of a message the library knows by id only (no position) stays; hit 4 is in the
+    // history the budget kept, so it goes.
+    let mut by_id = hit(0, 0.8123);
+    by_id.index = None;
+    o.memory = vec![by_id, hit(4, 0.7)];
+    o.summarized_through = Some(1);
+    let r = try_run(&p, &session, "gpt-4o", &o).expect("builds");
+    // The recalled text keeps its macros as written.
+    assert_eq!(
+        contents(&r).join("|"),
+        "Summary: They met at the lighthouse.|[Earlier, user] u0 {{char}} lighthouse|u0 {{char}} lighthouse|a0|u1|a1|u2|a2|u3"
+    );
+    let recalled = r.messages[1].source();
+    assert_eq!(recalled.kind, SourceKind::Memory);
+    let memory = recalled.memory.clone().expect("the recalled message");
+    assert_eq!((memory.index, memory.score), (None, 812));
+    assert_eq!(memory.message_id.as_deref(), Some("m0"));
+    assert!(
+        recalled.badge().contains("score 0.812"),
+        "{}",
+        recalled.badge()
+    );
+    let in_context = r
+        .dropped
+        .iter()
+        .find(|d| d.source.kind == SourceKind::Memory)
+        .expect("the hit already in the context is listed");
+    assert_eq!(in_context.reason, "its message is in the context already");
+
+    // omitSummarized: messages 0 and 1 leave the history; a hit of message 0 now stays.
+    p.processors = Some(vec![serde_json::from_value(json!({
+        "id": "memory", "settings": { "omitSummarized": true, "position": "in-chat", "depth": 1,
+                                   "format": "<{text}>" }
+    }))
+    .expect("config")]);
+    o.memory = vec![hit(0, 0.8123), hit(4, 0.7)];
+    let r = try_run(&p, &session, "gpt-4o", &o).expect("builds");
+    assert_eq!(
+        contents(&r).join("|"),
+        "Summary: They met at the lighthouse.|u1|a1|u2|a2|<u0 {{char}} lighthouse>|u3"
+    );
+    let covered = r
+        .dropped
+        .iter()
+        .find(|d| d.processor == "memory")
+        .expect("the covered run is listed");
+    assert_eq!((covered.count, covered.last_history_index), (2, Some(1)));
+
+    // Without an answer the build goes on and says why; too many hits are capped.
+    o.memory = (0..20).map(|_| hit(0, 0.9)).collect();
+    o.memory_skipped = Some("the memory search took more than 1500 ms".into());
+    let r = try_run(&p, &session, "gpt-4o", &o).expect("builds");
+    assert!(any_warning(
+        &r,
+        "built without long-term memory: the memory search took"
+    ));
+    assert!(any_warning(&r, "only the first 16 are placed"));
+    assert_eq!(
+        r.messages
+            .iter()
+            .filter(|m| m.kind() == SourceKind::Memory)
+            .count(),
+        16
+    );
+
+    // RULES 5.6: under `proportional` the summary (step 0 writes it) and the recalled messages
+    // each stay within their share: 10 of 100 of a 1,000-token budget.
+    p.processors = Some(vec![serde_json::from_value(json!({
+        "id": "token-limiter", "settings": { "strategy": "proportional" }
+    }))
+    .expect("config")]);
+    let long = "word ".repeat(400);
+    session.summary = Some(long.clone());
+    o.memory = (0..3)
+        .map(|_| MemoryHit {
+            text: long.clone(),
+            index: None,
+            ..hit(0, 0.9)
+        })
+        .collect();
+    (o.context_window, o.reserve, o.summarized_through) = (Some(1000), Some(0), None);
+    let r = try_run(&p, &session, "gpt-4o", &o).expect("builds");
+    let tokens = |kind: SourceKind| -> u32 {
+        let of = r.messages.iter().filter(|m| m.kind() == kind);
+        of.filter(|m| kind != SourceKind::Template || m.source().step_index == Some(0))
+            .map(|m| m.tokens)
+            .sum()
+    };
+    let (summary, memory) = (tokens(SourceKind::Template), tokens(SourceKind::Memory));
+    assert!(summary > 50 && summary <= 100, "summary {summary}");
+    assert!(memory > 50 && memory <= 100, "memory {memory}");
+}

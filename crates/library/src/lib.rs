@@ -16,6 +16,9 @@
 //!   request, asked when the user asks, kept per content; [`drafts`]: the preset the live
 //!   preview builds, kept between keystrokes and changed item by item; [`lorebook_test`]: the
 //!   lorebook tester's text checked and its answer read from a build.
+//! - [`summary`]: a session's summary made through a connection, kept with the range it covers,
+//!   and whether an update is due; [`memory`]: long-term memory, its index and its search
+//!   (RULES 5.15).
 
 pub mod calibration;
 pub mod connections;
@@ -26,10 +29,12 @@ pub mod files;
 pub mod import;
 pub mod keychain;
 pub mod lorebook_test;
+pub mod memory;
 pub mod presets;
 pub mod profiles;
 pub mod send;
 pub mod sessions;
+pub mod summary;
 
 pub use import::{import_into, ImportTarget, LorebookMode, Outcome, Place};
 use promptloom_engine::codes;
@@ -63,6 +68,12 @@ pub enum LibraryError {
     Body(String),
     #[error("session \"{session}\" has no {what}")]
     NoSuchMessage { session: String, what: String },
+    /// Long-term memory that cannot be indexed or searched as asked (RULES 5.15).
+    #[error("memory: {0}")]
+    Memory(String),
+    /// A summary that cannot be made as asked (RULES 5.15).
+    #[error("summary: {0}")]
+    Summary(String),
     /// An edit of the preview's draft that does not fit the draft kept (`drafts`).
     #[error("the preview's draft is out of date: {reason}")]
     StaleDraft { reason: String },
@@ -86,6 +97,7 @@ impl LibraryError {
             LibraryError::NoSuchMessage { .. } => codes::NOT_FOUND,
             LibraryError::StaleDraft { .. } => codes::STALE_DRAFT,
             LibraryError::TooLarge { .. } => codes::TOO_LARGE,
+            LibraryError::Memory(_) | LibraryError::Summary(_) => codes::INVALID_DOCUMENT,
         }
     }
 }

@@ -78,6 +78,9 @@ pub enum SendError {
     /// A token count asked of a connection whose API has no endpoint for it.
     #[error("connection \"{connection}\" ({dialect}) has no token-counting endpoint")]
     NoTokenCount { connection: String, dialect: String },
+    /// Embeddings asked of a connection whose API has none (RULES 5.15).
+    #[error("connection \"{connection}\" ({dialect}) has no embeddings endpoint")]
+    NoEmbeddings { connection: String, dialect: String },
     /// A request body that a token-counting request cannot be made from.
     #[error("the request body cannot be counted: {message}")]
     CountBody { message: String },
@@ -157,7 +160,9 @@ impl SendError {
             SendError::TooLarge { .. } => codes::REPLY_TOO_LARGE,
             SendError::CutShort { .. } => codes::REPLY_CUT_SHORT,
             // The connection cannot be used for this.
-            SendError::NoTokenCount { .. } => codes::INVALID_CONNECTION,
+            SendError::NoTokenCount { .. } | SendError::NoEmbeddings { .. } => {
+                codes::INVALID_CONNECTION
+            }
             // The body is ours, made by the engine; one that does not read is the app's fault.
             SendError::CountBody { .. } => codes::INTERNAL,
         }
@@ -234,6 +239,10 @@ mod tests {
                 dialect: "openai".into(),
             },
             SendError::count_body("m"),
+            SendError::NoEmbeddings {
+                connection: "c".into(),
+                dialect: "anthropic".into(),
+            },
         ];
         for e in samples {
             assert!(codes::ALL.contains(&e.code()), "{}", e.code());

@@ -10,6 +10,9 @@
 //! [`count_tokens`] asks a provider's token-counting endpoint (Anthropic's count_tokens, Gemini's
 //! countTokens) what a request body costs, when a front door asks; a send never does.
 //!
+//! [`embed`] makes texts into vectors through a connection's embeddings endpoint, for long-term
+//! memory (RULES 5.15).
+//!
 //! Keys never reach a printed text: [`ApiKey`] prints as `••••`, and [`display_headers`] shows
 //! the headers a request would carry with the key redacted.
 
@@ -17,6 +20,7 @@ mod connection;
 mod count;
 pub mod decode;
 mod dialect;
+mod embed;
 mod error;
 mod http;
 mod key;
@@ -31,6 +35,10 @@ pub use connection::{well_known, Connection, Timeouts, WellKnown};
 pub use count::{count_request, count_tokens, read_count, CountEndpoint, CountRequest};
 pub use decode::{decode_full, provider_error_text, Decoder, StreamEvent, Usage};
 pub use dialect::Dialect;
+pub use embed::{
+    embed, embed_request, read_embeddings, EmbedFormat, EmbedRequest, MAX_EMBED_BATCH,
+    MAX_EMBED_REPLY,
+};
 pub use error::{SendError, TimeoutPhase};
 pub use key::{ApiKey, REDACTED};
 pub use options::SendOptions;

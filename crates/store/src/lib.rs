@@ -1,5 +1,6 @@
-//! Promptloom's persistence (RULES 9.1): presets, sessions and their messages, model profiles
-//! and app settings in one SQLite database, one module per table.
+//! Promptloom's persistence (RULES 9.1): presets, sessions and their messages, model profiles,
+//! app settings, summaries and memory vectors (RULES 5.15) in one SQLite database, one module
+//! per table.
 //!
 //! - WAL mode with `synchronous = FULL`: a save that returned is on disk, even across a power cut,
 //!   and a killed process never leaves a half-written save (SQLite's journal rolls it back).
@@ -15,9 +16,11 @@ mod error;
 pub mod app_settings;
 pub mod builtin;
 pub mod connections;
+pub mod memory;
 pub mod presets;
 pub mod profiles;
 pub mod sessions;
+pub mod summaries;
 
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -48,6 +51,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0006_session_extra",
         include_str!("../migrations/0006_session_extra.sql"),
     ),
+    ("0007_memory", include_str!("../migrations/0007_memory.sql")),
 ];
 
 /// The schema version this build writes.

@@ -8,6 +8,7 @@ pub mod changes;
 pub mod connections;
 pub mod instruct;
 pub mod lorebook;
+pub mod memory;
 pub mod pipeline;
 pub mod presets;
 pub mod preview;

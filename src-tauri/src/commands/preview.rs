@@ -82,6 +82,10 @@ pub struct Preview {
     pub elided: Vec<StoredRun>,
     /// The macro tracer's record (RULES 4.6), when the request asked for it.
     pub macros: Option<promptloom_engine::macros::MacroTrace>,
+    /// The session's current summary, when the build reads it (RULES 5.15): the preview marks
+    /// the message that writes it with the range it covers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<super::memory::SummaryView>,
 }
 
 /// Builds the context `request` describes, as the preview shows it.
@@ -142,11 +146,12 @@ fn preview_of(
     let session = session_of(s, request)?;
     let mut options = BuildOptions::at(chrono::Local::now().fixed_offset());
     options.trace_macros_in_detail = request.trace_macros;
-    build_with(s, request, &session, options, |mut result, _| {
+    build_with(s, request, &session, options, |mut result, session| {
         let elided = take_stored_history(&mut result);
         Ok(Preview {
             elided,
             macros: result.macro_trace.take(),
+            summary: super::memory::summary_in_use(s, session)?,
             anchors: available_anchors(&request.preset),
             tokenizer: result.tokenizer.vocabulary.name().to_string(),
             exact: result.tokens.exact,
@@ -270,6 +275,7 @@ pub(super) fn build_with<T>(
     options.reserve = request.reserve;
     options.generation_type = request.generation_type;
     options.prefill = request.prefill.clone();
+    super::memory::memory_options(s, request, session, &profiles, &mut options)?;
     let result = build(&BuildRequest {
         preset: &request.preset,
         session,

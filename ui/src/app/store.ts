@@ -384,6 +384,17 @@ export function showStoredSession(stored: Session, clearInput: boolean) {
   requestPreview();
 }
 
+/**
+ * The session's summary as the backend now keeps it (made, edited or restored in the summary
+ * editor, RULES 5.15): shown and previewed without an undo step or a save, since the backend
+ * wrote it already.
+ */
+export function showSummary(sessionId: string, summary: string | null) {
+  if (state.session?.id !== sessionId) return;
+  set({ session: { ...state.session, summary } });
+  requestPreview();
+}
+
 /** Writes the session; a failure is shown and retried by the saver. */
 async function saveSessionNow() {
   sessionSaver.schedule();

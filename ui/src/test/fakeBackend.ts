@@ -500,6 +500,10 @@ export function fakeBackend() {
         sessions.set(stored.id, stored);
         return stored;
       }
+      case "session_summaries":
+        return [];
+      case "memory_status":
+        return { model: null, connection: null, dim: 0, indexed: 0, messages: 0, pending: 0 };
       default:
         throw { code: "unknown", message: `no fake for ${cmd}` };
     }

@@ -42,6 +42,14 @@ pub struct PreviewArgs {
     /// before and after the build (RULES 4.6). With --format text or json.
     #[arg(long, value_enum, value_name = "WHAT")]
     pub trace: Option<TraceArg>,
+    /// Build over this session of the database (--db) instead of a file, with its current
+    /// summary and the range it covers (RULES 5.15).
+    #[arg(long, value_name = "ID", conflicts_with = "session")]
+    pub stored_session: Option<String>,
+    /// Search the stored session's long-term memory with the input through this connection's
+    /// embeddings endpoint, and place what it finds (RULES 5.15).
+    #[arg(long, value_name = "NAME", requires = "stored_session")]
+    pub memory: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -104,6 +112,14 @@ pub fn run(preview: &PreviewArgs) -> Result<String, CliError> {
     }
     let mut inputs = inputs(args)?;
     inputs.options.trace_macros_in_detail = preview.trace == Some(TraceArg::Macros);
+    if let Some(id) = &preview.stored_session {
+        crate::memory::stored_inputs(
+            &mut inputs,
+            preview.db.as_deref(),
+            id,
+            preview.memory.as_deref(),
+        )?;
+    }
     let assets = FileAssets::new(args.session.as_deref());
     let tokens = BuildCache::new();
     let result = build_of(args, &inputs, &assets, &tokens)?;

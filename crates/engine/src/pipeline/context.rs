@@ -59,6 +59,35 @@ pub struct BuildOptions {
     /// for the type (RULES 5.14).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prefill: Option<String>,
+    /// Long-term memory (RULES 5.15): the stored messages the library found closest to the
+    /// input, best first, for the `memory` processor to place.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub memory: Vec<MemoryHit>,
+    /// Why this build has no memory although memory is on (the search ran out of time, the
+    /// embeddings endpoint failed): said as a warning.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_skipped: Option<String>,
+    /// The stored position of the last message the session's summary covers (RULES 5.15): with
+    /// the `memory` processor's `omitSummarized`, the history leaves it and every older one out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summarized_through: Option<u32>,
+}
+
+/// A stored message recalled from long-term memory for one build (RULES 5.15).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase")]
+pub struct MemoryHit {
+    pub role: Role,
+    /// Its text, as stored.
+    pub text: String,
+    /// Cosine similarity to the input, from -1 to 1.
+    pub score: f32,
+    /// Its position in the stored session.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message_id: Option<String>,
 }
 
 impl BuildOptions {
@@ -75,6 +104,9 @@ impl BuildOptions {
             explain_lorebook: false,
             generation_type: GenerationType::Normal,
             prefill: None,
+            memory: Vec::new(),
+            memory_skipped: None,
+            summarized_through: None,
         }
     }
 }

@@ -43,7 +43,11 @@ impl Processor for TokenLimiter {
                 ),
                 ConfigField::number("shareSystem", "Share: system and presets", 20.0),
                 ConfigField::number("shareSummary", "Share: summary", 10.0),
-                ConfigField::number("shareMemory", "Share: memory (lorebook)", 10.0),
+                ConfigField::number(
+                    "shareMemory",
+                    "Share: memory (lorebook, recalled messages)",
+                    10.0,
+                ),
                 ConfigField::number("shareHistory", "Share: history", 55.0),
                 ConfigField::number("shareInput", "Share: current input", 5.0),
                 ConfigField::boolean("truncateOverflowing", "Cut the oldest kept message", false)
@@ -177,6 +181,7 @@ impl Processor for TokenLimiter {
             let mut keep = keep.into_iter();
             messages.retain(|_| keep.next().unwrap_or(true));
         }
+        drop_recalled_in_context(ctx, &mut messages);
         ctx.messages = messages;
         ctx.dropped.extend(runs);
         let summary = if truncated.is_some() {
@@ -201,6 +206,44 @@ impl Processor for TokenLimiter {
         );
         Ok(())
     }
+}
+
+/// A message recalled from long-term memory whose stored message is still in the context once the
+/// history is fitted says nothing new: it goes (RULES 5.6, 5.15).
+fn drop_recalled_in_context(
+    ctx: &mut PipelineContext<'_, '_>,
+    messages: &mut Vec<PipelineMessage>,
+) {
+    if !messages.iter().any(|m| m.kind() == SourceKind::Memory) {
+        return;
+    }
+    let kept: std::collections::HashSet<u32> = messages
+        .iter()
+        .filter(|m| m.kind() == SourceKind::History)
+        .filter_map(|m| m.history_index())
+        .collect();
+    let mut keep = Vec::with_capacity(messages.len());
+    for m in messages.iter() {
+        let source = m.source();
+        let inside = m.kind() == SourceKind::Memory
+            && source
+                .memory
+                .as_ref()
+                .and_then(|r| r.index)
+                .is_some_and(|i| kept.contains(&i));
+        if inside {
+            ctx.dropped.push(DroppedItem::one(
+                ID,
+                DropAction::Dropped,
+                source.into_owned(),
+                m.tokens(),
+                texts::MEMORY_IN_CONTEXT,
+            ));
+        }
+        keep.push(!inside);
+    }
+    let mut k = keep.into_iter();
+    messages.retain(|_| k.next().unwrap_or(true));
 }
 
 /// The sections of the `proportional` strategy (RULES 5.6).
@@ -266,7 +309,7 @@ fn cut_sections(
             Section::Input
         } else if m.kind().is_history() {
             Section::History
-        } else if m.kind() == SourceKind::Lorebook {
+        } else if matches!(m.kind(), SourceKind::Lorebook | SourceKind::Memory) {
             Section::Memory
         } else if m
             .source()

@@ -36,6 +36,8 @@ export function PreviewBody({ preview, stale }: { preview: Preview; stale: boole
     return revealMark(list.current, macroMark.message, result.messages.length);
   }, [macroMark, result.messages.length]);
   const marks = useBreakpointMarks(preview);
+  // Memory was asked for and gave nothing in time, or failed: said above the messages too.
+  const memorySkipped = result.warnings.find((w) => w.said.code === "memory.skipped");
   return (
     <div className={stale ? "preview-body stale" : "preview-body"}>
       <div className="totals">
@@ -53,6 +55,11 @@ export function PreviewBody({ preview, stale }: { preview: Preview; stale: boole
         </span>
       </div>
       <TokenBar summary={result.tokens} />
+      {memorySkipped && (
+        <p className="memory-notice" role="status" data-testid="memory-skipped">
+          {say(memorySkipped.said, memorySkipped.message)}
+        </p>
+      )}
       <div ref={list}>
         <MessageList
           count={result.messages.length}

@@ -1,7 +1,7 @@
 import type { SourceKind, TokenSummary } from "../../bindings";
 import { useT } from "../../app/useT";
 
-const ORDER = ["template", "profile", "lorebook", "history", "input", "ephemeral", "processor"];
+const ORDER = ["template", "profile", "lorebook", "memory", "history", "input", "ephemeral", "processor"];
 
 /** Tokens by source against the budget, as one stacked bar. */
 export function TokenBar({ summary }: { summary: TokenSummary }) {

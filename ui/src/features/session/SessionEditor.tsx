@@ -5,6 +5,8 @@ import { useT } from "../../app/useT";
 import { RoleSelect } from "../../app/RoleSelect";
 import { ReplyMeta } from "../send/ReplyMeta";
 import { AuthorsNoteEditor } from "./AuthorsNoteEditor";
+import { MemoryIndex } from "./MemoryIndex";
+import { SummaryEditor } from "./SummaryEditor";
 
 /** Long sessions show their newest messages; older ones are edited in a file or by import. */
 const SHOWN = 50;
@@ -72,6 +74,8 @@ export function SessionEditor() {
         </div>
       </fieldset>
       <AuthorsNoteEditor session={session} change={change} />
+      <SummaryEditor key={`summary-${session.id}`} sessionId={session.id} />
+      <MemoryIndex key={`memory-${session.id}`} sessionId={session.id} />
       {session.messages.length === 0 && <p className="muted">{t("session.empty")}</p>}
       {first > 0 && <p className="muted">… {first}</p>}
       <ol className="session-messages" start={first}>

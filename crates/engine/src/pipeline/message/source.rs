@@ -26,6 +26,8 @@ pub enum SourceKind {
     Lorebook,
     /// Added by a processor of its own (instruction pinning, alternation fillers, ...).
     Processor,
+    /// An older message recalled from long-term memory (RULES 5.15).
+    Memory,
 }
 
 impl SourceKind {
@@ -39,6 +41,7 @@ impl SourceKind {
             SourceKind::Ephemeral => crate::texts::SOURCE_EPHEMERAL,
             SourceKind::Lorebook => crate::texts::SOURCE_LOREBOOK,
             SourceKind::Processor => crate::texts::SOURCE_PROCESSOR,
+            SourceKind::Memory => crate::texts::SOURCE_MEMORY,
         }
         .into()
     }
@@ -46,7 +49,7 @@ impl SourceKind {
 
 impl SourceKind {
     /// Every kind, in declaration order: `kind as usize` is its position (a test holds it so).
-    pub const ALL: [SourceKind; 7] = [
+    pub const ALL: [SourceKind; 8] = [
         SourceKind::Template,
         SourceKind::History,
         SourceKind::Input,
@@ -54,6 +57,7 @@ impl SourceKind {
         SourceKind::Ephemeral,
         SourceKind::Lorebook,
         SourceKind::Processor,
+        SourceKind::Memory,
     ];
 
     /// History-like messages are the ones the token limiter may drop.
@@ -70,6 +74,7 @@ impl SourceKind {
             SourceKind::Ephemeral => "ephemeral",
             SourceKind::Lorebook => "lorebook",
             SourceKind::Processor => "processor",
+            SourceKind::Memory => "memory",
         }
     }
 }
@@ -127,6 +132,26 @@ pub struct Source {
     /// One-turn content of this kind was put into the message for this build only (RULES 5.5).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ephemeral: Option<crate::pipeline::EphemeralKind>,
+    /// For a message recalled from long-term memory (RULES 5.15): the stored message and how
+    /// close it was to the input.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<MemorySource>,
+}
+
+/// The stored message a memory message recalls (RULES 5.15).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase")]
+pub struct MemorySource {
+    /// Its position in the stored session, when the library knew it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index: Option<u32>,
+    /// Its stored id, when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message_id: Option<String>,
+    /// How close it was to the input: the cosine similarity in thousandths (1000 is the same
+    /// direction).
+    pub score: u32,
 }
 
 impl Source {
@@ -141,6 +166,7 @@ impl Source {
             entry_id: None,
             processor: None,
             ephemeral: None,
+            memory: None,
         }
     }
 
@@ -191,6 +217,16 @@ impl Source {
         }
         if let Some(i) = self.history_index {
             s.push_str(&format!(" #{i}"));
+        }
+        if let Some(m) = &self.memory {
+            if let Some(i) = m.index {
+                s.push_str(&format!(" #{i}"));
+            }
+            s.push_str(&format!(
+                " · score {}.{:03}",
+                m.score / 1000,
+                m.score % 1000
+            ));
         }
         if self.placement != Placement::List {
             s.push_str(" · ");

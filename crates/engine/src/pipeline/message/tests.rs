@@ -14,7 +14,8 @@ fn source_kinds_are_listed_in_declaration_order() {
         | SourceKind::Profile
         | SourceKind::Ephemeral
         | SourceKind::Lorebook
-        | SourceKind::Processor => SourceKind::ALL.contains(&kind),
+        | SourceKind::Processor
+        | SourceKind::Memory => SourceKind::ALL.contains(&kind),
     };
     assert!(SourceKind::ALL.iter().all(|k| listed(*k)));
 }

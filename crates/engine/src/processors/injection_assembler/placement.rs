@@ -24,11 +24,16 @@ pub(super) fn place_candidates(
     let fold_examples = fold_examples && layout.anchors.contains_key(EXAMPLES_ANCHOR);
     for (i, candidate) in candidates.into_iter().enumerate() {
         let position = candidate.source.expansion_id().to_string();
-        let content = macros.expand_at(
-            &candidate.content,
-            || candidate.source.expansion_position(),
-            log,
-        );
+        // A recalled message is stored history: as history, its macros stay as written.
+        let content = if candidate.source.kind == SourceKind::Memory {
+            candidate.content
+        } else {
+            macros.expand_at(
+                &candidate.content,
+                || candidate.source.expansion_position(),
+                log,
+            )
+        };
         if content.trim().is_empty() {
             log.push(LogLine::Info(
                 texts::CANDIDATE_EMPTY
