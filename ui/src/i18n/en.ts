@@ -1,8 +1,10 @@
 // English strings. `zh.ts` must have every key (the type checker holds it to that).
+import { enMemory } from "./enMemory";
 import { enViews } from "./enViews";
 
 export const en = {
   ...enViews,
+  ...enMemory,
   "app.title": "Promptloom",
   "app.saved": "Saved",
   "app.saving": "Saving…",
@@ -642,30 +644,6 @@ export const en = {
   "instruct.names.never": "left out",
   "instruct.yes": "yes",
   "instruct.no": "no",
-  "sessionMemory.summary": "Summary",
-  "sessionMemory.covers": "Covers stored messages #{first} to #{last}",
-  "sessionMemory.editedByHand": "edited by hand",
-  "sessionMemory.noSummary": "No summary yet.",
-  "sessionMemory.saveEdit": "Save edit",
-  "sessionMemory.summarizeNow": "Summarize now",
-  "sessionMemory.summarizing": "Summarizing…",
-  "sessionMemory.older": "Older summaries ({count})",
-  "sessionMemory.restore": "Restore",
-  "sessionMemory.connection": "Connection",
-  "sessionMemory.model": "Model",
-  "sessionMemory.defaultModel": "the connection's default",
-  "sessionMemory.summaryBadge": "summary #{first}–#{last}",
-  "sessionMemory.index": "Long-term memory",
-  "sessionMemory.status": "{indexed} of {messages} messages indexed with {model} through {connection}",
-  "sessionMemory.notIndexed": "Not indexed yet ({messages} messages).",
-  "sessionMemory.pending": "{count} waiting",
-  "sessionMemory.indexNow": "Index now",
-  "sessionMemory.indexing": "Indexing…",
-  "sessionMemory.progress": "Embedded {done} of {total}",
-  "sessionMemory.indexed": "{embedded} messages embedded with {model}.",
-  "sessionMemory.reindexed": "Indexed again with {model}: {embedded} messages embedded (the old vectors were removed).",
-  "sessionMemory.modelChange": "Another model than {model}: the whole session is indexed again from nothing.",
-  "sessionMemory.recallHelp": "Once indexed, the preview searches these messages with the next user message through the same connection and places the closest ones (the Memory processor).",
 };
 
 export type MessageKey = keyof typeof en;
