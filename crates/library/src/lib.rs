@@ -30,6 +30,7 @@ pub mod import;
 pub mod keychain;
 pub mod lorebook_test;
 pub mod memory;
+mod memory_index;
 pub mod presets;
 pub mod profiles;
 pub mod send;

@@ -85,7 +85,7 @@ fn stored(n: usize) -> (Store, Session) {
         };
         let mut m = ChatMessage::new(role, &format!("{} number {i}", TOPICS[i % 4]));
         if i % 3 == 0 {
-            m.id = Some(format!("m{i}"));
+            m.id = Some(format!("m{i}").into());
         }
         s.messages.push(m);
     }

@@ -98,7 +98,7 @@ fn app(name: &str, base: &str, n: usize) -> (AppState, std::path::PathBuf) {
                 Role::Assistant
             };
             let mut m = ChatMessage::new(role, TOPICS[i % 4]);
-            m.id = Some(format!("m{i}"));
+            m.id = Some(format!("m{i}").into());
             session.messages.push(m);
         }
         store.save_session(&session).expect("saved");
