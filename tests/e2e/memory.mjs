@@ -77,6 +77,16 @@ export function memoryTests(test, current) {
     await until(() => el.getValue(), (v) => v.endsWith(text), `the text typed into ${id}`);
   }
 
+  /** Empties the next user message (a test before may have left text in it). */
+  async function clearInput() {
+    const input = await byTest("send-input");
+    await input.click();
+    await browser().keys(["Control", "a"]);
+    await browser().keys(["Control"]);
+    await browser().keys(["Backspace"]);
+    await until(() => input.getValue(), (v) => v === "", "the message box emptied");
+  }
+
   async function view(id) {
     await browser().execute(
       (s) => document.querySelector(`[data-testid="${s}"]`)?.scrollIntoView({ block: "center" }),
@@ -173,6 +183,7 @@ export function memoryTests(test, current) {
     await browser().execute(() => document.querySelector('[data-testid="setting-memory-omitSummarized"]').click());
     await until(() => byTest("setting-memory-omitSummarized").then((e) => e.isSelected()), (v) => v, "omitSummarized on");
     await (await byTest("tab-recipe")).click();
+    await clearInput();
     await typeInto("send-input", "the red lighthouse on the cliff");
     const sources = await until(
       () => previewSources(browser()),
@@ -206,7 +217,10 @@ export function memoryTests(test, current) {
     assert.ok(!(await previewSources(browser())).some((x) => x.startsWith("memory")));
     await shot(browser(), "65-memory-skipped");
     double.hang = false;
-    await (await byTest("send-input")).clearValue();
+    await clearInput();
+    // Back to the session the tests before left open.
+    await select.selectByAttribute("value", before);
+    await until(() => select.getValue(), (v) => v === before, "back to the first session");
     double.server.close();
     double.server.closeAllConnections?.();
   });

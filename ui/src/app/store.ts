@@ -415,7 +415,10 @@ function apply(snapshot: Snapshot) {
     presetSaver.schedule();
     requestPreview();
   } else {
-    set({ session: snapshot.value });
+    // The summary is the backend's (made, edited or restored in the summary editor, RULES 9.9):
+    // an undo of another edit keeps the one in use, else it would save an old one over it.
+    const summary = state.session?.id === snapshot.value.id ? state.session.summary : snapshot.value.summary;
+    set({ session: { ...snapshot.value, summary } });
     void saveSessionNow();
   }
 }

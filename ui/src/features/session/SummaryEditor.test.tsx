@@ -3,7 +3,8 @@ import { mockIPC } from "@tauri-apps/api/mocks";
 import type { Channel } from "@tauri-apps/api/core";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { IndexProgress, MemoryStatus, SummaryView } from "../../bindings";
-import { resetForTests } from "../../app/store";
+import { editSession, getState, resetForTests, showSummary, undo } from "../../app/store";
+import { set } from "../../app/state";
 import { resetSending } from "../send/sending";
 import { MemoryIndex } from "./MemoryIndex";
 import { SummaryEditor } from "./SummaryEditor";
@@ -24,6 +25,9 @@ const summary = (id: number, text: string, over: Partial<SummaryView> = {}): Sum
 /** A backend of summaries and an index as the shell keeps them, with the calls made. */
 function backend() {
   const calls: { cmd: string; args: Record<string, unknown> }[] = [];
+  let finish = () => {};
+  /** Indexing goes on until the test lets it finish. */
+  const indexing = new Promise<void>((resolve) => (finish = resolve));
   let summaries: SummaryView[] = [summary(1, "They met.", { current: true })];
   let status: MemoryStatus = { model: null, connection: null, dim: 0, indexed: 0, messages: 10, pending: 10 };
   const make = (text: string, over: Partial<SummaryView>) => {
@@ -50,9 +54,11 @@ function backend() {
       case "index_memory": {
         const progress = args.progress as Channel<IndexProgress>;
         progress.onmessage({ done: 8, total: 10 });
-        progress.onmessage({ done: 10, total: 10 });
-        status = { model: "embed-1", connection: "local", dim: 8, indexed: 10, messages: 10, pending: 0 };
-        return { model: "embed-1", dim: 8, embedded: 10, unchanged: 0, removed: 0, stale: 0 };
+        return indexing.then(() => {
+          progress.onmessage({ done: 10, total: 10 });
+          status = { model: "embed-1", connection: "local", dim: 8, indexed: 10, messages: 10, pending: 0 };
+          return { model: "embed-1", dim: 8, embedded: 10, unchanged: 0, removed: 0, stale: 0 };
+        });
       }
       case "list_connections":
         return ["local", "broken"].map((name) => ({
@@ -67,7 +73,7 @@ function backend() {
         return null;
     }
   });
-  return { calls, called: (cmd: string) => calls.filter((c) => c.cmd === cmd) };
+  return { calls, called: (cmd: string) => calls.filter((c) => c.cmd === cmd), finish: () => finish() };
 }
 
 describe("the summary editor", () => {
@@ -126,9 +132,11 @@ describe("the memory index status", () => {
     expect((await screen.findByTestId("memory-status")).textContent).toMatch(/Not indexed yet \(10 messages\)/);
     await screen.findByRole("option", { name: "local" });
     fireEvent.change(screen.getByTestId("index-connection"), { target: { value: "local" } });
-    await act(async () => {
-      fireEvent.click(screen.getByTestId("index-now"));
-    });
+    fireEvent.click(screen.getByTestId("index-now"));
+    // It runs in the background: its progress is shown, and the button waits.
+    await waitFor(() => expect(screen.getByTestId("index-progress").textContent).toBe("Embedded 8 of 10"));
+    expect((screen.getByTestId("index-now") as HTMLButtonElement).disabled).toBe(true);
+    await act(async () => b.finish());
     await waitFor(() =>
       expect(screen.getByTestId("memory-status").textContent).toBe(
         "10 of 10 messages indexed with embed-1 through local",
@@ -139,5 +147,22 @@ describe("the memory index status", () => {
     // Another model than the index's: the user is told the session is indexed again.
     fireEvent.change(screen.getByTestId("index-model"), { target: { value: "embed-2" } });
     expect(screen.getByTestId("model-change").textContent).toMatch(/indexed again from nothing/);
+  });
+});
+
+describe("the summary the backend keeps", () => {
+  beforeEach(() => resetForTests());
+
+  it("stays when an earlier edit of the session is undone", async () => {
+    const b = backend();
+    set({ session: { formatVersion: 1, id: "trip", summary: null, messages: [{ role: "user", content: "Hi" }] } });
+    await editSession((s) => ({ ...s, title: "Trip" }));
+    showSummary("trip", "They met.");
+    undo();
+    expect(getState().session?.title).toBeUndefined();
+    expect(getState().session?.summary).toBe("They met.");
+    await waitFor(() => expect(b.called("save_session").length).toBe(2));
+    const saved = b.called("save_session").at(-1)!.args.session as { summary: string | null };
+    expect(saved.summary).toBe("They met.");
   });
 });
