@@ -654,6 +654,7 @@ export const en = {
   "sessionMemory.summary": "Summary",
   "sessionMemory.covers": "Covers stored messages #{first} to #{last}",
   "sessionMemory.editedByHand": "edited by hand",
+  "sessionMemory.writtenBy": "written by {model}",
   "sessionMemory.noSummary": "No summary yet.",
   "sessionMemory.saveEdit": "Save edit",
   "sessionMemory.summarizeNow": "Summarize now",
