@@ -4,6 +4,7 @@ export const enMemory = {
   "sessionMemory.summary": "Summary",
   "sessionMemory.covers": "Covers stored messages #{first} to #{last}",
   "sessionMemory.editedByHand": "edited by hand",
+  "sessionMemory.writtenBy": "written by {model}",
   "sessionMemory.noSummary": "No summary yet.",
   "sessionMemory.saveEdit": "Save edit",
   "sessionMemory.summarizeNow": "Summarize now",

@@ -5,6 +5,7 @@ export const zhMemory: Record<keyof typeof enMemory, string> = {
   "sessionMemory.summary": "摘要",
   "sessionMemory.covers": "涵盖存储的消息 #{first} 至 #{last}",
   "sessionMemory.editedByHand": "已手动编辑",
+  "sessionMemory.writtenBy": "由 {model} 生成",
   "sessionMemory.noSummary": "还没有摘要。",
   "sessionMemory.saveEdit": "保存修改",
   "sessionMemory.summarizeNow": "立即摘要",

@@ -1,10 +1,13 @@
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import { Channel } from "@tauri-apps/api/core";
 import type { IndexDone, IndexProgress, MemoryStatus } from "../../bindings";
 import { api } from "../../app/api";
 import { flushSession, requestPreview, useApp } from "../../app/store";
 import { useT } from "../../app/useT";
 import { ConnectionChoice, errorText } from "./SummaryEditor";
+
+/** How long the messages stay unchanged before the status is read again. */
+const STATUS_QUIET_MS = 400;
 
 /**
  * The session's long-term memory index (RULES 5.15, 9.9): how many messages have a vector for
@@ -34,8 +37,18 @@ export function MemoryIndex({ sessionId }: { sessionId: string }) {
       setError(errorText(e));
     }
   }, [sessionId]);
+  // Read once at first, then after the messages stop changing for a moment: the status reads the
+  // whole stored session, and typing in a message would read it at every keystroke.
+  const first = useRef(true);
   useEffect(() => {
-    if (!running) void reload();
+    if (running) return;
+    if (first.current) {
+      first.current = false;
+      void reload();
+      return;
+    }
+    const timer = setTimeout(() => void reload(), STATUS_QUIET_MS);
+    return () => clearTimeout(timer);
   }, [reload, messages, running]);
 
   const index = async () => {

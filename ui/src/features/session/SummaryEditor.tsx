@@ -110,7 +110,11 @@ export function SummaryEditor({ sessionId }: { sessionId: string }) {
       {current ? (
         <p className="muted" data-testid="summary-range">
           {t("sessionMemory.covers", { first: current.firstPosition, last: current.lastPosition })}
-          {current.edited ? ` · ${t("sessionMemory.editedByHand")}` : current.model ? ` · ${current.model}` : ""}
+          {current.edited
+            ? ` · ${t("sessionMemory.editedByHand")}`
+            : current.model
+              ? ` · ${t("sessionMemory.writtenBy", { model: current.model })}`
+              : ""}
         </p>
       ) : (
         <p className="muted">{t("sessionMemory.noSummary")}</p>
