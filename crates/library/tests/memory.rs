@@ -317,6 +317,55 @@ async fn a_long_session_is_summarized_with_its_range_and_kept_with_its_history()
         &settings,
         true
     ));
+    // The preview of the 500 messages: the summary where the preset puts it ({{summary}} in
+    // its first template), the messages it covers left out (omitSummarized), the newest four
+    // after it, and within a small window the limiter keeps it within the summary's share.
+    let placed = parse_preset(
+        r#"{"formatVersion":1,"id":"s","name":"S","messageTemplates":[
+            {"id":"story","role":"system","content":"Story so far: {{summary}}"},
+            {"id":"hist","role":"system","type":"chat_history"}],
+            "contextRecipes":[{"id":"r","modelFilter":["*"],"steps":[
+            {"messageId":"story","enabled":true},{"messageId":"hist","enabled":true}]}],
+            "processors":[{"id":"memory","enabled":true,"settings":{"omitSummarized":true}}]}"#,
+    )
+    .unwrap();
+    let mut shown = promptloom_engine::BuildOptions::at(chrono::Utc::now().fixed_offset());
+    shown.summarized_through = summary::summarized_through(&session_now, current.as_ref());
+    let cache = promptloom_engine::cache::BuildCache::new();
+    for window in [None, Some(400)] {
+        shown.context_window = window;
+        let r = promptloom_engine::build(&promptloom_engine::BuildRequest {
+            assets: &promptloom_engine::assets::InlineAssets,
+            preset: &placed,
+            session: &session_now,
+            model: "gpt-4o",
+            options: &shown,
+            cache: &cache,
+            profiles: &[],
+        })
+        .expect("builds");
+        assert_eq!(
+            r.messages[0].content(),
+            "Story so far: They crossed the coast.",
+            "{window:?}"
+        );
+        let history: Vec<Option<u32>> = r.messages[1..]
+            .iter()
+            .map(|m| m.source().history_index)
+            .collect();
+        let after: Vec<Option<u32>> = (496..500).map(Some).collect();
+        match window {
+            None => assert_eq!(history, after),
+            // The limiter drops history and keeps the summary.
+            Some(_) => assert!(
+                !history.is_empty()
+                    && history.len() < after.len()
+                    && history.iter().all(|h| after.contains(h)),
+                "{history:?}"
+            ),
+        }
+    }
+
     // The app learns whether the limiter dropped history from the last build.
     let mut options = promptloom_engine::BuildOptions::at(chrono::Utc::now().fixed_offset());
     options.context_window = Some(40);
