@@ -4,9 +4,9 @@
 use promptloom_engine::codes;
 use promptloom_engine::EngineError;
 use promptloom_store::StoreError;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type, thiserror::Error)]
 #[error("{message}")]
 pub struct AppError {
     pub code: String,

@@ -70,7 +70,10 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             commands::about::about,
             commands::about::open_database_folder,
         ])
-        .events(collect_events![commands::transfer::FileDropped])
+        .events(collect_events![
+            commands::transfer::FileDropped,
+            commands::memory::SummaryUpdate
+        ])
         // The keys a preset's extra body fields may not set: the engine's own list, not a copy.
         .constant(
             "RESERVED_EXTRA_KEYS",

@@ -2,7 +2,7 @@
 //! read and the preset the preview builds, so a preview after each keystroke neither rereads a
 //! long session nor recounts it, nor receives the whole preset again.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -31,6 +31,8 @@ pub struct AppState {
     /// A second connection to the database, for the memory search: the first stays free while
     /// the input is being embedded.
     pub memory_store: Mutex<Option<Store>>,
+    /// The sessions whose summary is being made in the background: one at a time each.
+    pub summarizing: Mutex<HashSet<String>>,
 }
 
 /// What a search depends on: the session, the input, and the index and connection searched.
@@ -66,6 +68,7 @@ impl AppState {
             memory: MemoryCache::new(),
             recalled: Mutex::new(None),
             memory_store: Mutex::new(None),
+            summarizing: Mutex::new(HashSet::new()),
         })
     }
 

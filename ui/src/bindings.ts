@@ -162,6 +162,7 @@ export const commands = {
 /** Events */
 export const events = {
 	fileDropped: makeEvent<FileDropped, FileDropped>("file-dropped"),
+	summaryUpdate: makeEvent<SummaryUpdate, SummaryUpdate>("summary-update"),
 };
 
 /* Constants */
@@ -1585,6 +1586,17 @@ export type StoredRun = {
 	tokens: number[],
 	/**  Whether those counts are exact, as `BuiltMessage::exact`. */
 	exact: boolean,
+};
+
+/**
+ *  What the page hears of a summary made in the background after a reply (RULES 9.9): that it
+ *  runs, then the summary made or the error.
+ */
+export type SummaryUpdate = {
+	sessionId: string,
+	running: boolean,
+	summary: SummaryView | null,
+	error: AppError | null,
 };
 
 /**  One summary of a session, as the summary editor shows it. */

@@ -34,6 +34,8 @@ pub struct SummarySettings {
     pub every: usize,
     /// The newest messages are never summarized.
     pub keep_recent: usize,
+    /// Updates are made in the background after a stored reply (`summaryAuto`, off by default).
+    pub auto: bool,
 }
 
 impl SummarySettings {
@@ -56,6 +58,7 @@ impl SummarySettings {
             prompt,
             every: number("summaryEvery", 20.0).max(1),
             keep_recent: number("summaryKeepRecent", 4.0),
+            auto: config.is_some_and(|c| c.bool("summaryAuto")),
         }
     }
 }

@@ -13,7 +13,7 @@ use promptloom_library::memory::{self, Embedder, Recall};
 use promptloom_library::{connections, summary};
 use promptloom_store::summaries::SummaryRecord;
 use promptloom_store::Store;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tauri::ipc::Channel;
 use tauri::AppHandle;
 
@@ -22,7 +22,7 @@ use crate::error::AppError;
 use crate::state::{AppState, RecallKey};
 
 /// One summary of a session, as the summary editor shows it.
-#[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub struct SummaryView {
     pub id: u32,
@@ -405,6 +405,116 @@ fn recall(
         &key.input,
         &memory::MemorySettings::default(),
     )))
+}
+
+/// What the page hears of a summary made in the background after a reply (RULES 9.9): that it
+/// runs, then the summary made or the error.
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type, tauri_specta::Event)]
+#[serde(rename_all = "camelCase")]
+pub struct SummaryUpdate {
+    pub session_id: String,
+    pub running: bool,
+    pub summary: Option<SummaryView>,
+    pub error: Option<AppError>,
+}
+
+/// After a reply was stored in `session` by a send through `connection` with `model`: starts
+/// the automatic summary update in the background when the preset turns it on and one is due
+/// (RULES 5.15); the send does not wait for it.
+pub(super) fn start_auto_summary(app: &AppHandle, after: AutoSummary) {
+    let app = app.clone();
+    tauri::async_runtime::spawn_blocking(move || {
+        use tauri::Manager as _;
+        use tauri_specta::Event as _;
+        let Ok(s) = &app.state::<crate::state::Startup>().0 else {
+            return;
+        };
+        auto_summary(s, after, |update| {
+            if let Err(e) = update.emit(&app) {
+                eprintln!("promptloom: a summary update could not be shown: {e}");
+            }
+        });
+    });
+}
+
+/// What an automatic summary is made from: the session as stored after the reply, the preset
+/// it was built with, the connection, key and model the send used, and whether that build's
+/// token limiter dropped history.
+pub(super) struct AutoSummary {
+    pub session: promptloom_engine::model::Session,
+    pub preset: std::sync::Arc<AgentPreset>,
+    pub connection: promptloom_send::Connection,
+    pub key: Option<promptloom_send::ApiKey>,
+    pub model: String,
+    pub limiter_dropped: bool,
+}
+
+/// Makes the automatic summary when it is on and due and no other summary of the session is
+/// being made in the background; `heard` hears that it runs and how it ended. Whether one was
+/// made (or tried).
+pub(super) fn auto_summary(
+    s: &AppState,
+    after: AutoSummary,
+    mut heard: impl FnMut(SummaryUpdate),
+) -> bool {
+    let settings = summary::SummarySettings::of(&after.preset);
+    if !settings.auto {
+        return false;
+    }
+    let id = after.session.id.clone();
+    let update = |running, summary, error| SummaryUpdate {
+        session_id: id.clone(),
+        running,
+        summary,
+        error,
+    };
+    let current = match s.store().and_then(|st| Ok(st.current_summary(&id)?)) {
+        Ok(current) => current,
+        Err(e) => {
+            heard(update(false, None, Some(e)));
+            return true;
+        }
+    };
+    if !summary::is_due(
+        &after.session,
+        current.as_ref(),
+        &settings,
+        after.limiter_dropped,
+    ) {
+        return false;
+    }
+    let claimed = s
+        .summarizing
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(id.clone());
+    if !claimed {
+        return false;
+    }
+    heard(update(true, None, None));
+    let made = (|| {
+        let store = own_store(s)?;
+        let made = tauri::async_runtime::block_on(summary::summarize(
+            &store,
+            &id,
+            &after.preset,
+            &after.connection,
+            after.key,
+            &after.model,
+            true,
+        ))?;
+        s.forget_session(&id)?;
+        Ok::<_, AppError>(SummaryView::from(made))
+    })();
+    s.summarizing
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .remove(&id);
+    match made {
+        Ok(view) => heard(update(false, Some(view), None)),
+        Err(e) => heard(update(false, None, Some(e))),
+    }
+    true
 }
 
 #[cfg(test)]

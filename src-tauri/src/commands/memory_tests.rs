@@ -263,3 +263,89 @@ fn an_indexed_session_recalls_into_the_preview_and_a_dead_endpoint_says_so() {
     assert!(memory.is_empty() && skipped);
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// A preset whose memory processor turns automatic summaries on or off, due after `every`.
+fn auto_preset(auto: bool, every: u32) -> Arc<AgentPreset> {
+    Arc::new(
+        serde_json::from_value(serde_json::json!({
+            "formatVersion": 1, "id": "auto", "name": "Auto",
+            "processors": [{ "id": "memory",
+                "settings": { "summaryAuto": auto, "summaryEvery": every } }],
+            "messageTemplates": [], "contextRecipes": []
+        }))
+        .expect("preset"),
+    )
+}
+
+#[test]
+fn a_stored_reply_starts_the_automatic_summary_only_when_it_is_on_and_due() {
+    let base = double();
+    let (s, dir) = app("summary-auto", &base, 10);
+    let connection = connections::get(&s.store().unwrap(), "local").expect("connection");
+    let after = |preset: Arc<AgentPreset>, dropped: bool, connection: &Connection| AutoSummary {
+        session: s.store().unwrap().get_session("trip").expect("session"),
+        preset,
+        connection: connection.clone(),
+        key: None,
+        model: "m".into(),
+        limiter_dropped: dropped,
+    };
+    let mut heard = Vec::new();
+    // Off (the default): nothing, however due.
+    assert!(!summary::SummarySettings::of(&preset(false)).auto);
+    let off = after(auto_preset(false, 1), true, &connection);
+    assert!(!auto_summary(&s, off, |u| heard.push(u)));
+    // On, six messages not covered (the newest four aside) of twenty: not due.
+    let early = after(auto_preset(true, 20), false, &connection);
+    assert!(!auto_summary(&s, early, |u| heard.push(u)));
+    // Due, but one is being made for the session already: no second.
+    s.summarizing.lock().unwrap().insert("trip".into());
+    let busy = after(auto_preset(true, 20), true, &connection);
+    assert!(!auto_summary(&s, busy, |u| heard.push(u)));
+    s.summarizing.lock().unwrap().clear();
+    assert!(heard.is_empty());
+    assert!(s.store().unwrap().summaries("trip").unwrap().is_empty());
+
+    // The limiter dropped history: due; made through the double, heard running and then done.
+    let due = after(auto_preset(true, 20), true, &connection);
+    assert!(auto_summary(&s, due, |u| heard.push(u)));
+    assert_eq!(heard.len(), 2);
+    assert!(heard[0].running && heard[0].summary.is_none() && heard[0].session_id == "trip");
+    let made = heard[1].summary.clone().expect("a summary");
+    assert!(!heard[1].running && heard[1].error.is_none());
+    assert_eq!((made.text.as_str(), made.last_position), (SUMMARY, 5));
+    assert_eq!(made.model.as_deref(), Some("m"));
+    assert!(s.summarizing.lock().unwrap().is_empty());
+    assert_eq!(s.session("trip").unwrap().summary.as_deref(), Some(SUMMARY));
+    // Covered now: not due again.
+    let covered = after(auto_preset(true, 1), true, &connection);
+    assert!(!auto_summary(&s, covered, |u| heard.push(u)));
+    assert_eq!(heard.len(), 2);
+
+    // A connection that does not answer: the error is heard with its code; nothing is kept.
+    {
+        let store = s.store().unwrap();
+        let mut session = store.get_session("trip").unwrap();
+        for _ in 0..2 {
+            session.messages.push(ChatMessage::new(Role::User, "more"));
+        }
+        store.save_session(&session).unwrap();
+    }
+    s.forget_session("trip").unwrap();
+    let dead = Connection::new(
+        "dead",
+        Dialect::OpenaiCompatible,
+        "http://127.0.0.1:1/v1".to_string(),
+    );
+    let failing = after(auto_preset(true, 1), false, &dead);
+    assert!(auto_summary(&s, failing, |u| heard.push(u)));
+    let error = heard[3].error.clone().expect("an error");
+    assert!(
+        !error.code.is_empty() && heard[3].summary.is_none(),
+        "{error:?}"
+    );
+    assert_eq!(s.store().unwrap().summaries("trip").unwrap().len(), 1);
+    assert!(s.summarizing.lock().unwrap().is_empty());
+    drop(s);
+    let _ = std::fs::remove_dir_all(dir);
+}

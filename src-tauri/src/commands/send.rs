@@ -13,12 +13,14 @@ use promptloom_library::connections;
 use promptloom_library::count;
 use promptloom_library::keychain::OsKeychain;
 use promptloom_library::send;
+use promptloom_library::summary;
 use promptloom_send::{CancellationToken, SendOptions, StreamEvent};
 use serde::{Deserialize, Serialize};
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Manager};
 
 use super::blocking;
+use super::memory::{start_auto_summary, AutoSummary};
 use super::preview::{build_on, with_build, PreviewRequest};
 use crate::error::AppError;
 use crate::state::Sending;
@@ -235,11 +237,14 @@ pub async fn send_message(
                 result.tokens.total,
                 result.reply_start.clone(),
                 continued,
+                summary::limiter_dropped(&result),
             ))
         })
     })
     .await?;
-    let (connection, key, shown, counted, reply_start, continued) = prepared;
+    let (connection, key, shown, counted, reply_start, continued, dropped) = prepared;
+    // What a summary after the reply is made with (RULES 5.15).
+    let (used_connection, used_key) = (connection.clone(), key.clone());
 
     let cancel = CancellationToken::new();
     let sending = app.state::<Sending>();
@@ -269,16 +274,16 @@ pub async fn send_message(
 
     let session_id = request.preview.session_id.clone().unwrap_or_default();
     let input = request.preview.input.clone();
-    blocking(app, move |s| {
+    let model_used = model.clone();
+    let (sent, stored) = blocking(app.clone(), move |s| {
         // Read, append and write under the database's lock: the session as it is now, with any
         // edit saved during the send, and no other write in between.
         let store = s.store()?;
         if reply.incomplete && reply.text.is_empty() {
             // Stopped before any text came: there is no reply to keep.
-            return Ok(Sent {
-                session: store.get_session(&session_id)?,
-                text: String::new(),
-            });
+            let session = store.get_session(&session_id)?;
+            let text = String::new();
+            return Ok((Sent { session, text }, false));
         }
         let text = reply_start.reply_text(&reply.text);
         let kept = (|| {
@@ -289,13 +294,14 @@ pub async fn send_message(
             let info = send::reply_info(&connection, &model, &reply, counted);
             let input = input.as_deref();
             let kept = send::keep_reply(&mut session, kind, regenerate, input, &text, info)?;
-            if kept != send::Kept::NotStored {
+            let stored = kept != send::Kept::NotStored;
+            if stored {
                 s.forget_session(&session_id)?;
                 store.save_session(&session)?;
             }
-            Ok::<_, AppError>(session)
+            Ok::<_, AppError>((session, stored))
         })();
-        let session = match kept {
+        let (session, stored) = match kept {
             Ok(session) => session,
             // The reply is never dropped: it is kept in a file beside the database.
             // A continuation's file holds the reply it continues too.
@@ -308,9 +314,22 @@ pub async fn send_message(
             let provider = u32::try_from(provider).unwrap_or(u32::MAX);
             calibration::add(&store, &model, Sample { provider, counted })?;
         }
-        Ok(Sent { session, text })
+        Ok((Sent { session, text }, stored))
     })
-    .await
+    .await?;
+    if stored && summary::SummarySettings::of(&request.preview.preset).auto {
+        // In the background: the send returns now (RULES 5.15, 9.9).
+        let after = AutoSummary {
+            session: sent.session.clone(),
+            preset: request.preview.preset.clone(),
+            connection: used_connection,
+            key: used_key,
+            model: model_used,
+            limiter_dropped: dropped,
+        };
+        start_auto_summary(&app, after);
+    }
+    Ok(sent)
 }
 
 /// The error of a reply that could not be stored in its session (deleted during the send, a

@@ -569,4 +569,6 @@ export const engineZh: Record<EngineCode, string> = {
   "processor.memory.summaryEvery.label": "新增多少条消息后摘要",
   "processor.memory.summaryEvery.help": "摘要未涵盖的消息达到这个数目时，就该更新摘要。",
   "processor.memory.summaryKeepRecent.label": "从不摘要的最新消息数",
+  "processor.memory.summaryAuto.label": "自动更新摘要",
+  "processor.memory.summaryAuto.help": "回复存入会话后，如果该更新摘要，就在后台通过刚才发送所用的连接和模型生成摘要。",
 };

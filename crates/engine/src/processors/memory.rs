@@ -66,6 +66,11 @@ impl Processor for Memory {
                 ConfigField::number("summaryEvery", "Summarize after new messages", 20.0)
                     .describe("An update is due after this many messages the summary does not cover."),
                 ConfigField::number("summaryKeepRecent", "Newest messages never summarized", 4.0),
+                ConfigField::boolean("summaryAuto", "Update the summary automatically", false)
+                    .describe(
+                        "After a stored reply, when an update is due, the summary is made in the \
+                         background through the connection and model that sent.",
+                    ),
             ],
         }
     }
