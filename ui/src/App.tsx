@@ -11,6 +11,7 @@ import { AboutButton } from "./app/AboutDialog";
 import { Tour } from "./app/Tour";
 import { ImportDialog } from "./features/presets/ImportDialog";
 import { inspectImport } from "./features/presets/importing";
+import { listenToSummaryUpdates } from "./features/session/autoSummary";
 import { ExportDialog } from "./features/presets/ExportDialog";
 import { useT } from "./app/useT";
 import { PresetSidebar } from "./features/presets/PresetSidebar";
@@ -54,6 +55,8 @@ export function App() {
   // A file dropped onto the window is imported like one chosen in the dialog; Rust has read its
   // path, the page gets a number for it.
   useEffect(() => listenInEffect(() => events.fileDropped.listen((e) => void inspectImport(e.payload.file))), []);
+  // A summary made in the background after a reply: the session shows it when it is done.
+  useEffect(() => listenInEffect(listenToSummaryUpdates), []);
 
   if (!ready) return <p className="loading">{t("app.loading")}</p>;
   if (fatal) return <p className="error fatal" role="alert">{t("app.error", { message: fatal })}</p>;

@@ -9,6 +9,7 @@ export const enMemory = {
   "sessionMemory.saveEdit": "Save edit",
   "sessionMemory.summarizeNow": "Summarize now",
   "sessionMemory.summarizing": "Summarizing…",
+  "sessionMemory.autoFailed": "The automatic summary failed: {error}",
   "sessionMemory.older": "Older summaries ({count})",
   "sessionMemory.restore": "Restore",
   "sessionMemory.connection": "Connection",

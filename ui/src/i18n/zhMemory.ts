@@ -10,6 +10,7 @@ export const zhMemory: Record<keyof typeof enMemory, string> = {
   "sessionMemory.saveEdit": "保存修改",
   "sessionMemory.summarizeNow": "立即摘要",
   "sessionMemory.summarizing": "正在摘要…",
+  "sessionMemory.autoFailed": "自动摘要失败：{error}",
   "sessionMemory.older": "较早的摘要（{count}）",
   "sessionMemory.restore": "恢复",
   "sessionMemory.connection": "连接",

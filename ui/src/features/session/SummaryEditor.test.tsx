@@ -8,6 +8,7 @@ import { set } from "../../app/state";
 import { resetSending } from "../send/sending";
 import { MemoryIndex } from "./MemoryIndex";
 import { SummaryEditor } from "./SummaryEditor";
+import { hearSummaryUpdate, resetAutoSummaryForTests } from "./autoSummary";
 
 const summary = (id: number, text: string, over: Partial<SummaryView> = {}): SummaryView => ({
   id,
@@ -73,13 +74,14 @@ function backend() {
         return null;
     }
   });
-  return { calls, called: (cmd: string) => calls.filter((c) => c.cmd === cmd), finish: () => finish() };
+  return { calls, called: (cmd: string) => calls.filter((c) => c.cmd === cmd), finish: () => finish(), make };
 }
 
 describe("the summary editor", () => {
   beforeEach(() => {
     resetForTests();
     resetSending();
+    resetAutoSummaryForTests();
   });
 
   it("shows the current summary with its range, saves an edit marked by hand, and restores an older one", async () => {
@@ -117,6 +119,31 @@ describe("the summary editor", () => {
       model: "small",
     });
     expect(screen.queryByTestId("summary-error")).toBeNull();
+  });
+
+  it("shows a summary made in the background after a reply: Summarizing… while it runs, then it, or the error", async () => {
+    const b = backend();
+    render(<SummaryEditor sessionId="trip" />);
+    await screen.findByDisplayValue("They met.");
+    const update = { sessionId: "trip", running: true, summary: null, error: null };
+    // Another session's summary is not this one's.
+    act(() => hearSummaryUpdate({ ...update, sessionId: "other" }));
+    expect(screen.getByTestId("summarize-now").textContent).toBe("Summarize now");
+    act(() => hearSummaryUpdate(update));
+    expect(screen.getByTestId("summarize-now").textContent).toBe("Summarizing…");
+    expect((screen.getByTestId("summarize-now") as HTMLButtonElement).disabled).toBe(true);
+    const made = b.make("They met and sailed on.", { lastPosition: 9 });
+    act(() => hearSummaryUpdate({ ...update, running: false, summary: made }));
+    await screen.findByDisplayValue("They met and sailed on.");
+    expect(screen.getByTestId("summary-range").textContent).toMatch(/#0 to #9/);
+    expect(screen.getByTestId("summarize-now").textContent).toBe("Summarize now");
+    act(() => hearSummaryUpdate(update));
+    const error = { code: "network", message: "the connection was refused" };
+    act(() => hearSummaryUpdate({ ...update, running: false, error }));
+    expect(screen.getByTestId("summary-auto-error").textContent).toBe(
+      "The automatic summary failed: the connection was refused (network)",
+    );
+    expect(screen.getByDisplayValue("They met and sailed on.")).toBeTruthy();
   });
 });
 

@@ -4,6 +4,7 @@ import { api, CommandError, errorMessage } from "../../app/api";
 import { flushSession, showSummary, useApp } from "../../app/store";
 import { useT } from "../../app/useT";
 import { loadConnections, useSend } from "../send/sending";
+import { useAutoSummary } from "./autoSummary";
 
 /** An error as the backend said it: its message and its code. */
 export function errorText(e: unknown): string {
@@ -72,6 +73,8 @@ export function SummaryEditor({ sessionId }: { sessionId: string }) {
   const [busy, setBusy] = useState<"summarize" | "save" | null>(null);
   const [error, setError] = useState<string | null>(null);
   const current = summaries.find((s) => s.current) ?? null;
+  // One made in the background after a reply (RULES 5.15): shown when done.
+  const auto = useAutoSummary(sessionId);
 
   const reload = useCallback(async () => {
     try {
@@ -84,7 +87,7 @@ export function SummaryEditor({ sessionId }: { sessionId: string }) {
   }, [sessionId]);
   useEffect(() => {
     void reload();
-  }, [reload]);
+  }, [reload, auto.made]);
 
   /** Runs one change; the session's summary and the preview follow the one it made current. */
   const change = async (kind: "summarize" | "save" | null, work: () => Promise<SummaryView>) => {
@@ -145,14 +148,19 @@ export function SummaryEditor({ sessionId }: { sessionId: string }) {
         <button
           type="button"
           data-testid="summarize-now"
-          disabled={busy !== null || !connection}
+          disabled={busy !== null || auto.running || !connection}
           onClick={() =>
             void change("summarize", () => api.summarizeSession(sessionId, connection, model.trim() || null, presetId))
           }
         >
-          {busy === "summarize" ? t("sessionMemory.summarizing") : t("sessionMemory.summarizeNow")}
+          {busy === "summarize" || auto.running ? t("sessionMemory.summarizing") : t("sessionMemory.summarizeNow")}
         </button>
       </div>
+      {auto.error && (
+        <p className="error" role="alert" data-testid="summary-auto-error">
+          {t("sessionMemory.autoFailed", { error: auto.error })}
+        </p>
+      )}
       {error && (
         <p className="error" role="alert" data-testid="summary-error">
           {error}
