@@ -563,7 +563,7 @@ export const engineZh: Record<EngineCode, string> = {
   "processor.memory.role.option.system": "系统",
   "processor.memory.role.option.user": "用户",
   "processor.memory.format.label": "格式",
-  "processor.memory.format.help": "每条回忆起的消息的文本：{role} 是谁写的，{text} 是写了什么。",
+  "processor.memory.format.help": "每条回忆起的消息的文本：“{role}” 是谁写的，“{text}” 是写了什么。",
   "processor.memory.summaryPrompt.label": "摘要提示词",
   "processor.memory.summaryPrompt.help": "生成会话摘要时向模型提出的要求。",
   "processor.memory.summaryEvery.label": "新增多少条消息后摘要",
