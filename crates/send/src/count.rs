@@ -27,12 +27,11 @@ use serde_json::{Map, Value};
 
 use crate::connection::Connection;
 use crate::dialect::Dialect;
-use crate::error::{SendError, TimeoutPhase};
-use crate::http::{client, post, shown};
+use crate::error::SendError;
+use crate::http::post_for_reply;
 use crate::key::ApiKey;
 use crate::options::SendOptions;
-use crate::request::{anthropic_path, gemini_model, gemini_path, request_headers};
-use tokio_util::sync::CancellationToken;
+use crate::request::{anthropic_path, gemini_model, gemini_path};
 
 /// The largest count reply read; a count is a few dozen bytes.
 const MAX_COUNT_REPLY: usize = 64 * 1024;
@@ -189,51 +188,16 @@ async fn count_unscrubbed(
             crate::text::escape_control(&request.url)
         ))
     })?;
-    let headers = request_headers(connection, key.as_ref())?;
-    let client = client(&url, options)?;
-    let shown_url = shown(&url);
-    let never = CancellationToken::new();
-    let posted = post(
-        &client,
+    let reply = post_for_reply(
+        connection,
+        key.as_ref(),
         &url,
-        &shown_url,
-        &headers,
         &request.body,
         options,
-        &never,
+        "the count reply",
+        MAX_COUNT_REPLY,
     )
     .await?;
-    let Some(mut response) = posted.response else {
-        // Only a cancel ends a post without a response, and nothing here cancels.
-        return Err(SendError::CutShort { received_chars: 0 });
-    };
-    let mut reply = Vec::new();
-    let idle = || SendError::Timeout {
-        url: shown_url.clone(),
-        phase: TimeoutPhase::Idle,
-        after: options.idle_timeout,
-    };
-    loop {
-        let chunk = match tokio::time::timeout(options.idle_timeout, response.chunk()).await {
-            Err(_) => return Err(idle()),
-            Ok(Err(e)) if e.is_timeout() => return Err(idle()),
-            // The connection broke (reset, a malformed chunked body...).
-            Ok(Err(_)) => {
-                return Err(SendError::CutShort {
-                    received_chars: String::from_utf8_lossy(&reply).chars().count(),
-                })
-            }
-            Ok(Ok(chunk)) => chunk,
-        };
-        let Some(bytes) = chunk else { break };
-        if reply.len() + bytes.len() > MAX_COUNT_REPLY {
-            return Err(SendError::TooLarge {
-                what: "the count reply",
-                limit: MAX_COUNT_REPLY,
-            });
-        }
-        reply.extend_from_slice(&bytes);
-    }
     read_count(request.endpoint, &reply)
 }
 

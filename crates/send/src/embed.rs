@@ -18,15 +18,14 @@
 
 use reqwest::Url;
 use serde_json::{json, Value};
-use tokio_util::sync::CancellationToken;
 
 use crate::connection::Connection;
 use crate::dialect::Dialect;
-use crate::error::{SendError, TimeoutPhase};
-use crate::http::{client, post, shown};
+use crate::error::SendError;
+use crate::http::post_for_reply;
 use crate::key::ApiKey;
 use crate::options::SendOptions;
-use crate::request::{gemini_model, gemini_path, request_headers};
+use crate::request::{gemini_model, gemini_path};
 
 /// The largest embeddings reply read: a batch of 64 vectors of 3,072 numbers as JSON text is
 /// about 4 MB.
@@ -158,45 +157,16 @@ async fn embed_unscrubbed(
             crate::text::escape_control(&request.url)
         ))
     })?;
-    let headers = request_headers(connection, key.as_ref())?;
-    let client = client(&url, options)?;
-    let shown_url = shown(&url);
-    let never = CancellationToken::new();
-    let posted = post(
-        &client,
+    let reply = post_for_reply(
+        connection,
+        key.as_ref(),
         &url,
-        &shown_url,
-        &headers,
         &request.body,
         options,
-        &never,
+        "the embeddings reply",
+        MAX_EMBED_REPLY,
     )
     .await?;
-    let Some(mut response) = posted.response else {
-        return Err(SendError::CutShort { received_chars: 0 });
-    };
-    let mut reply = Vec::new();
-    let idle = || SendError::Timeout {
-        url: shown_url.clone(),
-        phase: TimeoutPhase::Idle,
-        after: options.idle_timeout,
-    };
-    loop {
-        let chunk = match tokio::time::timeout(options.idle_timeout, response.chunk()).await {
-            Err(_) => return Err(idle()),
-            Ok(Err(e)) if e.is_timeout() => return Err(idle()),
-            Ok(Err(_)) => return Err(SendError::CutShort { received_chars: 0 }),
-            Ok(Ok(chunk)) => chunk,
-        };
-        let Some(bytes) = chunk else { break };
-        if reply.len() + bytes.len() > MAX_EMBED_REPLY {
-            return Err(SendError::TooLarge {
-                what: "the embeddings reply",
-                limit: MAX_EMBED_REPLY,
-            });
-        }
-        reply.extend_from_slice(&bytes);
-    }
     read_embeddings(request.format, &reply, request.count)
 }
 

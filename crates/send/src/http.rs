@@ -6,9 +6,12 @@ use reqwest::header::{HeaderMap, RETRY_AFTER};
 use reqwest::{Client, Response, StatusCode, Url};
 use tokio_util::sync::CancellationToken;
 
+use crate::connection::Connection;
 use crate::decode::provider_error_text;
 use crate::error::{SendError, TimeoutPhase};
+use crate::key::ApiKey;
 use crate::options::SendOptions;
+use crate::request::request_headers;
 
 /// How much of an error reply's body is read to find the provider's message.
 const ERROR_BODY_READ: usize = 64 * 1024;
@@ -175,6 +178,54 @@ pub(crate) fn transport_error(e: &reqwest::Error, url: &str, options: &SendOptio
         url: url.to_string(),
         message: chain(e),
     }
+}
+
+/// Posts `body` to `url` with `connection`'s headers and reads the whole reply, each chunk within
+/// the idle timeout and at most `limit` bytes in all (`what` names the reply in the error): the
+/// short JSON answers of a count or an embeddings request, which nothing cancels.
+pub(crate) async fn post_for_reply(
+    connection: &Connection,
+    key: Option<&ApiKey>,
+    url: &Url,
+    body: &[u8],
+    options: &SendOptions,
+    what: &'static str,
+    limit: usize,
+) -> Result<Vec<u8>, SendError> {
+    let headers = request_headers(connection, key)?;
+    let client = client(url, options)?;
+    let shown_url = shown(url);
+    let never = CancellationToken::new();
+    let posted = post(&client, url, &shown_url, &headers, body, options, &never).await?;
+    let Some(mut response) = posted.response else {
+        // Only a cancel ends a post without a response, and nothing here cancels.
+        return Err(SendError::CutShort { received_chars: 0 });
+    };
+    let mut reply = Vec::new();
+    let idle = || SendError::Timeout {
+        url: shown_url.clone(),
+        phase: TimeoutPhase::Idle,
+        after: options.idle_timeout,
+    };
+    loop {
+        let chunk = match tokio::time::timeout(options.idle_timeout, response.chunk()).await {
+            Err(_) => return Err(idle()),
+            Ok(Err(e)) if e.is_timeout() => return Err(idle()),
+            // The connection broke (reset, a malformed chunked body...).
+            Ok(Err(_)) => {
+                return Err(SendError::CutShort {
+                    received_chars: String::from_utf8_lossy(&reply).chars().count(),
+                })
+            }
+            Ok(Ok(chunk)) => chunk,
+        };
+        let Some(bytes) = chunk else { break };
+        if reply.len() + bytes.len() > limit {
+            return Err(SendError::TooLarge { what, limit });
+        }
+        reply.extend_from_slice(&bytes);
+    }
+    Ok(reply)
 }
 
 /// An error and its causes, joined, escaped; without the URL reqwest adds to its own text.
