@@ -87,6 +87,34 @@ impl DroppedItem {
             said,
         }
     }
+
+    /// Notes history message `m` dropped by `processor` in `runs`: the last run grows when `m`
+    /// is the message right after it, else `m` starts a run of its own.
+    pub(crate) fn push_history_run(
+        runs: &mut Vec<DroppedItem>,
+        processor: &str,
+        m: &super::PipelineMessage<'_>,
+        reason: &Said,
+    ) {
+        let index = m.history_index();
+        match runs.last_mut() {
+            Some(run) if matches!((run.last_history_index, index), (Some(p), Some(h)) if h == p + 1) =>
+            {
+                run.count += 1;
+                run.last_history_index = index;
+            }
+            _ => runs.push(DroppedItem {
+                last_history_index: index,
+                ..DroppedItem::one(
+                    processor,
+                    DropAction::Dropped,
+                    m.source().into_owned(),
+                    None,
+                    reason.clone(),
+                )
+            }),
+        }
+    }
 }
 
 /// A prompt-cache breakpoint of an Anthropic Messages body (RULES 5.13): the request is cached up

@@ -18,8 +18,8 @@ use std::collections::HashSet;
 use crate::cache::ByStoredText;
 use crate::model::Role;
 use crate::pipeline::{
-    option_said, ConfigField, DropAction, DroppedItem, PipelineContext, Processor,
-    ProcessorDescriptor, ResolvedConfig, SourceKind,
+    option_said, ConfigField, DroppedItem, PipelineContext, Processor, ProcessorDescriptor,
+    ResolvedConfig, SourceKind,
 };
 use crate::said::Said;
 use crate::texts;
@@ -173,24 +173,7 @@ impl Processor for HistoryOperations {
             let Some(m) = ctx.history.get(i) else {
                 continue;
             };
-            let index = m.history_index();
-            match dropped.last_mut() {
-                Some(run) if matches!((run.last_history_index, index), (Some(p), Some(h)) if h == p + 1) =>
-                {
-                    run.count += 1;
-                    run.last_history_index = index;
-                }
-                _ => dropped.push(DroppedItem {
-                    last_history_index: index,
-                    ..DroppedItem::one(
-                        ID,
-                        DropAction::Dropped,
-                        m.source().into_owned(),
-                        None,
-                        reason.clone(),
-                    )
-                }),
-            }
+            DroppedItem::push_history_run(&mut dropped, ID, m, &reason);
         }
         ctx.history.retain_indexed(|i, _| !remove.contains(&i));
         ctx.dropped.extend(dropped);

@@ -17,8 +17,8 @@
 use crate::limits::{MEMORY_HITS, MEMORY_HIT_BYTES};
 use crate::model::{AnchorPosition, InjectionStrategy, Role};
 use crate::pipeline::{
-    ConfigField, DropAction, DroppedItem, InjectionCandidate, MemorySource, PipelineContext,
-    Placement, Processor, ProcessorDescriptor, ResolvedConfig, Source, SourceKind,
+    ConfigField, DroppedItem, InjectionCandidate, MemorySource, PipelineContext, Placement,
+    Processor, ProcessorDescriptor, ResolvedConfig, Source, SourceKind,
 };
 use crate::said::Said;
 use crate::texts;
@@ -208,24 +208,7 @@ fn omit_summarized(ctx: &mut PipelineContext<'_, '_>, through: u32) {
     let mut dropped: Vec<DroppedItem> = Vec::new();
     let reason: Said = texts::MEMORY_COVERED.with("index", through);
     for m in ctx.history.iter().filter(|m| covered(m)) {
-        let index = m.history_index();
-        match dropped.last_mut() {
-            Some(run) if matches!((run.last_history_index, index), (Some(p), Some(h)) if h == p + 1) =>
-            {
-                run.count += 1;
-                run.last_history_index = index;
-            }
-            _ => dropped.push(DroppedItem {
-                last_history_index: index,
-                ..DroppedItem::one(
-                    ID,
-                    DropAction::Dropped,
-                    m.source().into_owned(),
-                    None,
-                    reason.clone(),
-                )
-            }),
-        }
+        DroppedItem::push_history_run(&mut dropped, ID, m, &reason);
     }
     let removed: usize = dropped.iter().map(|d| d.count as usize).sum();
     if removed == 0 {
