@@ -4,8 +4,8 @@
 //!   the index kept in memory.
 //! - `memory_load/N×D`: reading those vectors from SQLite into that index (once per session, and
 //!   again after indexing changed them).
-//! - `build_memory/{without,with_hits,search_and_build}`: a build over a 1,000-message session
-//!   without memory; with the 4 hits of a search; and the search over 100,000 vectors of 384
+//! - `build_memory/{without,with_hits,search_and_build/D}`: a build over a 1,000-message session
+//!   without memory; with the 4 hits of a search; and the search over 100,000 vectors of D
 //!   numbers followed by that build. `search_and_build` less `without` is what memory adds
 //!   beyond the embedding request.
 
@@ -114,20 +114,12 @@ fn builds(c: &mut Criterion) {
             &format!("Message {i}: the road north passes the mill, the river and the old lighthouse on the cliff."),
         ));
     }
-    // The stored index: 100,000 vectors, the first 1,000 of this session's messages.
-    let mut index = index(N, 384);
-    index.positions = (0..N as u32).map(|i| i % 1_000).collect();
     let timestamp = DateTime::parse_from_rfc3339("2026-03-01T18:30:00+00:00").unwrap();
     let options = BuildOptions::at(timestamp);
-    let mut query = numbers(u64::MAX, 384);
-    let norm = query.iter().map(|x| x * x).sum::<f32>().sqrt();
-    query.iter_mut().for_each(|x| *x /= norm);
     let settings = MemorySettings {
         threshold: -1.0,
         ..MemorySettings::default()
     };
-    // The hits are made from the rows found (what `hits_for` does, without its check that a
-    // message's text is still the one embedded: the bench's rows stand for other sessions).
     let run = |options: &BuildOptions| {
         let cache = BuildCache::new();
         let r = build(&BuildRequest {
@@ -145,41 +137,54 @@ fn builds(c: &mut Criterion) {
     let mut group = c.benchmark_group("build_memory");
     group.sample_size(20);
     group.bench_function("without", |b| b.iter(|| run(&options)));
-    let hits_of = |found: &[(usize, f32)]| -> Vec<promptloom_engine::MemoryHit> {
-        found
-            .iter()
-            .map(|&(row, score)| {
-                let m = &session.messages[index.positions[row] as usize];
-                promptloom_engine::MemoryHit {
-                    role: m.role,
-                    text: m.content.to_string(),
-                    score,
-                    index: Some(index.positions[row]),
-                    message_id: None,
-                }
-            })
-            .collect()
-    };
-    let found = index
-        .search(&query, settings.top_k, settings.threshold, |_| false)
-        .unwrap();
-    let with = BuildOptions {
-        memory: hits_of(&found),
-        ..options.clone()
-    };
-    group.bench_function("with_hits", |b| b.iter(|| run(&with)));
-    group.bench_function("search_and_build", |b| {
-        b.iter(|| {
+    // The hits are made from the rows found (what `hits_for` does, without its check that a
+    // message's text is still the one embedded: the bench's rows stand for other sessions).
+    let hits_of =
+        |index: &MemoryIndex, found: &[(usize, f32)]| -> Vec<promptloom_engine::MemoryHit> {
+            found
+                .iter()
+                .map(|&(row, score)| {
+                    let m = &session.messages[index.positions[row] as usize];
+                    promptloom_engine::MemoryHit {
+                        role: m.role,
+                        text: m.content.to_string(),
+                        score,
+                        index: Some(index.positions[row]),
+                        message_id: None,
+                    }
+                })
+                .collect()
+        };
+    for dim in [384, 768] {
+        // The stored index: 100,000 vectors, the first 1,000 of this session's messages.
+        let mut index = index(N, dim);
+        index.positions = (0..N as u32).map(|i| i % 1_000).collect();
+        let mut query = numbers(u64::MAX, dim);
+        let norm = query.iter().map(|x| x * x).sum::<f32>().sqrt();
+        query.iter_mut().for_each(|x| *x /= norm);
+        if dim == 384 {
             let found = index
                 .search(&query, settings.top_k, settings.threshold, |_| false)
                 .unwrap();
             let with = BuildOptions {
-                memory: hits_of(&found),
+                memory: hits_of(&index, &found),
                 ..options.clone()
             };
-            run(&with)
-        })
-    });
+            group.bench_function("with_hits", |b| b.iter(|| run(&with)));
+        }
+        group.bench_function(BenchmarkId::new("search_and_build", dim), |b| {
+            b.iter(|| {
+                let found = index
+                    .search(&query, settings.top_k, settings.threshold, |_| false)
+                    .unwrap();
+                let with = BuildOptions {
+                    memory: hits_of(&index, &found),
+                    ..options.clone()
+                };
+                run(&with)
+            })
+        });
+    }
     group.finish();
 }
 
