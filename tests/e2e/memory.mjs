@@ -216,6 +216,10 @@ export function memoryTests(test, current) {
     assert.match(skipped, /built without long-term memory: the memory search took more than 1500 ms/);
     assert.ok(!(await previewSources(browser())).some((x) => x.startsWith("memory")));
     await shot(browser(), "65-memory-skipped");
+    // The reason is said in the user's language too.
+    await (await byTest("language")).selectByAttribute("value", "zh-CN");
+    await until(() => textOf("memory-skipped"), (t) => t?.includes("未使用长期记忆构建：记忆检索超过了 1500 毫秒"), "the reason in Chinese");
+    await (await byTest("language")).selectByAttribute("value", "en");
     double.hang = false;
     await clearInput();
     // Back to the session the tests before left open.

@@ -64,6 +64,11 @@ crate::texts! {
     MEMORY_BEFORE_HISTORY = "memory.before-history" => "before the chat history";
     MEMORY_IN_CHAT = "memory.in-chat" => "in the chat at depth {depth}";
     MEMORY_SKIPPED = "memory.skipped" => "built without long-term memory: {reason}";
+    MEMORY_SKIP_TIME = "memory.skip-time" => "the memory search took more than {ms} ms";
+    MEMORY_SKIP_EMBED = "memory.skip-embed" => "the input could not be embedded: {why}";
+    MEMORY_SKIP_MODEL = "memory.skip-model" => "the session is indexed with \"{indexed}\", not \"{model}\"; index it again";
+    MEMORY_SKIP_INDEX = "memory.skip-index" => "the memory index could not be used: {why}";
+    MEMORY_SKIP_CONNECTION = "memory.skip-connection" => "the connection for memory could not be used: {why}";
     MEMORY_TOO_MANY = "memory.too-many" => "{count} recalled messages given; only the first {limit} are placed";
     MEMORY_CUT = "memory.cut" => "recalled message #{index} is longer than {limit} bytes; its end is cut";
     MEMORY_COVERED = "memory.covered" => "summarized through stored message {index}";

@@ -623,7 +623,7 @@ fn memory_hits_are_placed_with_their_scores_and_the_summary_stands_for_what_it_c
 
     // Without an answer the build goes on and says why; too many hits are capped.
     o.memory = (0..20).map(|_| hit(0, 0.9)).collect();
-    o.memory_skipped = Some("the memory search took more than 1500 ms".into());
+    o.memory_skipped = Some(promptloom_engine::texts::MEMORY_SKIP_TIME.with("ms", 1500));
     let r = try_run(&p, &session, "gpt-4o", &o).expect("builds");
     assert!(any_warning(
         &r,

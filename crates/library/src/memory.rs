@@ -19,7 +19,7 @@ use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 use promptloom_engine::model::Session;
-use promptloom_engine::MemoryHit;
+use promptloom_engine::{texts, MemoryHit, Said};
 use promptloom_send::{embed, embed_request, ApiKey, Connection, SendOptions};
 use promptloom_store::memory::VectorRow;
 use promptloom_store::Store;
@@ -307,8 +307,9 @@ pub fn index_status(store: &Store, session_id: &str) -> Result<IndexStatus, Libr
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Recall {
     pub hits: Vec<MemoryHit>,
-    /// Why the search gave nothing although the session has an index.
-    pub skipped: Option<String>,
+    /// Why the search gave nothing although the session has an index (said in the build's
+    /// warning, in the user's language).
+    pub skipped: Option<Said>,
     /// How long the embedding request took, and the search after it.
     pub embed_time: Duration,
     pub search_time: Duration,
@@ -365,7 +366,7 @@ pub async fn recall(
         Ok(Some(index)) if !index.is_empty() => index,
         Ok(_) => return recall,
         Err(e) => {
-            recall.skipped = Some(e.to_string());
+            recall.skipped = Some(texts::MEMORY_SKIP_INDEX.with("why", e));
             return recall;
         }
     };
@@ -378,29 +379,28 @@ pub async fn recall(
     recall.embed_time = started.elapsed();
     let (model, query) = match answer {
         Err(_) => {
-            recall.skipped = Some(format!(
-                "the memory search took more than {} ms",
-                settings.time_limit.as_millis()
-            ));
+            recall.skipped =
+                Some(texts::MEMORY_SKIP_TIME.with("ms", settings.time_limit.as_millis()));
             return recall;
         }
         Ok(Err(e)) => {
-            recall.skipped = Some(format!("the input could not be embedded: {e}"));
+            recall.skipped = Some(texts::MEMORY_SKIP_EMBED.with("why", e));
             return recall;
         }
         Ok(Ok((model, mut vectors))) => (model, vectors.pop().unwrap_or_default()),
     };
     if model != index.model {
-        recall.skipped = Some(format!(
-            "the session is indexed with \"{}\", not \"{model}\"; index it again",
-            index.model
-        ));
+        recall.skipped = Some(
+            texts::MEMORY_SKIP_MODEL
+                .with("indexed", &index.model)
+                .with("model", &model),
+        );
         return recall;
     }
     let searched = Instant::now();
     match hits_for(&index, session, &query, &settings) {
         Ok(hits) => recall.hits = hits,
-        Err(e) => recall.skipped = Some(e.to_string()),
+        Err(e) => recall.skipped = Some(texts::MEMORY_SKIP_INDEX.with("why", e)),
     }
     recall.search_time = searched.elapsed();
     recall

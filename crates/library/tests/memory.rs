@@ -214,10 +214,9 @@ async fn recall_finds_the_closest_messages_and_a_slow_search_is_skipped() {
     };
     let skipped = memory::recall(&store, &cache, &session, &e, "a red lighthouse", &limited).await;
     assert!(skipped.hits.is_empty());
-    assert_eq!(
-        skipped.skipped.as_deref(),
-        Some("the memory search took more than 150 ms")
-    );
+    let said = skipped.skipped.expect("the search is said to be skipped");
+    assert_eq!(said.code, "memory.skip-time");
+    assert_eq!(said.to_string(), "the memory search took more than 150 ms");
     slow.store(0, Ordering::SeqCst);
 
     // A query of another length, and a stored vector of the wrong size, are clear errors.
@@ -246,7 +245,9 @@ async fn recall_finds_the_closest_messages_and_a_slow_search_is_skipped() {
         &settings,
     )
     .await;
-    assert!(found.skipped.unwrap().contains("has 2 bytes"));
+    let said = found.skipped.expect("a broken index is said");
+    assert_eq!(said.code, "memory.skip-index");
+    assert!(said.to_string().contains("has 2 bytes"), "{said}");
     // Unknown session, and an endpoint that answers with vectors of two lengths.
     assert_eq!(
         memory::index_status(&store, "nope").unwrap_err().code(),

@@ -6,8 +6,8 @@
 //! database, so that the app's store stays free for the preview and for saves meanwhile; the
 //! library keeps every batch of vectors as it comes, so closing the app loses nothing finished.
 
-use promptloom_engine::codes;
 use promptloom_engine::model::{parse_preset, AgentPreset};
+use promptloom_engine::{codes, texts};
 use promptloom_library::keychain::OsKeychain;
 use promptloom_library::memory::{self, Embedder, Recall};
 use promptloom_library::{connections, summary};
@@ -377,8 +377,8 @@ fn recall(
     key: &RecallKey,
     session: &promptloom_engine::model::Session,
 ) -> Result<Recall, AppError> {
-    let skipped = |reason: String| Recall {
-        skipped: Some(reason),
+    let skipped = |why: String| Recall {
+        skipped: Some(texts::MEMORY_SKIP_CONNECTION.with("why", why)),
         ..Recall::default()
     };
     let connection = match connections::get(&*s.store()?, &key.connection) {

@@ -66,7 +66,7 @@ pub struct BuildOptions {
     /// Why this build has no memory although memory is on (the search ran out of time, the
     /// embeddings endpoint failed): said as a warning.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub memory_skipped: Option<String>,
+    pub memory_skipped: Option<Said>,
     /// The stored position of the last message the session's summary covers (RULES 5.15): with
     /// the `memory` processor's `omitSummarized`, the history leaves it and every older one out.
     #[serde(default, skip_serializing_if = "Option::is_none")]

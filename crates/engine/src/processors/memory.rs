@@ -86,7 +86,7 @@ impl Processor for Memory {
             }
         }
         if let Some(reason) = &ctx.options.memory_skipped {
-            ctx.warn(ID, texts::MEMORY_SKIPPED.with("reason", reason));
+            ctx.warn(ID, texts::MEMORY_SKIPPED.part("reason", reason.clone()));
         }
         let hits = &ctx.options.memory;
         if hits.is_empty() {
