@@ -425,6 +425,31 @@ fn a_rewritten_message_kept_between_builds_follows_its_stored_name_and_id() {
         (Some("Bea".to_string()), Some("renamed".to_string()))
     );
     assert_eq!(r.messages, run(&p, &session).messages);
+    drop(r);
+
+    // A message the rule no longer changes, one it now changes, a third added, then the
+    // session made shorter: through the cache, each build is the cold one.
+    session.messages[0].content = "u1 Carol".into();
+    session.messages[1].content = "a1 Bob waves".into();
+    session
+        .messages
+        .push(ChatMessage::new(Role::User, "u2 Bob again"));
+    let r = run_cached(&p, &session, &cache);
+    let texts: Vec<&str> = r.messages.iter().map(|m| m.content()).collect();
+    assert!(texts.contains(&"u1 Carol") && texts.contains(&"a1 Robert waves"));
+    assert!(texts.contains(&"u2 Robert again"), "{texts:?}");
+    let waves = r.messages.iter().find(|m| m.content() == "a1 Robert waves");
+    assert_eq!(waves.and_then(|m| m.source().history_index), Some(1));
+    assert_eq!(r.messages, run(&p, &session).messages);
+    drop(r);
+    session.messages.truncate(2);
+    let r = run_cached(&p, &session, &cache);
+    assert_eq!(r.messages, run(&p, &session).messages);
+    drop(r);
+    session.messages[1].content = "a1 hi".into();
+    let r = run_cached(&p, &session, &cache);
+    assert_eq!(r.messages, run(&p, &session).messages);
+    assert!(!r.messages.iter().any(|m| m.content().contains("Robert")));
 }
 
 /// Whether a stored message passes the history filter is kept between builds (RULES 5.3); an

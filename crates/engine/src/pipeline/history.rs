@@ -160,11 +160,16 @@ impl<'s> History<'s> {
     }
 
     /// Gives stored message `index` the text of `rewritten` (see
-    /// [`PipelineMessage::set_rewritten`]); false, changing nothing, when it cannot.
-    pub fn set_rewritten(&mut self, index: usize, rewritten: &super::Rewritten) -> bool {
-        self.items
-            .get_mut(index)
-            .is_some_and(|m| m.set_rewritten(rewritten))
+    /// [`PipelineMessage::set_rewritten`]); gives it back, changing nothing, when it cannot.
+    pub fn set_rewritten(
+        &mut self,
+        index: usize,
+        rewritten: super::Rewritten,
+    ) -> Result<(), super::Rewritten> {
+        match self.items.get_mut(index) {
+            Some(m) => m.set_rewritten(rewritten),
+            None => Err(rewritten),
+        }
     }
 
     /// Positions of the `n` most recent messages of `role`, oldest first.

@@ -140,10 +140,14 @@ impl Processor for RegexProcessor {
                 continue;
             }
             let depth_key = if depth_matters { depth } else { u32::MAX };
-            let stored = m.as_stored().map(|(h, _)| h).filter(|_| memo_rules);
-            let length = m.content().len();
+            // A stored message as stored is read straight from the session.
+            let (stored, content) = match m.as_stored() {
+                Some((h, message)) => (Some(h).filter(|_| memo_rules), &message.content),
+                None => (None, m.content_arc()),
+            };
+            let length = content.len();
             // The common case on a warm rebuild: kept, and the rules did nothing to it.
-            let kept = stored.and_then(|h| memo.get(h, m.content_arc(), role, depth_key));
+            let kept = stored.and_then(|h| memo.get(h, content, role, depth_key));
             let text = match kept {
                 Some(outcome) => {
                     if outcome.changed | outcome.too_long != 0 {
@@ -204,7 +208,7 @@ impl Processor for RegexProcessor {
                 ctx.blackboard.regex_growth += grown;
                 match change {
                     Change::Kept(r) => {
-                        if !ctx.history.set_rewritten(i, &r) {
+                        if let Err(r) = ctx.history.set_rewritten(i, r) {
                             ctx.history.set_content(i, Arc::clone(r.content_arc()));
                         }
                     }
@@ -254,14 +258,15 @@ pub(crate) struct RuleOutcome {
     pub too_long: u64,
 }
 
-/// What the history regex rules made of one stored message, and for which role and depth.
+/// For which role and depth the history regex rules were run over one stored message, and
+/// whether they did anything to it.
 #[derive(Debug, Clone)]
 struct Rewrite {
     role: Role,
     /// The depth it was at, where a rule's depth limits make depth matter; else `u32::MAX`.
     depth: u32,
-    /// `None` when the rules did nothing to it, the common case, which then costs no allocation.
-    outcome: Option<Box<RuleOutcome>>,
+    /// Whether its outcome is in [`HistoryRewrites::outcomes`]; else the rules did nothing.
+    did_something: bool,
 }
 
 const NOTHING: RuleOutcome = RuleOutcome {
@@ -271,24 +276,45 @@ const NOTHING: RuleOutcome = RuleOutcome {
 };
 
 /// What one set of history regex rules (RULES 5.2) made of each of a session's stored messages
-/// in its last build with them, by stored position.
+/// in its last build with them, by stored position: a small row for every message, and apart,
+/// in position order, the outcomes of those the rules did something to. A rebuild reads both
+/// in order: the common row (nothing done) stays small, and no outcome is behind a pointer.
 #[derive(Debug, Default)]
-pub(crate) struct HistoryRewrites(ByStoredText<Rewrite>);
+pub(crate) struct HistoryRewrites {
+    rows: ByStoredText<Rewrite>,
+    outcomes: Vec<(u32, RuleOutcome)>,
+    /// Where the last outcome asked for was in `outcomes`: a rebuild asks in order.
+    next: usize,
+}
 
 impl HistoryRewrites {
     /// What the rules made of stored message `index` when it was this very text, of this role,
     /// at this depth (`u32::MAX` where depth does not matter).
     pub fn get(
-        &self,
+        &mut self,
         index: usize,
         text: &Arc<str>,
         role: Role,
         depth: u32,
     ) -> Option<&RuleOutcome> {
-        self.0
+        let row = self
+            .rows
             .get(index, text)
-            .filter(|r| r.role == role && r.depth == depth)
-            .map(|r| r.outcome.as_deref().unwrap_or(&NOTHING))
+            .filter(|r| r.role == role && r.depth == depth)?;
+        if !row.did_something {
+            return Some(&NOTHING);
+        }
+        let at = match self.outcomes.get(self.next) {
+            Some((i, _)) if *i as usize == index => self.next,
+            _ => self.find(index).ok()?,
+        };
+        self.next = at + 1;
+        Some(&self.outcomes[at].1)
+    }
+
+    fn find(&self, index: usize) -> Result<usize, usize> {
+        self.outcomes
+            .binary_search_by_key(&(index as u32), |(i, _)| *i)
     }
 
     pub fn set(
@@ -299,21 +325,31 @@ impl HistoryRewrites {
         depth: u32,
         outcome: RuleOutcome,
     ) {
-        let outcome = (outcome != NOTHING).then(|| Box::new(outcome));
-        self.0.set(
+        let did_something = outcome != NOTHING;
+        match (self.find(index), did_something) {
+            (Ok(at), true) => self.outcomes[at].1 = outcome,
+            (Ok(at), false) => {
+                self.outcomes.remove(at);
+            }
+            (Err(at), true) => self.outcomes.insert(at, (index as u32, outcome)),
+            (Err(_), false) => {}
+        }
+        self.rows.set(
             index,
             text,
             Rewrite {
                 role,
                 depth,
-                outcome,
+                did_something,
             },
         );
     }
 
     /// Forgets positions past the end of a session that got shorter.
     pub fn truncate(&mut self, len: usize) {
-        self.0.truncate(len);
+        self.rows.truncate(len);
+        let keep = self.outcomes.partition_point(|(i, _)| (*i as usize) < len);
+        self.outcomes.truncate(keep);
     }
 }
 

@@ -31,10 +31,13 @@ pub struct PipelineMessage<'s> {
 #[derive(Debug, Clone)]
 pub(super) enum Body<'s> {
     Stored(Stored<'s>),
-    /// Everything else, and a stored message once something changed it. Shared, so that a
-    /// stored message rewritten the same way build after build (a history regex rule) is the
-    /// same parts every time ([`Rewritten`]); changing shared parts copies them first.
+    /// Everything else, and a stored message once something changed it. Shared (cloning a
+    /// message is cheap); changing shared parts copies them first.
     Own(Arc<Parts>),
+    /// A stored message with a new text and nothing else changed, the same every build (a
+    /// history regex rule's rewrite, kept between builds). One pointer, so that a message stays
+    /// 24 bytes; what every pass asks of it is in the first bytes it points to.
+    Rewrite(Rewritten),
 }
 
 /// Stored message `index`, as stored. What the pipeline asks of every message (role, whether it
@@ -87,25 +90,23 @@ impl Stored<'_> {
         }
     }
 
-    /// Whether `parts` are this stored message's with some text: the same position, name, id
-    /// and attachments, nothing else changed.
-    fn is_rewritten_as(&self, parts: &Parts) -> bool {
-        parts.source.history_index == Some(self.index)
-            && parts.source.kind == SourceKind::History
-            && parts.source.placement == Placement::List
-            && parts.source.processor.is_none()
-            && parts.source.ephemeral.is_none()
-            && !parts.truncated
-            && parts.merged.is_empty()
-            && parts.attachments.len() == self.message.attachments.len()
-            // The same texts: shared with the stored message when the parts were made from
-            // it, so the pointers answer without reading either text.
-            && same_text(
-                parts.name.as_ref(),
-                self.message.name.as_ref().filter(|_| self.has_name),
-            )
-            && same_text(parts.source.message_id.as_ref(), self.message.id.as_ref())
+    /// Whether `rewrite` was made from this stored message as it is now: the same position,
+    /// name (when sent), id and number of attachments. Compared by address first, where the
+    /// texts are shared with the stored message (a text never changes in place).
+    fn is_rewritten_as(&self, rewrite: &RewriteParts) -> bool {
+        let name = self.message.name.as_ref().filter(|_| self.has_name);
+        let id = self.message.id.as_ref();
+        rewrite.index == self.index
+            && rewrite.attachments as usize == self.message.attachments.len()
+            && ((rewrite.name == address(name) && rewrite.id == address(id))
+                || (same_text(rewrite.parts.name.as_ref(), name)
+                    && same_text(rewrite.parts.source.message_id.as_ref(), id)))
     }
+}
+
+/// Where a shared text is held (0 for none): equal addresses, the same text.
+fn address(text: Option<&Arc<str>>) -> usize {
+    text.map_or(0, |t| Arc::as_ptr(t) as *const u8 as usize)
 }
 
 /// Whether two shared texts say the same: the same text when they are the same `Arc` (a text
@@ -121,7 +122,24 @@ fn same_text(a: Option<&Arc<str>>, b: Option<&Arc<str>>) -> bool {
 /// share: what a history regex rule made of it, kept between builds so that a rebuild puts the
 /// same parts in without copying the message again (RULES 5.2).
 #[derive(Debug, Clone)]
-pub struct Rewritten(Arc<Parts>);
+pub struct Rewritten(Arc<RewriteParts>);
+
+/// What [`Rewritten`] points to. In this order, so that what a pass asks of every message (its
+/// text, position, whether it has a name) and what the regex pass checks (which name, id and
+/// attachments it was made with) are read together, just after the shared counts.
+#[derive(Debug)]
+#[repr(C)]
+pub(super) struct RewriteParts {
+    content: Arc<str>,
+    index: u32,
+    attachments: u32,
+    /// Where the name (when sent) and id it was made with are held ([`address`]): `parts`
+    /// holds both, so no other text can be at those addresses while this is kept.
+    name: usize,
+    id: usize,
+    /// The whole message as parts, for when something changes it (its text is `content`).
+    parts: Arc<Parts>,
+}
 
 /// The same parts, not merely equal ones.
 impl PartialEq for Rewritten {
@@ -163,12 +181,14 @@ impl<'s> Body<'s> {
     /// The parts, made its own first if it is still a stored message, and copied first if
     /// they are shared.
     fn parts_mut(&mut self) -> &mut Parts {
-        if let Body::Stored(s) = *self {
-            *self = Body::Own(Arc::new(s.parts(Arc::clone(&s.message.content))));
+        match self {
+            Body::Stored(s) => *self = Body::Own(Arc::new(s.parts(Arc::clone(&s.message.content)))),
+            Body::Rewrite(r) => *self = Body::Own(Arc::clone(&r.0.parts)),
+            Body::Own(_) => {}
         }
         match self {
             Body::Own(parts) => Arc::make_mut(parts),
-            Body::Stored(_) => unreachable!("made its own above"),
+            _ => unreachable!("made its own above"),
         }
     }
 
@@ -177,13 +197,14 @@ impl<'s> Body<'s> {
         self.parts_mut();
         match self {
             Body::Own(parts) => Body::Own(parts),
-            Body::Stored(_) => unreachable!("made its own above"),
+            _ => unreachable!("made its own above"),
         }
     }
 
     pub(super) fn content_arc(&self) -> &Arc<str> {
         match self {
             Body::Stored(s) => &s.message.content,
+            Body::Rewrite(r) => &r.0.content,
             Body::Own(parts) => &parts.content,
         }
     }
@@ -192,13 +213,15 @@ impl<'s> Body<'s> {
         match self {
             Body::Stored(s) if s.has_name => s.message.name.as_deref(),
             Body::Stored(_) => None,
+            Body::Rewrite(r) if r.0.name == 0 => None,
+            Body::Rewrite(r) => r.0.parts.name.as_deref(),
             Body::Own(parts) => parts.name.as_deref(),
         }
     }
 
     pub(super) fn kind(&self) -> SourceKind {
         match self {
-            Body::Stored(_) => SourceKind::History,
+            Body::Stored(_) | Body::Rewrite(_) => SourceKind::History,
             Body::Own(parts) => parts.source.kind,
         }
     }
@@ -206,6 +229,7 @@ impl<'s> Body<'s> {
     pub(super) fn history_index(&self) -> Option<u32> {
         match self {
             Body::Stored(s) => Some(s.index),
+            Body::Rewrite(r) => Some(r.0.index),
             Body::Own(parts) => parts.source.history_index,
         }
     }
@@ -213,24 +237,30 @@ impl<'s> Body<'s> {
     /// The provenance; with `with_id` a stored message's id, without it none (parts made from
     /// a stored message carry its id, which the pipeline does not show).
     pub(super) fn source(&self, with_id: bool) -> Cow<'_, Source> {
-        match self {
-            Body::Stored(s) => Cow::Owned(Source {
-                message_id: s.message.id.clone().filter(|_| with_id),
-                ..Source::history(s.index as usize)
-            }),
-            Body::Own(parts) if !with_id && parts.source.message_id.is_some() => {
-                Cow::Owned(Source {
-                    message_id: None,
-                    ..parts.source.clone()
+        let parts = match self {
+            Body::Stored(s) => {
+                return Cow::Owned(Source {
+                    message_id: s.message.id.clone().filter(|_| with_id),
+                    ..Source::history(s.index as usize)
                 })
             }
-            Body::Own(parts) => Cow::Borrowed(&parts.source),
+            Body::Own(parts) => parts,
+            Body::Rewrite(r) => &r.0.parts,
+        };
+        if !with_id && parts.source.message_id.is_some() {
+            Cow::Owned(Source {
+                message_id: None,
+                ..parts.source.clone()
+            })
+        } else {
+            Cow::Borrowed(&parts.source)
         }
     }
 
     pub(super) fn has_attachments(&self) -> bool {
         match self {
             Body::Stored(s) => s.has_attachments,
+            Body::Rewrite(r) => r.0.attachments > 0,
             Body::Own(parts) => !parts.attachments.is_empty(),
         }
     }
@@ -248,6 +278,8 @@ impl<'s> Body<'s> {
                     })
                     .collect(),
             ),
+            Body::Rewrite(r) if r.0.attachments == 0 => Cow::Borrowed(&[]),
+            Body::Rewrite(r) => Cow::Borrowed(&r.0.parts.attachments),
             Body::Own(parts) => Cow::Borrowed(&parts.attachments),
         }
     }
@@ -258,7 +290,7 @@ impl<'s> Body<'s> {
 
     pub(super) fn merged(&self) -> &[Source] {
         match self {
-            Body::Stored(_) => &[],
+            Body::Stored(_) | Body::Rewrite(_) => &[],
             Body::Own(parts) => &parts.merged,
         }
     }
@@ -384,25 +416,33 @@ impl<'s> PipelineMessage<'s> {
     pub fn rewritten(&self, content: Arc<str>) -> Option<Rewritten> {
         match &self.body {
             Body::Stored(s) if self.body.as_stored(self.role).is_some() => {
-                Some(Rewritten(Arc::new(s.parts(content))))
+                let parts = s.parts(content);
+                Some(Rewritten(Arc::new(RewriteParts {
+                    content: Arc::clone(&parts.content),
+                    index: s.index,
+                    attachments: parts.attachments.len() as u32,
+                    name: address(parts.name.as_ref()),
+                    id: address(parts.source.message_id.as_ref()),
+                    parts: Arc::new(parts),
+                })))
             }
             _ => None,
         }
     }
 
     /// Gives this stored message the text of `rewritten`, sharing its parts, when they were
-    /// made from this same stored message as it is now ([`Self::rewritten`]); false, changing
-    /// nothing, otherwise.
-    pub fn set_rewritten(&mut self, rewritten: &Rewritten) -> bool {
+    /// made from this same stored message as it is now ([`Self::rewritten`]); gives them back,
+    /// changing nothing, otherwise.
+    pub fn set_rewritten(&mut self, rewritten: Rewritten) -> Result<(), Rewritten> {
         match &self.body {
             Body::Stored(s)
                 if self.body.as_stored(self.role).is_some() && s.is_rewritten_as(&rewritten.0) =>
             {
-                self.body = Body::Own(Arc::clone(&rewritten.0));
+                self.body = Body::Rewrite(rewritten);
                 self.counted = false;
-                true
+                Ok(())
             }
-            _ => false,
+            _ => Err(rewritten),
         }
     }
 
@@ -441,6 +481,7 @@ impl<'s> PipelineMessage<'s> {
                 let parts = Arc::unwrap_or_clone(parts);
                 (parts.source, parts.merged)
             }
+            Body::Rewrite(r) => (r.0.parts.source.clone(), Vec::new()),
         }
     }
 
