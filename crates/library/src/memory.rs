@@ -303,6 +303,20 @@ pub fn index_status(store: &Store, session_id: &str) -> Result<IndexStatus, Libr
     })
 }
 
+/// Whether the `memory` processor runs for `preset` and `model` (with the user's model
+/// profiles): only then is it worth embedding the input before a build.
+pub fn processor_on(
+    preset: &promptloom_engine::model::AgentPreset,
+    model: &str,
+    profiles: &[promptloom_engine::profiles::ModelProfile],
+) -> bool {
+    let profile = promptloom_engine::profiles::profile_for_model(model, profiles);
+    promptloom_engine::Pipeline::builtin()
+        .resolve(preset, &profile)
+        .iter()
+        .any(|c| c.id == "memory" && c.enabled)
+}
+
 /// What a build gets from memory: the hits, or why it has none.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Recall {

@@ -380,6 +380,16 @@ async fn a_long_session_is_summarized_with_its_range_and_kept_with_its_history()
     }
     let cache = promptloom_engine::cache::BuildCache::new();
     let chat = chat_preset();
+    // The memory processor is on by default: the app embeds the input only then.
+    assert!(memory::processor_on(&chat, "gpt-4o", &[]));
+    let mut off = chat.clone();
+    off.processors = Some(vec![promptloom_engine::model::ProcessorConfig {
+        id: "memory".into(),
+        enabled: Some(false),
+        priority: None,
+        settings: Default::default(),
+    }]);
+    assert!(!memory::processor_on(&off, "gpt-4o", &[]));
     let build = |options: &promptloom_engine::BuildOptions| {
         let r = promptloom_engine::build(&promptloom_engine::BuildRequest {
             assets: &promptloom_engine::assets::InlineAssets,

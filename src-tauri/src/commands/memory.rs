@@ -327,7 +327,7 @@ pub(super) fn memory_options(
     let Some((state, name)) = state.and_then(|st| st.connection.clone().map(|c| (st, c))) else {
         return Ok(());
     };
-    if input.trim().is_empty() || !memory_on(&request.preset, &request.model, profiles) {
+    if input.trim().is_empty() || !memory::processor_on(&request.preset, &request.model, profiles) {
         return Ok(());
     }
     let key = RecallKey {
@@ -354,19 +354,6 @@ pub(super) fn memory_options(
     options.memory = found.hits;
     options.memory_skipped = found.skipped;
     Ok(())
-}
-
-/// Whether the `memory` processor runs for `preset` and `model`.
-fn memory_on(
-    preset: &AgentPreset,
-    model: &str,
-    profiles: &[promptloom_engine::profiles::ModelProfile],
-) -> bool {
-    let profile = promptloom_engine::profiles::profile_for_model(model, profiles);
-    promptloom_engine::Pipeline::builtin()
-        .resolve(preset, &profile)
-        .iter()
-        .any(|c| c.id == "memory" && c.enabled)
 }
 
 /// One search of `key.session`'s memory, on the app's second connection to the database (the
