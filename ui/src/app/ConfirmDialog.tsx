@@ -1,4 +1,5 @@
 import { useT } from "./useT";
+import { OnBody } from "../components/OnBody";
 
 /** Asks before something that cannot be undone; Cancel has the focus. */
 export function ConfirmDialog({
@@ -17,18 +18,20 @@ export function ConfirmDialog({
 }) {
   const t = useT();
   return (
-    <div className="dialog-backdrop">
-      <div role="alertdialog" aria-modal="true" className="dialog" aria-label={message}>
-        <p>{message}</p>
-        <div className="dialog-actions">
-          <button type="button" autoFocus onClick={onCancel}>
-            {cancel ?? t("presets.cancel")}
-          </button>
-          <button type="button" className="danger" onClick={onConfirm}>
-            {confirm}
-          </button>
+    <OnBody>
+      <div className="dialog-backdrop">
+        <div role="alertdialog" aria-modal="true" className="dialog" aria-label={message}>
+          <p>{message}</p>
+          <div className="dialog-actions">
+            <button type="button" autoFocus onClick={onCancel}>
+              {cancel ?? t("presets.cancel")}
+            </button>
+            <button type="button" className="danger" onClick={onConfirm}>
+              {confirm}
+            </button>
+          </div>
         </div>
       </div>
-    </div>
+    </OnBody>
   );
 }

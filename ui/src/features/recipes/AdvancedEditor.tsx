@@ -18,6 +18,7 @@ import { sortableKeyboardCoordinates } from "@dnd-kit/sortable";
 import { editPreset, getState, useApp } from "../../app/store";
 import { useT } from "../../app/useT";
 import { RoleIcon } from "../../app/RoleIcon";
+import { OnBody } from "../../components/OnBody";
 import { TemplateLibrary } from "../library/TemplateLibrary";
 import { Workbench, workbenchRecipeIndex } from "./Workbench";
 import { moveStep, stepViews } from "./recipe";
@@ -87,13 +88,15 @@ export function AdvancedEditor() {
         <TemplateLibrary />
         <Workbench />
       </section>
-      <DragOverlay dropAnimation={null}>
-        {draggedTemplate && (
-          <div className="template-card overlay">
-            <RoleIcon role={draggedTemplate.role} /> <strong>{draggedTemplate.id}</strong>
-          </div>
-        )}
-      </DragOverlay>
+      <OnBody>
+        <DragOverlay dropAnimation={null}>
+          {draggedTemplate && (
+            <div className="template-card overlay">
+              <RoleIcon role={draggedTemplate.role} /> <strong>{draggedTemplate.id}</strong>
+            </div>
+          )}
+        </DragOverlay>
+      </OnBody>
     </DndContext>
   );
 }

@@ -5,6 +5,7 @@ import { ConfirmDialog } from "../../app/ConfirmDialog";
 import { useT } from "../../app/useT";
 import { ConnectionForm } from "./ConnectionForm";
 import { Icon } from "../../components/Icon";
+import { OnBody } from "../../components/OnBody";
 import { chooseConnection, getSendState, loadConnections, openConnections, refreshConnections, useSend } from "./sending";
 
 const BLANK: ConnectionDoc = { name: "", dialect: "openai-compatible", baseUrl: "" };
@@ -27,7 +28,11 @@ export function ConnectionsButton() {
       >
         <Icon name="connections" />
       </button>
-      {open && <ConnectionsDialog />}
+      {open && (
+        <OnBody>
+          <ConnectionsDialog />
+        </OnBody>
+      )}
     </>
   );
 }
