@@ -1,15 +1,21 @@
-import { useId } from "react";
+import { memo, useId, useMemo } from "react";
 import type { InjectionStrategy } from "../bindings";
 import { useApp } from "../app/store";
 import { useT } from "../app/useT";
 import { clampDepth, modeOf, type InjectionMode, type StrategyValues } from "./strategy";
 
+const FIRST_ANCHORS = ["chat_history", "user_profile"];
+
 /**
  * Where a message goes (RULES 2, InjectionStrategy): in list order, at a depth in the chat history
  * (0-99), or before or after an anchor of `available_anchors`. Used by recipe steps and lorebook
- * entries and template defaults alike.
+ * entries and template defaults alike. Rendered again only when its props or the anchors change:
+ * each answer of the live preview brings the same anchors in a new list, and React writes a form
+ * field's name and type again at each render (docs/PERFORMANCE.md, issue 39).
  */
-export function StrategyEditor({
+export const StrategyEditor = memo(StrategyEditorView);
+
+function StrategyEditorView({
   strategy,
   onChange,
   listLabel,
@@ -23,7 +29,8 @@ export function StrategyEditor({
   testPrefix?: string;
 }) {
   const t = useT();
-  const anchors = useApp((s) => s.preview?.anchors ?? ["chat_history", "user_profile"]);
+  const anchorsKey = useApp((s) => JSON.stringify(s.preview?.anchors ?? FIRST_ANCHORS));
+  const anchors = useMemo(() => JSON.parse(anchorsKey) as string[], [anchorsKey]);
   // Radio groups need a name unique in the page.
   const name = useId();
   const mode = modeOf(strategy);

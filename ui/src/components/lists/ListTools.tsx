@@ -1,3 +1,4 @@
+import { memo } from "react";
 import { useT } from "../../app/useT";
 import type { Grouping, SectionedList } from "./sectionedList";
 import { setFolded, setListView, useListView, type ListId } from "./listView";
@@ -24,6 +25,42 @@ export function ListTools({
   const filtering = view.query.trim() !== "" || view.enabledOnly;
   return (
     <div className="list-tools" data-testid={`${listId}-tools`}>
+      <ListFilter listId={listId} filterLabel={filterLabel} hasCategories={hasCategories} />
+      {sections.length > 1 && (
+        <button
+          type="button"
+          className="link"
+          data-testid={`${listId}-fold-all`}
+          onClick={() => setFolded(listId, presetId, sections.some((s) => !s.folded) ? sections.map((s) => s.key) : [])}
+        >
+          {t(sections.some((s) => !s.folded) ? "list.foldAll" : "list.unfoldAll")}
+        </button>
+      )}
+      <span className="list-count muted" data-testid={`${listId}-count`}>
+        {filtering
+          ? t("list.countFiltered", { shown: list.matching, enabled: list.enabled, total: list.total })
+          : t("list.count", { enabled: list.enabled, total: list.total })}
+      </span>
+    </div>
+  );
+}
+
+/** The filter, "enabled only" and the grouping: rendered again only when the list's view
+ * changes, not with each edit of the list's items (React writes a form field's name and type
+ * again at each render; docs/PERFORMANCE.md, issue 39). */
+const ListFilter = memo(function ListFilter({
+  listId,
+  filterLabel,
+  hasCategories,
+}: {
+  listId: ListId;
+  filterLabel: string;
+  hasCategories: boolean;
+}) {
+  const t = useT();
+  const view = useListView(listId);
+  return (
+    <>
       <input
         type="search"
         className="list-filter"
@@ -53,21 +90,6 @@ export function ListTools({
           <option value="category">{t("list.groupCategory")}</option>
         </select>
       )}
-      {sections.length > 1 && (
-        <button
-          type="button"
-          className="link"
-          data-testid={`${listId}-fold-all`}
-          onClick={() => setFolded(listId, presetId, sections.some((s) => !s.folded) ? sections.map((s) => s.key) : [])}
-        >
-          {t(sections.some((s) => !s.folded) ? "list.foldAll" : "list.unfoldAll")}
-        </button>
-      )}
-      <span className="list-count muted" data-testid={`${listId}-count`}>
-        {filtering
-          ? t("list.countFiltered", { shown: list.matching, enabled: list.enabled, total: list.total })
-          : t("list.count", { enabled: list.enabled, total: list.total })}
-      </span>
-    </div>
+    </>
   );
-}
+});

@@ -1,4 +1,4 @@
-import { useState } from "react";
+import { memo, useState } from "react";
 import { setModel, useApp } from "../../app/store";
 import { useT } from "../../app/useT";
 import { useRunner } from "../../app/useRunner";
@@ -11,8 +11,9 @@ import { CompareToggle } from "./ComparePane";
  * label, the recipe and model profile in that note's tooltip), the session (its message count likewise) and the connection, each labelled
  * above its field, then Compare, Connections…, New session, Edit session and Export session… as
  * icon buttons named by their labels and tooltips. The session's editor opens under the row.
+ * Not rendered again with each new preview: only the model's recipe note follows the build.
  */
-export function PreviewHeader() {
+export const PreviewHeader = memo(function PreviewHeader() {
   const t = useT();
   const [editing, setEditing] = useState(false);
   const [error, run] = useRunner();
@@ -38,21 +39,23 @@ export function PreviewHeader() {
       {editing && hasSession && <SessionPanel setEditing={setEditing} run={run} />}
     </header>
   );
-}
+});
 
 /** The model the preview builds for, with the recipe and model profile that apply to it. */
 function ModelField() {
   const t = useT();
   const model = useApp((s) => s.model);
   const models = useApp((s) => s.models);
-  const result = useApp((s) => s.preview?.result);
-  const recipe = result && (result.recipe ?? "—");
+  // The two texts, not the build's result: the field is not rendered again for a new build that
+  // keeps them (React writes a form field's name and type again at each render).
+  const recipe = useApp((s) => (s.preview ? (s.preview.result.recipe ?? "—") : null));
+  const profile = useApp((s) => s.preview?.result.profile ?? null);
   return (
     <label className="head-field head-model">
       <span className="head-label">
         {t("preview.model")}
         {recipe && (
-          <span className="head-note" title={`${t("compare.recipeProfile")}: ${recipe} · ${result.profile}`}>
+          <span className="head-note" title={`${t("compare.recipeProfile")}: ${recipe} · ${profile}`}>
             {" "}
             · <span data-testid="preview-recipe">{recipe}</span>
           </span>

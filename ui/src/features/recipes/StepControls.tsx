@@ -1,8 +1,10 @@
 import type { DraggableAttributes, DraggableSyntheticListeners } from "@dnd-kit/core";
+import { memo } from "react";
 import { useT } from "../../app/useT";
 
-/** A step's drag handle and enable switch, in simple mode and in the workbench alike. */
-export function StepControls({
+/** A step's drag handle and enable switch, in simple mode and in the workbench alike. Rendered
+ * again only when its props change: typing in a step renders its row, not its switch. */
+export const StepControls = memo(function StepControls({
   name,
   handleRef,
   attributes,
@@ -50,4 +52,4 @@ export function StepControls({
       </label>
     </>
   );
-}
+});

@@ -1,4 +1,4 @@
-import { memo } from "react";
+import { memo, useCallback } from "react";
 import { useSortable } from "@dnd-kit/sortable";
 import { CSS } from "@dnd-kit/utilities";
 import { editPreset, selectStep } from "../../app/store";
@@ -40,7 +40,11 @@ function StepRowView({
   const t = useT();
   const { attributes, listeners, setNodeRef, setActivatorNodeRef, transform, transition, isDragging } =
     useSortable({ id: simpleStepId(view.key) });
-  const { template, step, strategy, mode } = view;
+  const { template, step, strategy, mode, index } = view;
+  const onEnabled = useCallback(
+    (enabled: boolean) => editPreset((p) => setStepEnabled(p, recipeAt, index, enabled)),
+    [recipeAt, index],
+  );
   const slot = isSlot(template);
   const name = template?.name || step.messageId;
   const moves =
@@ -78,7 +82,7 @@ function StepRowView({
         listeners={listeners}
         handleTestId={`handle-${view.key}`}
         enabled={step.enabled}
-        onEnabled={(enabled) => editPreset((p) => setStepEnabled(p, recipeAt, view.index, enabled))}
+        onEnabled={onEnabled}
       />
       <button type="button" className="step-body" onClick={() => selectStep(view.index)}>
         <span className="step-title">

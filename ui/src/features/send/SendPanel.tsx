@@ -1,3 +1,4 @@
+import { memo } from "react";
 import type { GenerationType } from "../../bindings";
 import { setGenerationType, setInput, setPrefill, useApp } from "../../app/store";
 import { useT } from "../../app/useT";
@@ -18,9 +19,10 @@ const BUTTON: Record<SentType, { label: MessageKey; help?: MessageKey; testId: s
 /**
  * The next user message, "Start reply with", Send, Continue and Impersonate (or Stop), and the
  * reply; the connection they send through is chosen in the preview's header. The button of the
- * kind the preview shows is the primary one: what it sends is what the preview shows.
+ * kind the preview shows is the primary one: what it sends is what the preview shows. Not
+ * rendered again with each new preview, which it does not show (docs/PERFORMANCE.md, issue 39).
  */
-export function SendPanel() {
+export const SendPanel = memo(function SendPanel() {
   const t = useT();
   const input = useApp((s) => s.input);
   const prefill = useApp((s) => s.prefill);
@@ -111,10 +113,10 @@ export function SendPanel() {
       <Reply />
     </div>
   );
-}
+});
 
 /** The preview's kind of generation (RULES 5.14): the context of the kind about to be sent. */
-export function GenerationTypeSwitch() {
+export const GenerationTypeSwitch = memo(function GenerationTypeSwitch() {
   const t = useT();
   const shown = useApp((s) => s.generationType);
   return (
@@ -137,7 +139,7 @@ export function GenerationTypeSwitch() {
       </div>
     </div>
   );
-}
+});
 
 const STREAMING: Partial<Record<SendKind, MessageKey>> = {
   continue: "send.continuing",
