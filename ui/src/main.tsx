@@ -3,6 +3,7 @@ import { createRoot } from "react-dom/client";
 import { App } from "./App";
 import { start } from "./app/store";
 import "./styles.css";
+import "./features/changes/changes.css";
 
 const root = document.getElementById("root");
 if (root) {
