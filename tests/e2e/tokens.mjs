@@ -34,6 +34,8 @@ export function tokenTests(test, current) {
     assert.match(claude, /^cl100k_base × 1\.11 · estimate$/);
     const estimated = await until(messageCounts, (c) => c.length > 0 && c.every((x) => x.startsWith("~")), "marked estimates");
     assert.ok(estimated.every((c) => /^~\d+$/.test(c)), `every message an estimate: ${estimated}`);
+    // The model field's suggestions closed, as a reader sees the counts.
+    await browser().execute(() => document.activeElement?.blur());
     await shot(browser(), "55-tokens-claude-estimate");
 
     await typeModel("gpt-4o");
