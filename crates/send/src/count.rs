@@ -22,13 +22,12 @@
 //! Errors are the sender's: an HTTP error status with the provider's own words, a network
 //! failure, a timeout, a reply that cannot be read.
 
-use reqwest::Url;
 use serde_json::{Map, Value};
 
 use crate::connection::Connection;
 use crate::dialect::Dialect;
 use crate::error::SendError;
-use crate::http::post_for_reply;
+use crate::http::exchange;
 use crate::key::ApiKey;
 use crate::options::SendOptions;
 use crate::request::{anthropic_path, gemini_model, gemini_path};
@@ -159,39 +158,12 @@ pub async fn count_tokens(
     request: &CountRequest,
     options: &SendOptions,
 ) -> Result<u64, SendError> {
-    let sent = key.clone();
-    let whole = count_unscrubbed(connection, key, request, options);
-    match tokio::time::timeout(options.total_timeout, whole).await {
-        Ok(result) => result.map_err(|e| e.scrubbed(sent.as_ref())),
-        Err(_) => Err(crate::send::total_timeout(connection, options)),
-    }
-}
-
-async fn count_unscrubbed(
-    connection: &Connection,
-    key: Option<ApiKey>,
-    request: &CountRequest,
-    options: &SendOptions,
-) -> Result<u64, SendError> {
-    connection.validate()?;
-    let key = key.filter(|k| !k.is_empty());
-    if key.is_none() {
-        return Err(SendError::MissingKey {
-            connection: connection.name.clone(),
-            dialect: connection.dialect.to_string(),
-            key_env: connection.key_env.clone(),
-        });
-    }
-    let url = Url::parse(&request.url).map_err(|e| {
-        connection.invalid(format!(
-            "the count URL does not parse: {e} ({})",
-            crate::text::escape_control(&request.url)
-        ))
-    })?;
-    let reply = post_for_reply(
+    let reply = exchange(
         connection,
-        key.as_ref(),
-        &url,
+        key,
+        true,
+        &request.url,
+        "count",
         &request.body,
         options,
         "the count reply",

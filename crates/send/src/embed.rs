@@ -16,13 +16,12 @@
 //! Errors are the sender's (status, network, timeouts), and a reply that does not hold one vector
 //! of numbers per text, all of one length, is [`SendError::BadReply`].
 
-use reqwest::Url;
 use serde_json::{json, Value};
 
 use crate::connection::Connection;
 use crate::dialect::Dialect;
 use crate::error::SendError;
-use crate::http::post_for_reply;
+use crate::http::exchange;
 use crate::key::ApiKey;
 use crate::options::SendOptions;
 use crate::request::{gemini_model, gemini_path};
@@ -128,39 +127,12 @@ pub async fn embed(
     request: &EmbedRequest,
     options: &SendOptions,
 ) -> Result<Vec<Vec<f32>>, SendError> {
-    let sent = key.clone();
-    let whole = embed_unscrubbed(connection, key, request, options);
-    match tokio::time::timeout(options.total_timeout, whole).await {
-        Ok(result) => result.map_err(|e| e.scrubbed(sent.as_ref())),
-        Err(_) => Err(crate::send::total_timeout(connection, options)),
-    }
-}
-
-async fn embed_unscrubbed(
-    connection: &Connection,
-    key: Option<ApiKey>,
-    request: &EmbedRequest,
-    options: &SendOptions,
-) -> Result<Vec<Vec<f32>>, SendError> {
-    connection.validate()?;
-    let key = key.filter(|k| !k.is_empty());
-    if connection.dialect.needs_key() && key.is_none() {
-        return Err(SendError::MissingKey {
-            connection: connection.name.clone(),
-            dialect: connection.dialect.to_string(),
-            key_env: connection.key_env.clone(),
-        });
-    }
-    let url = Url::parse(&request.url).map_err(|e| {
-        connection.invalid(format!(
-            "the embeddings URL does not parse: {e} ({})",
-            crate::text::escape_control(&request.url)
-        ))
-    })?;
-    let reply = post_for_reply(
+    let reply = exchange(
         connection,
-        key.as_ref(),
-        &url,
+        key,
+        connection.dialect.needs_key(),
+        &request.url,
+        "embeddings",
         &request.body,
         options,
         "the embeddings reply",

@@ -183,7 +183,7 @@ pub(crate) fn transport_error(e: &reqwest::Error, url: &str, options: &SendOptio
 /// Posts `body` to `url` with `connection`'s headers and reads the whole reply, each chunk within
 /// the idle timeout and at most `limit` bytes in all (`what` names the reply in the error): the
 /// short JSON answers of a count or an embeddings request, which nothing cancels.
-pub(crate) async fn post_for_reply(
+async fn post_for_reply(
     connection: &Connection,
     key: Option<&ApiKey>,
     url: &Url,
@@ -226,6 +226,39 @@ pub(crate) async fn post_for_reply(
         reply.extend_from_slice(&bytes);
     }
     Ok(reply)
+}
+
+/// A short JSON exchange outside a send (a count, an embeddings request), all of it under the
+/// total timeout: the connection checked, the key required where `key_required`, `url` parsed
+/// (`name` names it in the error), then [`post_for_reply`]; any key is scrubbed from the error.
+#[allow(clippy::too_many_arguments)]
+pub(crate) async fn exchange(
+    connection: &Connection,
+    key: Option<ApiKey>,
+    key_required: bool,
+    url: &str,
+    name: &'static str,
+    body: &[u8],
+    options: &SendOptions,
+    what: &'static str,
+    limit: usize,
+) -> Result<Vec<u8>, SendError> {
+    let sent = key.clone();
+    let whole = async {
+        connection.validate()?;
+        let key = crate::send::usable_key(connection, key, key_required)?;
+        let url = Url::parse(url).map_err(|e| {
+            connection.invalid(format!(
+                "the {name} URL does not parse: {e} ({})",
+                crate::text::escape_control(url)
+            ))
+        })?;
+        post_for_reply(connection, key.as_ref(), &url, body, options, what, limit).await
+    };
+    match tokio::time::timeout(options.total_timeout, whole).await {
+        Ok(result) => result.map_err(|e| e.scrubbed(sent.as_ref())),
+        Err(_) => Err(crate::send::total_timeout(connection, options)),
+    }
 }
 
 /// An error and its causes, joined, escaped; without the URL reqwest adds to its own text.

@@ -89,6 +89,24 @@ pub(crate) fn total_timeout(connection: &Connection, options: &SendOptions) -> S
     }
 }
 
+/// `key` unless it is empty; where the key is `required`, its absence is the error that names
+/// the connection and where its key is looked for.
+pub(crate) fn usable_key(
+    connection: &Connection,
+    key: Option<ApiKey>,
+    required: bool,
+) -> Result<Option<ApiKey>, SendError> {
+    let key = key.filter(|k| !k.is_empty());
+    if required && key.is_none() {
+        return Err(SendError::MissingKey {
+            connection: connection.name.clone(),
+            dialect: connection.dialect.to_string(),
+            key_env: connection.key_env.clone(),
+        });
+    }
+    Ok(key)
+}
+
 #[allow(clippy::too_many_arguments)]
 async fn send_unscrubbed<F>(
     connection: &Connection,
@@ -105,14 +123,7 @@ where
 {
     let started = Instant::now();
     connection.validate()?;
-    let key = key.filter(|k| !k.is_empty());
-    if connection.dialect.needs_key() && key.is_none() {
-        return Err(SendError::MissingKey {
-            connection: connection.name.clone(),
-            dialect: connection.dialect.to_string(),
-            key_env: connection.key_env.clone(),
-        });
-    }
+    let key = usable_key(connection, key, connection.dialect.needs_key())?;
     let url = request_url(connection, model, call)?;
     let headers = request_headers(connection, key.as_ref())?;
     let client = client(&url, options)?;
