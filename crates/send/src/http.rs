@@ -228,6 +228,33 @@ async fn post_for_reply(
     Ok(reply)
 }
 
+/// The send (or count) took longer than `total_timeout` in all.
+pub(crate) fn total_timeout(connection: &Connection, options: &SendOptions) -> SendError {
+    SendError::Timeout {
+        url: crate::text::escape_control(&connection.base_url),
+        phase: crate::error::TimeoutPhase::Total,
+        after: options.total_timeout,
+    }
+}
+
+/// `key` unless it is empty; where the key is `required`, its absence is the error that names
+/// the connection and where its key is looked for.
+pub(crate) fn usable_key(
+    connection: &Connection,
+    key: Option<ApiKey>,
+    required: bool,
+) -> Result<Option<ApiKey>, SendError> {
+    let key = key.filter(|k| !k.is_empty());
+    if required && key.is_none() {
+        return Err(SendError::MissingKey {
+            connection: connection.name.clone(),
+            dialect: connection.dialect.to_string(),
+            key_env: connection.key_env.clone(),
+        });
+    }
+    Ok(key)
+}
+
 /// A short JSON exchange outside a send (a count, an embeddings request), all of it under the
 /// total timeout: the connection checked, the key required where `key_required`, `url` parsed
 /// (`name` names it in the error), then [`post_for_reply`]; any key is scrubbed from the error.
@@ -246,7 +273,7 @@ pub(crate) async fn exchange(
     let sent = key.clone();
     let whole = async {
         connection.validate()?;
-        let key = crate::send::usable_key(connection, key, key_required)?;
+        let key = usable_key(connection, key, key_required)?;
         let url = Url::parse(url).map_err(|e| {
             connection.invalid(format!(
                 "the {name} URL does not parse: {e} ({})",
@@ -257,7 +284,7 @@ pub(crate) async fn exchange(
     };
     match tokio::time::timeout(options.total_timeout, whole).await {
         Ok(result) => result.map_err(|e| e.scrubbed(sent.as_ref())),
-        Err(_) => Err(crate::send::total_timeout(connection, options)),
+        Err(_) => Err(total_timeout(connection, options)),
     }
 }
 

@@ -9,7 +9,7 @@ use tokio_util::sync::CancellationToken;
 use crate::connection::Connection;
 use crate::decode::{decode_full, Decoder, StreamEvent, Usage};
 use crate::error::{SendError, TimeoutPhase};
-use crate::http::{client, post, shown};
+use crate::http::{client, post, shown, total_timeout, usable_key};
 use crate::key::ApiKey;
 use crate::options::SendOptions;
 use crate::request::{request_headers, request_url, Call};
@@ -78,33 +78,6 @@ where
         Ok(result) => result.map_err(|e| e.scrubbed(sent.as_ref())),
         Err(_) => Err(total_timeout(connection, options)),
     }
-}
-
-/// The send (or count) took longer than `total_timeout` in all.
-pub(crate) fn total_timeout(connection: &Connection, options: &SendOptions) -> SendError {
-    SendError::Timeout {
-        url: crate::text::escape_control(&connection.base_url),
-        phase: crate::error::TimeoutPhase::Total,
-        after: options.total_timeout,
-    }
-}
-
-/// `key` unless it is empty; where the key is `required`, its absence is the error that names
-/// the connection and where its key is looked for.
-pub(crate) fn usable_key(
-    connection: &Connection,
-    key: Option<ApiKey>,
-    required: bool,
-) -> Result<Option<ApiKey>, SendError> {
-    let key = key.filter(|k| !k.is_empty());
-    if required && key.is_none() {
-        return Err(SendError::MissingKey {
-            connection: connection.name.clone(),
-            dialect: connection.dialect.to_string(),
-            key_env: connection.key_env.clone(),
-        });
-    }
-    Ok(key)
 }
 
 #[allow(clippy::too_many_arguments)]
