@@ -482,7 +482,10 @@ impl<'s> PipelineContext<'_, 's> {
                         }
                     }
                 }
-                let exact = self.counts_exact && body.attachments().is_empty();
+                // Only stored messages carry attachments: where none has one, no message asks.
+                let exact = self.counts_exact
+                    && (self.blackboard.history_attachments == Some(false)
+                        || body.attachments().is_empty());
                 all_exact &= exact;
                 BuiltMessage {
                     role,
