@@ -129,6 +129,7 @@ impl Processor for RegexProcessor {
         let mut changed = vec![0u32; history_rules.len()];
         let mut too_long = vec![0u32; history_rules.len()];
         let mut left_over_cap = 0u32;
+        let mut made: Vec<NewRewrite> = Vec::new();
         for i in 0..n {
             let Some(m) = ctx.history.get(i) else { break };
             let (role, depth) = (m.role, (n - 1 - i) as u32);
@@ -176,25 +177,36 @@ impl Processor for RegexProcessor {
                         changed[k] += 1;
                     }
                     let text: Option<Arc<str>> = done.text.map(Arc::from);
-                    // Kept as parts the next builds share (a stored message as stored).
-                    let rewritten = match &text {
-                        Some(t) => m.rewritten(Arc::clone(t)).ok_or(()),
-                        None => Err(()),
-                    };
-                    match (stored, rewritten) {
-                        (Some(h), rewritten) if rewritten.is_ok() || text.is_none() => {
-                            let bits =
-                                |rules: &[usize]| rules.iter().fold(0u64, |b, &k| b | (1u64 << k));
-                            let rewritten = rewritten.ok();
+                    // Kept (one bit a rule) only where there are at most 64 rules.
+                    let bits = |rules: &[usize]| rules.iter().fold(0u64, |b, &k| b | (1u64 << k));
+                    let outcome = || (bits(&done.changed), bits(&done.too_long));
+                    match (stored, text) {
+                        // Kept as parts the next builds share, made after the pass.
+                        (Some(h), Some(text)) => {
+                            let (changed, too_long) = outcome();
+                            made.push(NewRewrite {
+                                at: i,
+                                stored: h,
+                                text: Arc::clone(&text),
+                                role,
+                                depth: depth_key,
+                                changed,
+                                too_long,
+                                taken: false,
+                            });
+                            Some(Change::Made(made.len() - 1, text))
+                        }
+                        (Some(h), None) => {
+                            let (changed, too_long) = outcome();
                             let outcome = RuleOutcome {
-                                changed: bits(&done.changed),
-                                too_long: bits(&done.too_long),
-                                text: rewritten.clone(),
+                                changed,
+                                too_long,
+                                text: None,
                             };
                             memo.set(h, m.content_arc(), role, depth_key, outcome);
-                            rewritten.map(Change::Kept)
+                            None
                         }
-                        _ => text.map(Change::Text),
+                        (None, text) => text.map(Change::Text),
                     }
                 }
             };
@@ -212,7 +224,35 @@ impl Processor for RegexProcessor {
                             ctx.history.set_content(i, Arc::clone(r.content_arc()));
                         }
                     }
+                    Change::Made(k, _) => made[k].taken = true,
                     Change::Text(text) => ctx.history.set_content(i, text),
+                }
+            }
+        }
+        // The rewrites this build made, made now, one after another: they lie in a row in
+        // memory, so that the next builds, which read them in history order, read them as
+        // they read the history.
+        for new in made {
+            let Some(m) = ctx.history.get(new.at) else {
+                continue;
+            };
+            let stored_text = Arc::clone(m.content_arc());
+            let Some(rewritten) = m.rewritten(Arc::clone(&new.text)) else {
+                // Not a stored message as stored (its pass found it so): the text alone.
+                if new.taken {
+                    ctx.history.set_content(new.at, new.text);
+                }
+                continue;
+            };
+            let outcome = RuleOutcome {
+                changed: new.changed,
+                too_long: new.too_long,
+                text: Some(rewritten.clone()),
+            };
+            memo.set(new.stored, &stored_text, new.role, new.depth, outcome);
+            if new.taken {
+                if let Err(r) = ctx.history.set_rewritten(new.at, rewritten) {
+                    ctx.history.set_content(new.at, Arc::clone(r.content_arc()));
                 }
             }
         }
@@ -353,9 +393,11 @@ impl HistoryRewrites {
     }
 }
 
-/// A history message's new text: as parts kept between builds, or a text of this build's.
+/// A history message's new text: as parts kept between builds, as parts made after the pass
+/// (by their place in its list of [`NewRewrite`]s), or a text of this build's alone.
 enum Change {
     Kept(Rewritten),
+    Made(usize, Arc<str>),
     Text(Arc<str>),
 }
 
@@ -363,9 +405,24 @@ impl Change {
     fn text(&self) -> &str {
         match self {
             Change::Kept(r) => r.content_arc(),
-            Change::Text(t) => t,
+            Change::Made(_, t) | Change::Text(t) => t,
         }
     }
+}
+
+/// A stored message the history rules rewrote in this build, not kept from an earlier one: its
+/// parts are made after the pass, and kept for the next builds.
+struct NewRewrite {
+    /// Its position in the history, and in the session.
+    at: usize,
+    stored: usize,
+    text: Arc<str>,
+    role: Role,
+    depth: u32,
+    changed: u64,
+    too_long: u64,
+    /// Whether this build takes it (not left out by the cap on growth).
+    taken: bool,
 }
 
 /// The warning for a rule left out of `count` texts (history messages or templates, as `text`

@@ -71,12 +71,7 @@ impl Stored<'_> {
     /// The parts of this stored message with `content` for its text: its name (when it is
     /// sent), its attachments and its provenance, the stored id included.
     fn parts(&self, content: Arc<str>) -> Parts {
-        let attachments = (0..self.message.attachments.len() as u32)
-            .map(|attachment| AttachmentRef {
-                message: self.index,
-                attachment,
-            })
-            .collect();
+        let attachments = stored_attachments(self.index, self.message.attachments.len());
         Parts {
             name: self.message.name.clone().filter(|_| self.has_name),
             content,
@@ -95,18 +90,21 @@ impl Stored<'_> {
     /// texts are shared with the stored message (a text never changes in place).
     fn is_rewritten_as(&self, rewrite: &RewriteParts) -> bool {
         let name = self.message.name.as_ref().filter(|_| self.has_name);
-        let id = self.message.id.as_ref();
         rewrite.index == self.index
             && rewrite.attachments as usize == self.message.attachments.len()
-            && ((rewrite.name == address(name) && rewrite.id == address(id))
-                || (same_text(rewrite.parts.name.as_ref(), name)
-                    && same_text(rewrite.parts.source.message_id.as_ref(), id)))
+            && same_text(rewrite.name.as_ref(), name)
+            && same_text(rewrite.id.as_ref(), self.message.id.as_ref())
     }
 }
 
-/// Where a shared text is held (0 for none): equal addresses, the same text.
-fn address(text: Option<&Arc<str>>) -> usize {
-    text.map_or(0, |t| Arc::as_ptr(t) as *const u8 as usize)
+/// References to the `count` attachments of stored message `index`.
+fn stored_attachments(index: u32, count: usize) -> Vec<AttachmentRef> {
+    (0..count as u32)
+        .map(|attachment| AttachmentRef {
+            message: index,
+            attachment,
+        })
+        .collect()
 }
 
 /// Whether two shared texts say the same: the same text when they are the same `Arc` (a text
@@ -124,21 +122,39 @@ fn same_text(a: Option<&Arc<str>>, b: Option<&Arc<str>>) -> bool {
 #[derive(Debug, Clone)]
 pub struct Rewritten(Arc<RewriteParts>);
 
-/// What [`Rewritten`] points to. In this order, so that what a pass asks of every message (its
-/// text, position, whether it has a name) and what the regex pass checks (which name, id and
-/// attachments it was made with) are read together, just after the shared counts.
+/// What [`Rewritten`] points to: the new text and what the stored message had (its position,
+/// name when sent, id and number of attachments), from which its provenance and attachments
+/// follow as for a stored message. One small block, so that the rewrites of a session, made in
+/// a row, lie in a row, and a pass over a long history reads them as it reads the history.
 #[derive(Debug)]
 #[repr(C)]
 pub(super) struct RewriteParts {
     content: Arc<str>,
     index: u32,
     attachments: u32,
-    /// Where the name (when sent) and id it was made with are held ([`address`]): `parts`
-    /// holds both, so no other text can be at those addresses while this is kept.
-    name: usize,
-    id: usize,
-    /// The whole message as parts, for when something changes it (its text is `content`).
-    parts: Arc<Parts>,
+    name: Option<Arc<str>>,
+    id: Option<Arc<str>>,
+}
+
+impl RewriteParts {
+    /// The message as parts of its own, for when something changes it.
+    fn parts(&self) -> Parts {
+        Parts {
+            name: self.name.clone(),
+            content: Arc::clone(&self.content),
+            source: self.source(true),
+            attachments: stored_attachments(self.index, self.attachments as usize),
+            truncated: false,
+            merged: Vec::new(),
+        }
+    }
+
+    fn source(&self, with_id: bool) -> Source {
+        Source {
+            message_id: self.id.clone().filter(|_| with_id),
+            ..Source::history(self.index as usize)
+        }
+    }
 }
 
 /// The same parts, not merely equal ones.
@@ -183,7 +199,7 @@ impl<'s> Body<'s> {
     fn parts_mut(&mut self) -> &mut Parts {
         match self {
             Body::Stored(s) => *self = Body::Own(Arc::new(s.parts(Arc::clone(&s.message.content)))),
-            Body::Rewrite(r) => *self = Body::Own(Arc::clone(&r.0.parts)),
+            Body::Rewrite(r) => *self = Body::Own(Arc::new(r.0.parts())),
             Body::Own(_) => {}
         }
         match self {
@@ -213,8 +229,7 @@ impl<'s> Body<'s> {
         match self {
             Body::Stored(s) if s.has_name => s.message.name.as_deref(),
             Body::Stored(_) => None,
-            Body::Rewrite(r) if r.0.name == 0 => None,
-            Body::Rewrite(r) => r.0.parts.name.as_deref(),
+            Body::Rewrite(r) => r.0.name.as_deref(),
             Body::Own(parts) => parts.name.as_deref(),
         }
     }
@@ -244,8 +259,8 @@ impl<'s> Body<'s> {
                     ..Source::history(s.index as usize)
                 })
             }
+            Body::Rewrite(r) => return Cow::Owned(r.0.source(with_id)),
             Body::Own(parts) => parts,
-            Body::Rewrite(r) => &r.0.parts,
         };
         if !with_id && parts.source.message_id.is_some() {
             Cow::Owned(Source {
@@ -270,16 +285,9 @@ impl<'s> Body<'s> {
     pub(super) fn attachments(&self) -> Cow<'_, [AttachmentRef]> {
         match self {
             Body::Stored(s) if !s.has_attachments => Cow::Borrowed(&[]),
-            Body::Stored(s) => Cow::Owned(
-                (0..s.message.attachments.len() as u32)
-                    .map(|attachment| AttachmentRef {
-                        message: s.index,
-                        attachment,
-                    })
-                    .collect(),
-            ),
+            Body::Stored(s) => Cow::Owned(stored_attachments(s.index, s.message.attachments.len())),
             Body::Rewrite(r) if r.0.attachments == 0 => Cow::Borrowed(&[]),
-            Body::Rewrite(r) => Cow::Borrowed(&r.0.parts.attachments),
+            Body::Rewrite(r) => Cow::Owned(stored_attachments(r.0.index, r.0.attachments as usize)),
             Body::Own(parts) => Cow::Borrowed(&parts.attachments),
         }
     }
@@ -416,14 +424,12 @@ impl<'s> PipelineMessage<'s> {
     pub fn rewritten(&self, content: Arc<str>) -> Option<Rewritten> {
         match &self.body {
             Body::Stored(s) if self.body.as_stored(self.role).is_some() => {
-                let parts = s.parts(content);
                 Some(Rewritten(Arc::new(RewriteParts {
-                    content: Arc::clone(&parts.content),
+                    content,
                     index: s.index,
-                    attachments: parts.attachments.len() as u32,
-                    name: address(parts.name.as_ref()),
-                    id: address(parts.source.message_id.as_ref()),
-                    parts: Arc::new(parts),
+                    attachments: s.message.attachments.len() as u32,
+                    name: s.message.name.clone().filter(|_| s.has_name),
+                    id: s.message.id.clone(),
                 })))
             }
             _ => None,
@@ -481,7 +487,7 @@ impl<'s> PipelineMessage<'s> {
                 let parts = Arc::unwrap_or_clone(parts);
                 (parts.source, parts.merged)
             }
-            Body::Rewrite(r) => (r.0.parts.source.clone(), Vec::new()),
+            Body::Rewrite(r) => (r.0.source(true), Vec::new()),
         }
     }
 
