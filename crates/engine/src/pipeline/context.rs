@@ -200,6 +200,9 @@ pub struct Blackboard {
     /// with `Some(false)` the passes over attachments (transcription, asset resolver) have
     /// nothing to look at in a long history.
     pub history_attachments: Option<bool>,
+    /// The generation of the session's stored texts the session loader found
+    /// ([`crate::cache::ByStoredText::sync`]); `None` before it ran.
+    pub stored_texts: Option<u64>,
     /// Bytes the regex rules have added to this build's texts so far (history, then templates),
     /// against `limits::REGEX_BUILD_GROWTH`.
     pub regex_growth: usize,
@@ -460,11 +463,15 @@ impl<'a, 's> PipelineContext<'a, 's> {
             (SourceKind::History, Some(i)) => Some(i as usize),
             _ => None,
         };
+        // A stored text as stored is read only when the session changed (RULES 5.3).
+        let stored_text = message.stored_text();
         let kept = stored.and_then(|i| {
-            self.history_counts
-                .get(i, message.content_arc())
-                .filter(|(_, role)| *role == message.role)
-                .map(|(n, _)| *n)
+            match stored_text {
+                Some((_, m)) => self.history_counts.get_stored(i, || &m.content),
+                None => self.history_counts.get(i, message.content_arc()),
+            }
+            .filter(|(_, role)| *role == message.role)
+            .map(|(n, _)| *n)
         });
         let wrapped = match kept {
             Some(n) => {
@@ -473,9 +480,16 @@ impl<'a, 's> PipelineContext<'a, 's> {
             }
             None => {
                 let n = self.count_wrapped(message);
-                if let Some(i) = stored {
-                    self.history_counts
-                        .set(i, message.content_arc(), (n, message.role));
+                match (stored, stored_text) {
+                    (Some(i), Some((_, m))) => {
+                        self.history_counts
+                            .set_stored(i, &m.content, (n, message.role))
+                    }
+                    (Some(i), None) => {
+                        self.history_counts
+                            .set(i, message.content_arc(), (n, message.role))
+                    }
+                    _ => {}
                 }
                 n
             }
@@ -516,7 +530,7 @@ impl<'a, 's> PipelineContext<'a, 's> {
                 let start = body.as_ptr() as usize - content.as_ptr() as usize;
                 Ok(start..start + body.len())
             } else {
-                Err(count_joined(self.cache, kind, &a.prefix, body, &a.suffix))
+                Err(self.cache.count_joined(kind, &a.prefix, body, &a.suffix))
             }
         });
         match wrap {
@@ -537,6 +551,13 @@ impl<'a, 's> PipelineContext<'a, 's> {
     /// The tokens a message of `role` costs beyond its content (see [`overhead_for`]).
     pub fn overhead_of(&self, role: crate::model::Role) -> crate::tokens::MessageOverhead {
         self.overheads[role.index()]
+    }
+
+    /// Notes that the session loader found the session's stored texts of `generation`
+    /// ([`crate::cache::ByStoredText::sync`]).
+    pub(crate) fn found_stored_texts(&mut self, generation: u64) {
+        self.blackboard.stored_texts = Some(generation);
+        self.history_counts.sync(self.session, Some(generation));
     }
 
     /// Hands this session's history counts back to the cache for the next build.
@@ -591,34 +612,6 @@ struct Joints {
     prefix_line: bool,
     /// The suffix joins apart from any content.
     suffix: bool,
-}
-
-/// Tokens of `prefix`, `body` and `suffix` written together. A body longer than twice what a
-/// counter takes at once is counted as its head with the prefix, its middle, and its tail with
-/// the suffix, so that no copy of it is made (a counter cuts a line that long anyway, RULES
-/// 5.8).
-fn count_joined(
-    cache: &BuildCache,
-    kind: crate::tokens::Vocabulary,
-    prefix: &str,
-    body: &str,
-    suffix: &str,
-) -> u32 {
-    let window = crate::tokens::MAX_COUNTED_AT_ONCE;
-    if body.len() <= 2 * window {
-        return cache.count(kind, &format!("{prefix}{body}{suffix}"));
-    }
-    let mut head = window;
-    while !body.is_char_boundary(head) {
-        head -= 1;
-    }
-    let mut tail = body.len() - window;
-    while !body.is_char_boundary(tail) {
-        tail += 1;
-    }
-    cache.count(kind, &format!("{prefix}{}", &body[..head]))
-        + cache.count(kind, &body[head..tail])
-        + cache.count(kind, &format!("{}{suffix}", &body[tail..]))
 }
 
 /// The tokens a message of `role` costs beyond its content: the provider format's, or in text

@@ -15,6 +15,9 @@ pub struct History<'s> {
     /// For each role (by `Role::index`), the positions of its messages, ascending: made when
     /// first asked for, then kept right through every change.
     by_role: OnceLock<[Vec<u32>; 4]>,
+    /// How many messages from the start are still the session's stored messages as the session
+    /// loader put them in, in order: every change at a position below it lowers it.
+    loaded: usize,
 }
 
 impl<'s> History<'s> {
@@ -26,7 +29,24 @@ impl<'s> History<'s> {
         History {
             items: Vec::with_capacity(n),
             by_role: OnceLock::new(),
+            loaded: 0,
         }
+    }
+
+    /// How many messages from the start are the session's stored messages, in order, as the
+    /// session loader put them in: nothing inserted, removed or changed among them since.
+    pub fn loaded(&self) -> usize {
+        self.loaded
+    }
+
+    /// Notes that every message so far is a stored message as the session loader put it in.
+    pub(crate) fn mark_loaded(&mut self) {
+        self.loaded = self.items.len();
+    }
+
+    /// Notes a change at `index`.
+    fn changed_at(&mut self, index: usize) {
+        self.loaded = self.loaded.min(index);
     }
 
     /// The per-role positions, made now if no one asked for them before.
@@ -74,6 +94,7 @@ impl<'s> History<'s> {
     /// Inserts at `index` (clamped to the end); later positions shift by one in every index.
     pub fn insert(&mut self, index: usize, message: PipelineMessage<'s>) {
         let index = index.min(self.items.len());
+        self.changed_at(index);
         if let Some(by_role) = self.by_role.get_mut() {
             for positions in by_role.iter_mut() {
                 let from = positions.partition_point(|&p| (p as usize) < index);
@@ -94,6 +115,7 @@ impl<'s> History<'s> {
             return None;
         }
         let message = self.items.remove(index);
+        self.changed_at(index);
         if let Some(by_role) = self.by_role.get_mut() {
             let role = &mut by_role[message.role.index()];
             if let Ok(at) = role.binary_search(&(index as u32)) {
@@ -111,19 +133,25 @@ impl<'s> History<'s> {
 
     /// Keeps the messages for which `keep` is true, rebuilding the indices once.
     pub fn retain(&mut self, mut keep: impl FnMut(&PipelineMessage<'s>) -> bool) {
-        self.items.retain(|m| keep(m));
-        self.reindex();
+        self.retain_indexed(|_, m| keep(m));
     }
 
     /// Keeps the messages for which `keep(position, message)` is true, rebuilding the indices
     /// once.
     pub fn retain_indexed(&mut self, mut keep: impl FnMut(usize, &PipelineMessage<'s>) -> bool) {
         let mut position = 0;
+        let mut first_out = None;
         self.items.retain(|m| {
             let kept = keep(position, m);
+            if !kept && first_out.is_none() {
+                first_out = Some(position);
+            }
             position += 1;
             kept
         });
+        if let Some(at) = first_out {
+            self.changed_at(at);
+        }
         self.reindex();
     }
 
@@ -132,6 +160,7 @@ impl<'s> History<'s> {
         let Some(slot) = self.items.get_mut(index) else {
             return;
         };
+        self.loaded = self.loaded.min(index);
         let old_role = slot.role;
         *slot = message;
         let new_role = self.items[index].role;
@@ -156,6 +185,7 @@ impl<'s> History<'s> {
     pub fn set_content(&mut self, index: usize, content: impl Into<std::sync::Arc<str>>) {
         if let Some(m) = self.items.get_mut(index) {
             m.set_content(content);
+            self.changed_at(index);
         }
     }
 
@@ -166,10 +196,14 @@ impl<'s> History<'s> {
         index: usize,
         rewritten: super::Rewritten,
     ) -> Result<(), super::Rewritten> {
-        match self.items.get_mut(index) {
-            Some(m) => m.set_rewritten(rewritten),
-            None => Err(rewritten),
+        let Some(m) = self.items.get_mut(index) else {
+            return Err(rewritten);
+        };
+        let done = m.set_rewritten(rewritten);
+        if done.is_ok() {
+            self.changed_at(index);
         }
+        done
     }
 
     /// Positions of the `n` most recent messages of `role`, oldest first.
@@ -211,6 +245,7 @@ impl<'s> History<'s> {
                 .map(PipelineMessage::into_owned)
                 .collect(),
             by_role: self.by_role,
+            loaded: self.loaded,
         }
     }
 
@@ -230,6 +265,7 @@ impl<'s> FromIterator<PipelineMessage<'s>> for History<'s> {
         History {
             items,
             by_role: OnceLock::new(),
+            loaded: 0,
         }
     }
 }
@@ -277,8 +313,23 @@ mod tests {
             .collect()
     }
 
+    #[test]
+    fn messages_pushed_after_the_loaded_ones_or_changed_past_them_leave_them_loaded() {
+        let mut h: History = (0..4).map(|i| message(Role::User, i)).collect();
+        assert_eq!(h.loaded(), 0, "none until the loader says so");
+        h.mark_loaded();
+        h.push(message(Role::User, 4));
+        h.set_content(4, "changed");
+        assert_eq!(h.loaded(), 4);
+        h.set_content(2, "changed");
+        assert_eq!(h.loaded(), 2);
+        h.retain(|m| m.content() != "m1");
+        assert_eq!(h.loaded(), 1);
+    }
+
     proptest! {
-        /// Every operation keeps the per-role indices equal to a fresh scan of the messages.
+        /// Every operation keeps the per-role indices equal to a fresh scan of the messages, and
+        /// the messages it counts as loaded are the first ones pushed, each still in its place.
         #[test]
         fn per_role_indices_stay_right_through_every_operation(ops in prop::collection::vec(op(), 0..80)) {
             let mut h = History::new();
@@ -286,7 +337,17 @@ mod tests {
             // are made then, not kept through the changes.
             let mut lazy = History::new();
             let mut model: Vec<PipelineMessage> = Vec::new();
+            // Ten loaded messages first, `m0` to `m9`; every later message has a tag from 100.
+            for tag in 0..10 {
+                let r = [Role::User, Role::Assistant][tag % 2];
+                h.push(message(r, tag));
+                lazy.push(message(r, tag));
+                model.push(message(r, tag));
+            }
+            h.mark_loaded();
+            prop_assert_eq!(h.loaded(), 10);
             for (tag, op) in ops.into_iter().enumerate() {
+                let tag = tag + 100;
                 match op {
                     Op::Push(r) => {
                         h.push(message(r, tag));
@@ -324,6 +385,9 @@ mod tests {
                     }
                 }
                 prop_assert_eq!(h.as_slice(), model.as_slice());
+                for (i, m) in model.iter().enumerate().take(h.loaded()) {
+                    prop_assert_eq!(m.content(), format!("m{i}"));
+                }
                 for r in [Role::System, Role::User, Role::Assistant, Role::Tool] {
                     let scan = positions_in(&model, r);
                     prop_assert_eq!(h.positions_of(r), scan.as_slice());

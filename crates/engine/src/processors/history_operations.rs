@@ -110,22 +110,49 @@ impl Processor for HistoryOperations {
                 let texts = (contains.is_some() || excludes.is_some())
                     .then(|| texts_key(contains_list, excludes_list));
                 let session = ctx.session;
-                let mut memo =
-                    texts.map(|key| ctx.cache.take_kept::<HistoryMatches>(&session.id, key));
+                let generation = ctx.blackboard.stored_texts;
+                let mut memo = texts.map(|key| {
+                    let mut memo = ctx.cache.take_kept::<HistoryMatches>(&session.id, key);
+                    memo.rows.sync(session, generation);
+                    memo
+                });
                 let mut remove = HashSet::new();
-                for (i, m) in ctx.history.iter().enumerate() {
+                // Over the stored messages as loaded, unchanged since the last build with these
+                // roles, what it removed: the rest is looked at.
+                let loaded = ctx.history.loaded();
+                let whole = loaded == session.messages.len() && generation.is_some();
+                let reused = memo
+                    .as_ref()
+                    .and_then(|m| m.removed.as_ref())
+                    .filter(|r| whole && Some(r.generation) == generation && r.roles == roles);
+                let from = match reused {
+                    Some(r) => {
+                        remove.extend(r.stored.iter().map(|&i| i as usize));
+                        loaded
+                    }
+                    None => 0,
+                };
+                let reused = reused.is_some();
+                for (i, m) in ctx.history.iter().enumerate().skip(from) {
                     let kept = (roles.is_empty() || roles.contains(&m.role))
-                        && match (&mut memo, m.history_index()) {
-                            (Some(memo), Some(h)) if m.kind() == SourceKind::History => {
+                        && match (&mut memo, m.stored_text(), m.history_index()) {
+                            // Its stored text, held by the memo: read only when it changed.
+                            (Some(memo), Some((h, stored)), _) => {
+                                let known = memo.rows.get_stored(h, || &stored.content).copied();
+                                known.unwrap_or_else(|| {
+                                    let passed = passes(&stored.content);
+                                    memo.rows.set_stored(h, &stored.content, passed);
+                                    passed
+                                })
+                            }
+                            (Some(memo), None, Some(h)) if m.kind() == SourceKind::History => {
                                 let h = h as usize;
-                                match memo.get(h, m.content_arc()) {
-                                    Some(&passed) => passed,
-                                    None => {
-                                        let passed = passes(m.content());
-                                        memo.set(h, m.content_arc(), passed);
-                                        passed
-                                    }
-                                }
+                                let known = memo.rows.get(h, m.content_arc()).copied();
+                                known.unwrap_or_else(|| {
+                                    let passed = passes(m.content());
+                                    memo.rows.set(h, m.content_arc(), passed);
+                                    passed
+                                })
                             }
                             _ => passes(m.content()),
                         };
@@ -134,7 +161,20 @@ impl Processor for HistoryOperations {
                     }
                 }
                 if let (Some(key), Some(mut memo)) = (texts, memo) {
-                    memo.truncate(session.messages.len());
+                    if let (false, true, Some(generation)) = (reused, whole, generation) {
+                        let mut stored: Vec<u32> = remove
+                            .iter()
+                            .filter(|&&i| i < loaded)
+                            .map(|&i| i as u32)
+                            .collect();
+                        stored.sort_unstable();
+                        memo.removed = Some(Removed {
+                            generation,
+                            roles: roles.clone(),
+                            stored,
+                        });
+                    }
+                    memo.rows.truncate(session.messages.len());
                     ctx.cache.keep(&session.id, key, memo);
                 }
                 remove
@@ -188,8 +228,22 @@ impl Processor for HistoryOperations {
     }
 }
 
-/// Whether each of a session's stored messages passed one filter's texts, by stored position.
-type HistoryMatches = ByStoredText<bool>;
+/// Whether each of a session's stored messages passed one filter's texts, by stored position,
+/// and which the last build with them removed.
+#[derive(Debug, Default)]
+struct HistoryMatches {
+    rows: ByStoredText<bool>,
+    removed: Option<Removed>,
+}
+
+/// The stored messages a filter's last build removed, while the session's stored texts were of
+/// `generation` ([`ByStoredText::sync`]) and the history was the stored messages as loaded.
+#[derive(Debug)]
+struct Removed {
+    generation: u64,
+    roles: Vec<Role>,
+    stored: Vec<u32>,
+}
 
 /// Identifies a filter's texts: what decides whether a message passes them.
 fn texts_key(contains: &str, excludes: &str) -> u64 {

@@ -125,6 +125,7 @@ impl Processor for RegexProcessor {
             .any(|r| r.min_depth.is_some() || r.max_depth.is_some());
         let session = ctx.session;
         let mut memo = ctx.cache.take_kept::<HistoryRewrites>(&session.id, key);
+        memo.rows.sync(session, ctx.blackboard.stored_texts);
         let n = ctx.history.len();
         let mut changed = vec![0u32; history_rules.len()];
         let mut too_long = vec![0u32; history_rules.len()];
@@ -141,12 +142,12 @@ impl Processor for RegexProcessor {
                 continue;
             }
             let depth_key = if depth_matters { depth } else { u32::MAX };
-            // A stored message as stored is read straight from the session.
+            // A stored message as stored is read straight from the session, and only when what
+            // was kept of it is not known to hold.
             let (stored, content) = match m.as_stored() {
                 Some((h, message)) => (Some(h).filter(|_| memo_rules), &message.content),
                 None => (None, m.content_arc()),
             };
-            let length = content.len();
             // The common case on a warm rebuild: kept, and the rules did nothing to it.
             let kept = stored.and_then(|h| memo.get(h, content, role, depth_key));
             let text = match kept {
@@ -203,7 +204,7 @@ impl Processor for RegexProcessor {
                                 too_long,
                                 text: None,
                             };
-                            memo.set(h, m.content_arc(), role, depth_key, outcome);
+                            memo.set(h, content, role, depth_key, outcome);
                             None
                         }
                         (None, text) => text.map(Change::Text),
@@ -211,7 +212,7 @@ impl Processor for RegexProcessor {
                 }
             };
             if let Some(change) = text {
-                let grown = change.text().len().saturating_sub(length);
+                let grown = change.text().len().saturating_sub(content.len());
                 if ctx.blackboard.regex_growth + grown > REGEX_BUILD_GROWTH {
                     ctx.blackboard.regex_growth = REGEX_BUILD_GROWTH;
                     left_over_cap += 1;
@@ -328,7 +329,7 @@ pub(crate) struct HistoryRewrites {
 }
 
 impl HistoryRewrites {
-    /// What the rules made of stored message `index` when it was this very text, of this role,
+    /// What the rules made of stored message `index` with its stored text `text`, of this role,
     /// at this depth (`u32::MAX` where depth does not matter).
     pub fn get(
         &mut self,
@@ -339,7 +340,7 @@ impl HistoryRewrites {
     ) -> Option<&RuleOutcome> {
         let row = self
             .rows
-            .get(index, text)
+            .get_stored(index, || text)
             .filter(|r| r.role == role && r.depth == depth)?;
         if !row.did_something {
             return Some(&NOTHING);
@@ -374,7 +375,7 @@ impl HistoryRewrites {
             (Err(at), true) => self.outcomes.insert(at, (index as u32, outcome)),
             (Err(_), false) => {}
         }
-        self.rows.set(
+        self.rows.set_stored(
             index,
             text,
             Rewrite {

@@ -59,16 +59,24 @@ impl Processor for SessionLoader {
         // processor changes it.
         let named = names != "none";
         let mut attachments = false;
+        // Whether every stored text is the one the session's last build found: then what later
+        // processors kept by stored text holds without their reading the session again.
+        let seen = ctx.cache.take_stored_texts(&session.id);
+        let mut same = seen.len() == session.messages.len();
         ctx.history = session
             .messages
             .iter()
             .enumerate()
             .map(|(i, stored)| {
                 attachments |= !stored.attachments.is_empty();
+                same = same && seen.has(i, &stored.content, stored.role);
                 PipelineMessage::from_stored_as(i, stored, named)
             })
             .collect();
+        ctx.history.mark_loaded();
         ctx.blackboard.history_attachments = Some(attachments);
+        let generation = ctx.cache.keep_stored_texts(session, seen, same);
+        ctx.found_stored_texts(generation);
         ctx.info(ID, texts::LOADED.with("count", session.messages.len()));
 
         let input = ctx

@@ -360,6 +360,15 @@ impl<'s> PipelineMessage<'s> {
             .map(|(index, message)| (index as usize, message))
     }
 
+    /// The stored position and message when this message's text is still its stored message's
+    /// text, whatever else changed (its role, or a name not sent).
+    pub fn stored_text(&self) -> Option<(usize, &'s ChatMessage)> {
+        match &self.body {
+            Body::Stored(s) => Some((s.index as usize, s.message)),
+            _ => None,
+        }
+    }
+
     /// Joins `other`'s text after this one's with `separator`, keeping its provenance in
     /// `merged` (formatters that merge messages).
     pub fn absorb(&mut self, other: PipelineMessage<'_>, separator: &str, processor: &str) {
