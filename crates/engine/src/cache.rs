@@ -20,7 +20,7 @@ use crate::tokens::{KeyHasher, Vocabulary};
 type CountKey = (Vocabulary, u64, usize);
 
 /// Texts longer than this are counted by chunks ([`BuildCache::count`]).
-const CHUNKED_FROM: usize = 4 * 1024;
+const CHUNKED_FROM: usize = 2 * 1024;
 /// A chunk ends after a piece where its text is at least this long and the piece's hash says
 /// so (one piece in [`CHUNK_ODDS`]), or where it is [`CHUNK_MAX`] long: where a chunk ends
 /// depends on the text around it only, so an edit moves no boundary but its own chunk's.
