@@ -31,24 +31,32 @@ impl Processor for MergeSystemToHead {
         ctx: &mut PipelineContext<'_, '_>,
         config: &ResolvedConfig,
     ) -> Result<(), EngineError> {
-        let count = ctx
+        // The system messages at the head stay where they are; those after them are taken out
+        // in order, the rest staying where it is (over a long history the list is read once and
+        // moved only from the first of them, near its end).
+        let lead = ctx
             .messages
             .iter()
-            .filter(|m| m.role == Role::System)
+            .take_while(|m| m.role == Role::System)
             .count();
-        if count < 2 && ctx.messages.first().is_none_or(|m| m.role == Role::System) {
+        let empty = ctx.messages.is_empty();
+        let mut later: Vec<PipelineMessage> = ctx
+            .messages
+            .extract_if(lead.., |m| m.role == Role::System)
+            .collect();
+        let count = lead + later.len();
+        if count < 2 && (empty || lead > 0) {
             return Ok(());
         }
         let separator = config.str("separator");
-        // The system messages taken out in order, the rest staying where it is; joined in one go
-        // and put first.
-        let mut system: Vec<PipelineMessage> = ctx
-            .messages
-            .extract_if(.., |m| m.role == Role::System)
-            .collect();
-        if !system.is_empty() {
-            let mut head = system.remove(0);
-            head.absorb_all(system, separator, ID);
+        // Joined in one go into the first, which goes (or stays) first.
+        if lead > 0 {
+            let mut system: Vec<PipelineMessage> = ctx.messages.drain(1..lead).collect();
+            system.append(&mut later);
+            ctx.messages[0].absorb_all(system, separator, ID);
+        } else if !later.is_empty() {
+            let mut head = later.remove(0);
+            head.absorb_all(later, separator, ID);
             ctx.messages.insert(0, head);
         }
         ctx.info(ID, texts::SYSTEM_MERGED.with("count", count));
@@ -80,6 +88,52 @@ mod tests {
                 (Role::User, "u1".into()),
                 (Role::Assistant, "a1".into())
             ]
+        );
+    }
+
+    /// The system messages at the head and those after them, in order, the rest in place; a
+    /// single system message after the head still goes first.
+    #[test]
+    fn a_head_of_system_messages_takes_the_later_ones_in_order() {
+        let out = run_one(
+            &MergeSystemToHead,
+            &[],
+            &[
+                (Role::System, "s1"),
+                (Role::System, "s2"),
+                (Role::User, "u1"),
+                (Role::System, "s3"),
+                (Role::Assistant, "a1"),
+                (Role::System, "s4"),
+                (Role::User, "u2"),
+            ],
+        );
+        assert_eq!(
+            roles_and_contents(&out),
+            [
+                (Role::System, "s1\n\ns2\n\ns3\n\ns4".to_string()),
+                (Role::User, "u1".into()),
+                (Role::Assistant, "a1".into()),
+                (Role::User, "u2".into())
+            ]
+        );
+        let out = run_one(
+            &MergeSystemToHead,
+            &[],
+            &[(Role::User, "u1"), (Role::System, "s1")],
+        );
+        assert_eq!(
+            roles_and_contents(&out),
+            [(Role::System, "s1".to_string()), (Role::User, "u1".into())]
+        );
+        let out = run_one(
+            &MergeSystemToHead,
+            &[],
+            &[(Role::System, "s1"), (Role::User, "u1")],
+        );
+        assert_eq!(
+            roles_and_contents(&out),
+            [(Role::System, "s1".to_string()), (Role::User, "u1".into())]
         );
     }
 
