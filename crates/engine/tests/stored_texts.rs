@@ -123,7 +123,20 @@ fn two_sessions_of_one_id_built_in_turn_through_one_cache_are_each_built_as_they
     }]);
     let cache = BuildCache::new();
     let one = session_of(&["u1 hi", "a1 hi there", "u2 secret"]);
-    let other = session_of(&["u1 secret", "a1 oh hi", "u2 hi again", "a2 bye"]);
+    let other = session_of(&["u1 secret", "a1 oh hi", "u2 hi again", "a2 bye", "u3 hi"]);
+    // Said alike whether the rewrites were made in this build or kept from the last.
+    let said = |session: &Session| {
+        let r = run_cached(&p, session, &cache);
+        r.logs
+            .iter()
+            .filter(|l| l.message.starts_with("rule \"greet\""))
+            .map(|l| l.message.clone())
+            .collect::<Vec<_>>()
+    };
+    for _ in 0..2 {
+        assert_eq!(said(&one), ["rule \"greet\" changed 2 history messages"]);
+        assert_eq!(said(&other), ["rule \"greet\" changed 3 history messages"]);
+    }
     for _ in 0..2 {
         assert_eq!(
             same_as_cold(&p, &one, &cache),
@@ -131,7 +144,7 @@ fn two_sessions_of_one_id_built_in_turn_through_one_cache_are_each_built_as_they
         );
         assert_eq!(
             same_as_cold(&p, &other, &cache),
-            ["a1 oh hello", "u2 hello again", "a2 bye"]
+            ["a1 oh hello", "u2 hello again", "a2 bye", "u3 hello"]
         );
     }
 }

@@ -127,14 +127,22 @@ impl Processor for RegexProcessor {
         let mut memo = ctx.cache.take_kept::<HistoryRewrites>(&session.id, key);
         memo.rows.sync(session, ctx.blackboard.stored_texts);
         let n = ctx.history.len();
+        // Which roles any rule is for, where depth does not matter: asked of every message.
+        let for_role = (!depth_matters)
+            .then(|| Role::ALL.map(|role| history_rules.iter().any(|r| r.applies(role, None))));
         let mut changed = vec![0u32; history_rules.len()];
         let mut too_long = vec![0u32; history_rules.len()];
+        let mut kept_tally = Tally::default();
         let mut left_over_cap = 0u32;
         let mut made: Vec<NewRewrite> = Vec::new();
         for i in 0..n {
             let Some(m) = ctx.history.get(i) else { break };
             let (role, depth) = (m.role, (n - 1 - i) as u32);
-            if !history_rules.iter().any(|r| r.applies(role, Some(depth))) {
+            let applies = match for_role {
+                Some(roles) => roles[role.index()],
+                None => history_rules.iter().any(|r| r.applies(role, Some(depth))),
+            };
+            if !applies {
                 continue;
             }
             if ctx.blackboard.regex_growth >= REGEX_BUILD_GROWTH {
@@ -152,15 +160,7 @@ impl Processor for RegexProcessor {
             let kept = stored.and_then(|h| memo.get(h, content, role, depth_key));
             let text = match kept {
                 Some(outcome) => {
-                    if outcome.changed | outcome.too_long != 0 {
-                        // Kept only for at most 64 rules: one bit each.
-                        for (k, count) in changed.iter_mut().enumerate() {
-                            *count += u32::from(outcome.changed & (1 << k) != 0);
-                        }
-                        for (k, count) in too_long.iter_mut().enumerate() {
-                            *count += u32::from(outcome.too_long & (1 << k) != 0);
-                        }
-                    }
+                    kept_tally.add(outcome, &mut changed, &mut too_long);
                     outcome.text.clone().map(Change::Kept)
                 }
                 None => {
@@ -230,6 +230,7 @@ impl Processor for RegexProcessor {
                 }
             }
         }
+        kept_tally.flush(&mut changed, &mut too_long);
         // The rewrites this build made, made now, one after another: they lie in a row in
         // memory, so that the next builds, which read them in history order, read them as
         // they read the history.
@@ -408,6 +409,37 @@ impl Change {
             Change::Kept(r) => r.content_arc(),
             Change::Made(_, t) | Change::Text(t) => t,
         }
+    }
+}
+
+/// The kept outcomes' rule bits, counted a run of equal ones at a time (most rewritten
+/// messages were changed by the same rules) and added to the per-rule counts when they change.
+#[derive(Default)]
+struct Tally {
+    changed: u64,
+    too_long: u64,
+    run: u32,
+}
+
+impl Tally {
+    fn add(&mut self, outcome: &RuleOutcome, changed: &mut [u32], too_long: &mut [u32]) {
+        if (outcome.changed, outcome.too_long) != (self.changed, self.too_long) {
+            self.flush(changed, too_long);
+            (self.changed, self.too_long) = (outcome.changed, outcome.too_long);
+        }
+        self.run += 1;
+    }
+
+    /// Adds the run so far to the per-rule counts (kept only for at most 64 rules: one bit each).
+    fn flush(&mut self, changed: &mut [u32], too_long: &mut [u32]) {
+        if self.run > 0 && self.changed | self.too_long != 0 {
+            for (bits, counts) in [(self.changed, changed), (self.too_long, too_long)] {
+                for (k, count) in counts.iter_mut().enumerate() {
+                    *count += self.run * u32::from(bits & (1 << k) != 0);
+                }
+            }
+        }
+        self.run = 0;
     }
 }
 
