@@ -463,23 +463,28 @@ mod tests {
     use super::*;
     use crate::tokens::TokenizerKind;
 
-    /// Rows of stored texts are checked once per generation of the session's texts, then read
-    /// without them; a row kept for another text (a rewrite's) is checked by that text.
-    #[test]
-    fn rows_of_stored_texts_are_checked_once_a_generation_and_then_read_without_them() {
-        let mut session = Session {
+    /// A session of user messages with these texts.
+    fn session_of(texts: &[&str]) -> Session {
+        Session {
             format_version: 1,
             id: "s".into(),
             title: None,
             user_profile: None,
             summary: None,
-            messages: vec![
-                crate::model::ChatMessage::new(Role::User, "a"),
-                crate::model::ChatMessage::new(Role::User, "b"),
-            ],
+            messages: texts
+                .iter()
+                .map(|t| crate::model::ChatMessage::new(Role::User, t))
+                .collect(),
             variables: None,
             authors_note: None,
-        };
+        }
+    }
+
+    /// Rows of stored texts are checked once per generation of the session's texts, then read
+    /// without them; a row kept for another text (a rewrite's) is checked by that text.
+    #[test]
+    fn rows_of_stored_texts_are_checked_once_a_generation_and_then_read_without_them() {
+        let mut session = session_of(&["a", "b"]);
         let rewrite: Arc<str> = Arc::from("b, rewritten");
         let mut rows = ByStoredText::<u32>::default();
         rows.set_stored(0, &session.messages[0].content, 1);
@@ -517,16 +522,7 @@ mod tests {
     #[test]
     fn a_session_gets_a_new_generation_of_stored_texts_only_when_one_changed() {
         let cache = BuildCache::new();
-        let mut session = Session {
-            format_version: 1,
-            id: "s".into(),
-            title: None,
-            user_profile: None,
-            summary: None,
-            messages: vec![crate::model::ChatMessage::new(Role::User, "a")],
-            variables: None,
-            authors_note: None,
-        };
+        let mut session = session_of(&["a"]);
         let found = |session: &Session| {
             let seen = cache.take_stored_texts(&session.id);
             let same = seen.len() == session.messages.len()

@@ -39,6 +39,22 @@ fn filtered(p: &mut AgentPreset) {
     );
 }
 
+/// A history rule that makes each "hi" a "hello".
+fn greet() -> RegexRule {
+    RegexRule {
+        id: "greet".into(),
+        name: None,
+        pattern: r"\bhi\b".into(),
+        replacement: "hello".into(),
+        flags: String::new(),
+        scope: RegexScope::History,
+        roles: None,
+        min_depth: None,
+        max_depth: None,
+        enabled: true,
+    }
+}
+
 /// Through `cache`, and cold: the same messages and counts.
 fn same_as_cold(p: &AgentPreset, session: &Session, cache: &BuildCache) -> Vec<String> {
     let warm = run_cached(p, session, cache);
@@ -109,18 +125,7 @@ fn a_reused_filter_follows_a_text_changed_in_place_a_changed_role_and_the_input(
 fn two_sessions_of_one_id_built_in_turn_through_one_cache_are_each_built_as_they_are() {
     let mut p = chat_preset();
     filtered(&mut p);
-    p.regex_rules = Some(vec![RegexRule {
-        id: "greet".into(),
-        name: None,
-        pattern: r"\bhi\b".into(),
-        replacement: "hello".into(),
-        flags: String::new(),
-        scope: RegexScope::History,
-        roles: None,
-        min_depth: None,
-        max_depth: None,
-        enabled: true,
-    }]);
+    p.regex_rules = Some(vec![greet()]);
     let cache = BuildCache::new();
     let one = session_of(&["u1 hi", "a1 hi there", "u2 secret"]);
     let other = session_of(&["u1 secret", "a1 oh hi", "u2 hi again", "a2 bye", "u3 hi"]);
@@ -154,18 +159,7 @@ fn two_sessions_of_one_id_built_in_turn_through_one_cache_are_each_built_as_they
 #[test]
 fn a_rewritten_message_keeps_its_attachments_and_says_its_count_is_not_exact() {
     let mut p = chat_preset();
-    p.regex_rules = Some(vec![RegexRule {
-        id: "greet".into(),
-        name: None,
-        pattern: r"\bhi\b".into(),
-        replacement: "hello".into(),
-        flags: String::new(),
-        scope: RegexScope::History,
-        roles: None,
-        min_depth: None,
-        max_depth: None,
-        enabled: true,
-    }]);
+    p.regex_rules = Some(vec![greet()]);
     let mut session = session_of(&["u1 hi, see this", "a1 hi"]);
     session.messages[0].attachments.push(Attachment {
         id: "a".into(),
