@@ -6,6 +6,9 @@
 //! database, so that the app's store stays free for the preview and for saves meanwhile; the
 //! library keeps every batch of vectors as it comes, so closing the app loses nothing finished.
 
+use std::collections::HashSet;
+use std::sync::Mutex;
+
 use promptloom_engine::model::{parse_preset, AgentPreset};
 use promptloom_engine::{codes, texts};
 use promptloom_library::keychain::OsKeychain;
@@ -470,14 +473,9 @@ pub(super) fn auto_summary(
     ) {
         return false;
     }
-    let claimed = s
-        .summarizing
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(id.clone());
-    if !claimed {
+    let Some(_claim) = Claim::take(&s.summarizing, &id) else {
         return false;
-    }
+    };
     heard(update(true, None, None));
     let made = (|| {
         let store = own_store(s)?;
@@ -493,10 +491,7 @@ pub(super) fn auto_summary(
         s.forget_session(&id)?;
         Ok::<_, AppError>(SummaryView::from(made))
     })();
-    s.summarizing
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .remove(&id);
+    drop(_claim);
     match made {
         Ok(view) => heard(update(false, Some(view), None)),
         Err(e) => heard(update(false, None, Some(e))),
@@ -507,3 +502,30 @@ pub(super) fn auto_summary(
 #[cfg(test)]
 #[path = "memory_tests.rs"]
 mod tests;
+
+/// A session claimed for an automatic summary: given back when dropped, also when the summary's
+/// task panics, so that the session can be summarised again.
+pub(super) struct Claim<'a> {
+    claims: &'a Mutex<HashSet<String>>,
+    id: String,
+}
+
+impl<'a> Claim<'a> {
+    /// Claims session `id`; `None` while another claim holds it.
+    pub(super) fn take(claims: &'a Mutex<HashSet<String>>, id: &str) -> Option<Self> {
+        let mut held = claims.lock().unwrap_or_else(|e| e.into_inner());
+        held.insert(id.to_string()).then(|| Claim {
+            claims,
+            id: id.to_string(),
+        })
+    }
+}
+
+impl Drop for Claim<'_> {
+    fn drop(&mut self) {
+        self.claims
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&self.id);
+    }
+}

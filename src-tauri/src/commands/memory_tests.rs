@@ -277,6 +277,24 @@ fn auto_preset(auto: bool, every: u32) -> Arc<AgentPreset> {
     )
 }
 
+/// A session's claim for the automatic summary is one at a time, and given back when its holder
+/// is done, also when the summary's task panics.
+#[test]
+fn a_claim_on_a_session_is_given_back_even_when_its_task_panics() {
+    let claims = std::sync::Mutex::new(std::collections::HashSet::new());
+    let claim = Claim::take(&claims, "trip").expect("free");
+    assert!(Claim::take(&claims, "trip").is_none(), "held");
+    assert!(Claim::take(&claims, "other").is_some());
+    drop(claim);
+    let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let _claim = Claim::take(&claims, "trip").expect("given back");
+        panic!("the summary's task");
+    }));
+    assert!(panicked.is_err());
+    assert!(claims.lock().unwrap().is_empty());
+    assert!(Claim::take(&claims, "trip").is_some());
+}
+
 #[test]
 fn a_stored_reply_starts_the_automatic_summary_only_when_it_is_on_and_due() {
     let base = double();
