@@ -123,6 +123,10 @@ impl<T: Clone> ByStoredText<T> {
     }
 
     fn put(&mut self, index: usize, text: &Arc<str>, answer: T, stored: bool) {
+        if !self.holds {
+            // Not known to be of the generation last checked: checked again at the next sync.
+            self.checked = 0;
+        }
         if index >= self.entries.len() {
             self.entries.resize(index + 1, None);
         }
@@ -517,6 +521,12 @@ mod tests {
             rows.get_stored(0, || &session.messages[0].content),
             Some(&3)
         );
+        // A row kept meanwhile, of a text the session no longer has: back at the generation
+        // last checked, it is checked again.
+        let meanwhile: Arc<str> = Arc::from("a, for a while");
+        rows.set_stored(0, &meanwhile, 4);
+        rows.sync(&session, Some(8));
+        assert_eq!(rows.get_stored(0, || panic!("not read")), None);
     }
 
     #[test]
