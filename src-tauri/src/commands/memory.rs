@@ -473,7 +473,7 @@ pub(super) fn auto_summary(
     ) {
         return false;
     }
-    let Some(_claim) = Claim::take(&s.summarizing, &id) else {
+    let Some(claim) = Claim::take(&s.summarizing, &id) else {
         return false;
     };
     heard(update(true, None, None));
@@ -491,7 +491,7 @@ pub(super) fn auto_summary(
         s.forget_session(&id)?;
         Ok::<_, AppError>(SummaryView::from(made))
     })();
-    drop(_claim);
+    drop(claim);
     match made {
         Ok(view) => heard(update(false, Some(view), None)),
         Err(e) => heard(update(false, None, Some(e))),
