@@ -256,6 +256,7 @@ pub fn build_of<'a>(
     let request = BuildRequest {
         preset: &inputs.preset,
         session: &inputs.session,
+        kept_rewrites: None,
         model: &args.model,
         options: &inputs.options,
         cache,

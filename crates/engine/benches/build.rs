@@ -20,6 +20,7 @@ use promptloom_engine::model::{
     MessageTemplate, ProcessorConfig, RecipeStep, RegexRule, RegexScope, Role, Session,
     TemplateType, UserProfile,
 };
+use promptloom_engine::pipeline::KeptRewrites;
 use promptloom_engine::{BuildOptions, BuildRequest, BuildResult, Pipeline};
 
 const SIZES: [usize; 4] = [100, 1_000, 10_000, 100_000];
@@ -323,10 +324,12 @@ fn run<'s>(
     session: &'s Session,
     options: &BuildOptions,
     tokens: &BuildCache,
+    kept_rewrites: Option<&'s KeptRewrites>,
 ) -> BuildResult<'s> {
     let request = BuildRequest {
         preset,
         session,
+        kept_rewrites,
         model,
         options,
         cache: tokens,
@@ -396,6 +399,7 @@ fn series_of(
                 &session,
                 &options,
                 &BuildCache::new(),
+                None,
             ),
             &session,
             limited,
@@ -406,7 +410,7 @@ fn series_of(
         cold.bench_with_input(BenchmarkId::from_parameter(n), &session, |b, session| {
             b.iter_batched_ref(
                 BuildCache::new,
-                |tokens| run(model, &pipeline, &preset, session, &options, tokens),
+                |tokens| run(model, &pipeline, &preset, session, &options, tokens, None),
                 BatchSize::PerIteration,
             );
         });
@@ -418,7 +422,15 @@ fn series_of(
         let session = session(n);
         let mut preset = preset();
         let tokens = BuildCache::new();
-        run(model, &pipeline, &preset, &session, &options, &tokens);
+        run(
+            model,
+            &pipeline,
+            &preset,
+            &session,
+            &options,
+            &tokens,
+            Some(&KeptRewrites::of_session(&tokens, &session)),
+        );
         let base = preset.message_templates[EDITED]
             .content
             .clone()
@@ -429,7 +441,17 @@ fn series_of(
                 // A content never seen before: the build recounts exactly this one message.
                 edit += 1;
                 preset.message_templates[EDITED].content = Some(format!("{base} (draft {edit})"));
-                black_box(run(model, &pipeline, &preset, session, &options, &tokens))
+                // As the app does: the session's store of rewrites, held for the build.
+                let kept = KeptRewrites::of_session(&tokens, session);
+                black_box(run(
+                    model,
+                    &pipeline,
+                    &preset,
+                    session,
+                    &options,
+                    &tokens,
+                    Some(&kept),
+                ));
             });
         });
     }
@@ -555,8 +577,16 @@ fn diffs(c: &mut Criterion) {
             assets: &InlineAssets,
         }
     }
-    let left = run(MODEL, &pipeline, &preset, &earlier.session, &then, &tokens);
-    let right = run(MODEL, &pipeline, &preset, &session, &now, &tokens);
+    let left = run(
+        MODEL,
+        &pipeline,
+        &preset,
+        &earlier.session,
+        &then,
+        &tokens,
+        None,
+    );
+    let right = run(MODEL, &pipeline, &preset, &session, &now, &tokens, None);
     let compare = |left: &BuildResult<'_>, right: &BuildResult<'_>| {
         diff(side(left, &earlier.session), side(right, &session), &tokens).expect("compares")
     };
@@ -572,8 +602,16 @@ fn diffs(c: &mut Criterion) {
     let mut group = c.benchmark_group("diff_with_builds");
     group.bench_function(BenchmarkId::from_parameter(1_000), |b| {
         b.iter(|| {
-            let left = run(MODEL, &pipeline, &preset, &earlier.session, &then, &tokens);
-            let right = run(MODEL, &pipeline, &preset, &session, &now, &tokens);
+            let left = run(
+                MODEL,
+                &pipeline,
+                &preset,
+                &earlier.session,
+                &then,
+                &tokens,
+                None,
+            );
+            let right = run(MODEL, &pipeline, &preset, &session, &now, &tokens, None);
             black_box(compare(&left, &right))
         });
     });

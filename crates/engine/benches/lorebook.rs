@@ -88,6 +88,7 @@ fn run<'s>(preset: &AgentPreset, session: &'s Session, tokens: &BuildCache) -> B
     build(&BuildRequest {
         preset,
         session,
+        kept_rewrites: None,
         model: "gpt-4o",
         options: &options,
         cache: tokens,

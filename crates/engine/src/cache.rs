@@ -16,8 +16,10 @@ use crate::lorebook::scan::KeyIndex;
 use crate::model::{Lorebook, Session};
 use crate::tokens::{KeyHasher, Vocabulary};
 
+mod kept;
 mod stored;
 
+pub use kept::{KeptStore, KEPT_STORE_MAX};
 pub use stored::{ByStoredText, HistoryCounts, StoredTexts};
 
 /// The cache key: tokenizer, xxh3 of the content, content length.
@@ -55,6 +57,9 @@ fn chunks(text: &str) -> impl Iterator<Item = &str> {
 /// How many sessions keep what their builds worked out at once; the app previews a handful at a
 /// time.
 const SESSIONS_KEPT: usize = 16;
+/// How many items a session's [`KeptStore`] holds beyond twice its length before
+/// [`BuildCache::kept_store`] gives a new one.
+pub const STORE_KEPT_OVER: usize = 4096;
 /// How many kinds of answers processors keep per session ([`BuildCache::take_kept`]).
 const KINDS_KEPT: usize = 4;
 /// How many lorebooks' key indexes are kept: the one being edited, and a compare or two.
@@ -113,6 +118,9 @@ pub struct BuildCache {
     kept: PerSession<(TypeId, String, u64), Box<dyn Any + Send>>,
     /// Per session id: its stored texts as its last build found them.
     stored: PerSession<String, StoredTexts>,
+    /// Per (kind, session id): the store its builds borrow what they keep from (the history
+    /// rules' rewrites).
+    stores: PerSession<(TypeId, String), Arc<dyn Any + Send + Sync>>,
     /// The last generation of stored texts given out.
     generations: AtomicU64,
     /// The key indexes of the last few lorebooks built, by [`KeyIndex::fingerprint`].
@@ -268,6 +276,31 @@ impl BuildCache {
         );
     }
 
+    /// The store of `T`s that the builds of `session` borrow from, held by the caller beside
+    /// the session for as long as it holds the build's result (the history rules' rewrites,
+    /// RULES 5.2): the one its last builds used, or a new one when that holds more than
+    /// [`STORE_KEPT_OVER`] plus twice the session's length. A store only grows (what was kept
+    /// for texts since changed, or by rules since edited, stays in it), and goes when the last
+    /// build holding it does.
+    pub fn kept_store<T: Send + Sync + 'static>(&self, session: &Session) -> Arc<KeptStore<T>> {
+        let most = STORE_KEPT_OVER + 2 * session.messages.len();
+        let key = (TypeId::of::<T>(), session.id.clone());
+        let mut map = self.stores.0.lock().unwrap_or_else(|e| e.into_inner());
+        let kept = map
+            .get(&key)
+            .and_then(|s| Arc::clone(s).downcast::<KeptStore<T>>().ok())
+            .filter(|s| s.len() <= most);
+        if let Some(kept) = kept {
+            return kept;
+        }
+        map.remove(&key);
+        drop(map);
+        let fresh = Arc::new(KeptStore::new());
+        self.stores
+            .keep(key, Arc::clone(&fresh) as Arc<dyn Any + Send + Sync>);
+        fresh
+    }
+
     /// The expansions kept between builds.
     pub fn macros(&self) -> &crate::macros::MacroMemo {
         &self.macros
@@ -326,6 +359,33 @@ mod tests {
     use super::*;
     use crate::model::Role;
     use crate::tokens::TokenizerKind;
+
+    #[test]
+    fn a_sessions_store_is_kept_until_it_grows_well_past_the_session() {
+        let cache = BuildCache::new();
+        let mut session = Session::empty("s");
+        session
+            .messages
+            .extend((0..10).map(|i| crate::model::ChatMessage::new(Role::User, &i.to_string())));
+        let store = cache.kept_store::<u32>(&session);
+        assert_eq!(cache.kept_store::<u32>(&session).id(), store.id());
+        assert_ne!(
+            cache.kept_store::<u64>(&session).id(),
+            store.id(),
+            "a store for each kind"
+        );
+        let most = STORE_KEPT_OVER + 2 * session.messages.len();
+        for i in 0..most as u32 {
+            store.put(i);
+        }
+        assert_eq!(cache.kept_store::<u32>(&session).id(), store.id());
+        store.put(0);
+        let fresh = cache.kept_store::<u32>(&session);
+        assert_ne!(fresh.id(), store.id(), "one more: a new store");
+        assert!(fresh.is_empty());
+        assert_eq!(store.get(0), Some(&0), "the old one lives while held");
+        assert_eq!(cache.kept_store::<u32>(&session).id(), fresh.id());
+    }
 
     #[test]
     fn cache_recounts_only_changed_content() {

@@ -38,6 +38,7 @@ fn build_with<'s>(
     build(&BuildRequest {
         preset,
         session,
+        kept_rewrites: None,
         model,
         options: &options(),
         cache: &BuildCache::new(),

@@ -27,6 +27,7 @@ fn preview(model: &str) -> promptloom_engine::pipeline::BuildResult<'static> {
     let request = BuildRequest {
         preset: &preset,
         session: &session,
+        kept_rewrites: None,
         model,
         options: &options,
         cache: &cache,

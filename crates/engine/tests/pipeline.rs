@@ -577,6 +577,7 @@ fn a_user_profile_replaces_the_builtin_one_for_its_models() {
     let r = build(&BuildRequest {
         preset: &worked_example(),
         session: &s,
+        kept_rewrites: None,
         model: "gpt-4o",
         options: &options,
         cache: &cache,

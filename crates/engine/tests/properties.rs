@@ -252,6 +252,14 @@ enum Edit {
     Rules(Vec<RegexRule>),
     DefaultRules(bool),
     HistoryFilter(bool),
+    /// In place, keeping the text: a name, an id, an attachment.
+    Name(usize, Option<&'static str>),
+    Id(usize, &'static str),
+    Attach(usize),
+    /// The session loader's `names`: `none` when true.
+    Unnamed(bool),
+    /// Nothing: a rebuild over the same stored texts.
+    Same,
 }
 
 const TEXTS: [&str; 6] = [
@@ -273,8 +281,9 @@ fn history_rule() -> impl Strategy<Value = RegexRule> {
         prop::sample::select(vec!["Robert", "U", "", "[$1]"]),
         prop::sample::select(vec!["", "i"]),
         prop::option::of(prop::sample::select(vec![Role::User, Role::Assistant])),
-        prop::option::of(0u32..3),
-        prop::option::of(0u32..3),
+        // Mostly none: rules without depth limits are what a rebuild replays (RULES 5.2).
+        prop::option::weighted(0.2, 0u32..3),
+        prop::option::weighted(0.2, 0u32..3),
     )
         .prop_map(|(pattern, replacement, flags, role, min, max)| RegexRule {
             id: format!("{pattern}->{replacement}"),
@@ -300,10 +309,40 @@ fn edit() -> impl Strategy<Value = Edit> {
         prop::collection::vec(history_rule(), 0..4).prop_map(Edit::Rules),
         any::<bool>().prop_map(Edit::DefaultRules),
         any::<bool>().prop_map(Edit::HistoryFilter),
+        (
+            0usize..12,
+            prop::option::of(prop::sample::select(vec!["Bob", "Ann"]))
+        )
+            .prop_map(|(i, n)| Edit::Name(i, n)),
+        (0usize..12, prop::sample::select(vec!["m1", "m2"])).prop_map(|(i, id)| Edit::Id(i, id)),
+        (0usize..12).prop_map(Edit::Attach),
+        any::<bool>().prop_map(Edit::Unnamed),
+        Just(Edit::Same),
     ]
 }
 
-fn cached_preset(rules: &[RegexRule], default_rules: bool, filter: bool) -> AgentPreset {
+/// A one-pixel image to attach.
+fn dot() -> promptloom_engine::model::Attachment {
+    promptloom_engine::model::Attachment {
+        id: "a".into(),
+        kind: promptloom_engine::model::AttachmentKind::Image,
+        mime: "image/png".into(),
+        name: "dot.png".into(),
+        path: None,
+        data_base64: Some(
+            "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+                .into(),
+        ),
+        transcript: None,
+    }
+}
+
+fn cached_preset(
+    rules: &[RegexRule],
+    default_rules: bool,
+    filter: bool,
+    unnamed: bool,
+) -> AgentPreset {
     let mut p = preset_from(json!({
         "formatVersion": 1, "id": "p", "name": "P",
         "messageTemplates": [
@@ -317,6 +356,7 @@ fn cached_preset(rules: &[RegexRule], default_rules: bool, filter: bool) -> Agen
             { "messageId": "note", "enabled": true, "injectionStrategy": { "depth": 1 } }
         ]}],
         "processors": [
+            { "id": "session-loader", "settings": { "names": if unnamed { "none" } else { "keep" } } },
             { "id": "regex-processor", "settings": { "defaultRules": default_rules } },
             { "id": "history-operations", "enabled": filter,
               "settings": { "operation": "filter", "contentExcludes": "quiet" } }
@@ -340,9 +380,9 @@ proptest! {
     ) {
         let mut session = session_from(json!({ "formatVersion": 1, "id": "s", "messages": [] }));
         session.messages = start.iter().map(|(r, t)| ChatMessage::new(*r, t)).collect();
-        let (mut rules, mut default_rules, mut filter) = (rules, true, false);
+        let (mut rules, mut default_rules, mut filter, mut unnamed) = (rules, true, false, false);
         let cache = BuildCache::new();
-        let preset = cached_preset(&rules, default_rules, filter);
+        let preset = cached_preset(&rules, default_rules, filter, unnamed);
         run_cached(&preset, &session, &cache);
         for edit in edits {
             let n = session.messages.len();
@@ -356,9 +396,13 @@ proptest! {
                 Edit::Rules(r) => rules = r,
                 Edit::DefaultRules(on) => default_rules = on,
                 Edit::HistoryFilter(on) => filter = on,
+                Edit::Name(i, name) if i < n => session.messages[i].name = name.map(Arc::from),
+                Edit::Id(i, id) if i < n => session.messages[i].id = Some(Arc::from(id)),
+                Edit::Attach(i) if i < n => session.messages[i].attachments.push(dot()),
+                Edit::Unnamed(on) => unnamed = on,
                 _ => {}
             }
-            let preset = cached_preset(&rules, default_rules, filter);
+            let preset = cached_preset(&rules, default_rules, filter, unnamed);
             let warm = serde_json::to_value(run_cached(&preset, &session, &cache)).expect("serialises");
             let fresh = serde_json::to_value(run_cached(&preset, &session, &BuildCache::new()))
                 .expect("serialises");

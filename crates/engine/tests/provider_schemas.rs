@@ -177,6 +177,7 @@ fn run<'s>(
     build(&BuildRequest {
         preset,
         session,
+        kept_rewrites: None,
         model,
         options: &options,
         cache: &cache,

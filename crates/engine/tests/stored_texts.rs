@@ -88,6 +88,7 @@ fn a_reused_filter_follows_a_text_changed_in_place_a_changed_role_and_the_input(
         let request = promptloom_engine::pipeline::BuildRequest {
             preset: &p,
             session: &session,
+            kept_rewrites: None,
             model: "gpt-4o",
             options: &options,
             cache,

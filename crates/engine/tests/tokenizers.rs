@@ -44,6 +44,7 @@ fn a_profile_whose_tokenizer_file_is_bad_warns_and_counts_an_estimate() {
     let request = BuildRequest {
         preset: &preset,
         session: &session,
+        kept_rewrites: None,
         model: "llama3.1:8b",
         options: &options,
         cache: &cache,

@@ -206,6 +206,7 @@ fn run<'s>(
     let request = BuildRequest {
         preset,
         session,
+        kept_rewrites: None,
         model: MODEL,
         options,
         cache,

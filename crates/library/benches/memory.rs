@@ -126,6 +126,7 @@ fn builds(c: &mut Criterion) {
             assets: &promptloom_engine::assets::InlineAssets,
             preset: &preset,
             session: &session,
+            kept_rewrites: None,
             model: "gpt-4o",
             options,
             cache: &cache,

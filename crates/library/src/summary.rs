@@ -209,6 +209,7 @@ pub async fn summarize(
         assets: &InlineAssets,
         preset: &summary_preset,
         session: &summary_session,
+        kept_rewrites: None,
         model,
         options: &options,
         cache: &cache,

@@ -216,6 +216,7 @@ fn the_request_is_in_the_connections_dialect_and_warns_of_what_it_does_not_take(
     let result = build(&BuildRequest {
         preset: &preset,
         session: &session,
+        kept_rewrites: None,
         model: "gpt-4o",
         options: &options,
         cache: &cache,
@@ -269,6 +270,7 @@ fn the_request_is_in_the_connections_dialect_and_warns_of_what_it_does_not_take(
     let result = build(&BuildRequest {
         preset: &preset,
         session: &session,
+        kept_rewrites: None,
         model: "claude-3-5-sonnet",
         options: &options,
         cache: &cache,

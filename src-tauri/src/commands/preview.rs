@@ -7,7 +7,7 @@ use std::time::Instant;
 use promptloom_engine::assets::InlineAssets;
 use promptloom_engine::codes;
 use promptloom_engine::model::{available_anchors, AgentPreset, Session};
-use promptloom_engine::pipeline::BuildResult;
+use promptloom_engine::pipeline::{BuildResult, KeptRewrites};
 use promptloom_engine::{build, BuildOptions, BuildRequest, GenerationType};
 use promptloom_library::drafts::PresetEdit;
 use serde::{Deserialize, Serialize};
@@ -276,9 +276,12 @@ pub(super) fn build_with<T>(
     options.generation_type = request.generation_type;
     options.prefill = request.prefill.clone();
     super::memory::memory_options(s, request, session, &profiles, &mut options)?;
+    // The history rules' rewrites of this session, borrowed by the build (RULES 5.2).
+    let kept = KeptRewrites::of_session(&s.cache, session);
     let result = build(&BuildRequest {
         preset: &request.preset,
         session,
+        kept_rewrites: Some(&kept),
         model: &request.model,
         options: &options,
         cache: &s.cache,
@@ -395,6 +398,7 @@ mod tests {
         let mut result = build(&BuildRequest {
             preset: &preset,
             session: &session,
+            kept_rewrites: None,
             model: "gpt-4o",
             options: &options,
             cache: &tokens,

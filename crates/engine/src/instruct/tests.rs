@@ -384,6 +384,7 @@ mod in_a_build {
         let result = crate::build(&crate::pipeline::BuildRequest {
             preset: &preset,
             session: &s,
+            kept_rewrites: None,
             model: "local-gemma",
             options: &options,
             cache: &cache,
@@ -408,6 +409,7 @@ mod in_a_build {
             crate::build(&crate::pipeline::BuildRequest {
                 preset: &own,
                 session: &s,
+                kept_rewrites: None,
                 model: "local-gemma",
                 options,
                 cache: &cache,

@@ -220,6 +220,8 @@ pub struct Blackboard {
 pub struct PipelineContext<'a, 's> {
     pub preset: &'a AgentPreset,
     pub session: &'s Session,
+    /// Where the history regex rules' rewrites are kept, when the caller keeps them.
+    pub kept_rewrites: Option<&'s super::KeptRewrites>,
     pub model: &'a str,
     pub options: &'a BuildOptions,
     pub profile: ModelProfile,
@@ -386,6 +388,7 @@ impl<'a, 's> PipelineContext<'a, 's> {
             history_hits: 0,
             preset: request.preset,
             session: request.session,
+            kept_rewrites: request.kept_rewrites,
             model: request.model,
             options: request.options,
             tokenizer,

@@ -194,8 +194,8 @@ impl<'s> History<'s> {
     pub fn set_rewritten(
         &mut self,
         index: usize,
-        rewritten: super::Rewritten,
-    ) -> Result<(), super::Rewritten> {
+        rewritten: super::KeptRewrite<'s>,
+    ) -> Result<(), super::KeptRewrite<'s>> {
         let Some(m) = self.items.get_mut(index) else {
             return Err(rewritten);
         };

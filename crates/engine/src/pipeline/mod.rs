@@ -248,11 +248,15 @@ struct Registered {
 /// The name generation settings' warnings are logged under (they belong to no processor).
 pub const GENERATION_LOG: &str = "generation";
 
-/// Everything one build reads. `'s` is the session's: the result refers to the session (and to
-/// nothing else of the request).
+/// Everything one build reads. `'s` is the session's: the result refers to the session and to
+/// the kept rewrites (and to nothing else of the request).
 pub struct BuildRequest<'a, 's> {
     pub preset: &'a AgentPreset,
     pub session: &'s Session,
+    /// Where the history regex rules' rewrites are kept for the build's messages to borrow, held
+    /// beside the session (`BuildCache::kept_rewrites` gives the session's). Without it, a
+    /// rewritten message gets a text of its own each build (RULES 5.2).
+    pub kept_rewrites: Option<&'s KeptRewrites>,
     pub model: &'a str,
     pub options: &'a BuildOptions,
     /// Shared count cache; the app keeps one for the life of the process.

@@ -62,6 +62,7 @@ pub(crate) mod full_build {
         crate::build(&BuildRequest {
             preset,
             session,
+            kept_rewrites: None,
             model: "gpt-4o",
             options: &options,
             cache: &cache,

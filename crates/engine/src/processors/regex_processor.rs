@@ -12,7 +12,8 @@ use crate::cache::ByStoredText;
 use crate::limits::{PATTERN_BUILD_BYTES, REGEX_BUILD_GROWTH, REGEX_RULE_GROWTH};
 use crate::model::{RegexRule, RegexScope, Role};
 use crate::pipeline::{
-    ConfigField, PipelineContext, Processor, ProcessorDescriptor, ResolvedConfig, Rewritten,
+    ConfigField, History, KeptAt, KeptRewrite, KeptRewrites, PipelineContext, Processor,
+    ProcessorDescriptor, ResolvedConfig, Rewritten,
 };
 use crate::regex_rule::{rewrite, CompiledRule, PatternError};
 use crate::said::{Said, Text};
@@ -124,6 +125,7 @@ impl Processor for RegexProcessor {
             .iter()
             .any(|r| r.min_depth.is_some() || r.max_depth.is_some());
         let session = ctx.session;
+        let keeper = ctx.kept_rewrites;
         let mut memo = ctx.cache.take_kept::<HistoryRewrites>(&session.id, key);
         memo.rows.sync(session, ctx.blackboard.stored_texts);
         let n = ctx.history.len();
@@ -135,7 +137,39 @@ impl Processor for RegexProcessor {
         let mut kept_tally = Tally::default();
         let mut left_over_cap = 0u32;
         let mut made: Vec<NewRewrite> = Vec::new();
-        for i in 0..n {
+        // The stored messages, when they are still as the session loader put them in: what the
+        // rules make of them is then what they made in the last build over the same stored
+        // texts, replayed from the list of what that build rewrote (RULES 5.2).
+        let stored_len = session.messages.len();
+        let generation = ctx.blackboard.stored_texts.filter(|_| {
+            memo_rules
+                && !depth_matters
+                && ctx.history.loaded() == stored_len
+                && ctx.blackboard.regex_growth == 0
+        });
+        let mut from = 0;
+        if let (Some(g), Some(k), Some(replay)) = (generation, keeper, &memo.replay) {
+            if replay.generation == g && replay.len == stored_len {
+                if let Some(growth) = replay.apply(k, &mut ctx.history, &mut changed, &mut too_long)
+                {
+                    ctx.blackboard.regex_growth += growth;
+                    from = stored_len;
+                }
+            }
+        }
+        // What this pass rewrote among the stored messages, for the next build to replay; `None`
+        // once one of them cannot be replayed.
+        let mut record = (from == 0 && keeper.is_some())
+            .then_some(generation)
+            .flatten()
+            .map(|g| Replay::new(g, stored_len));
+        for i in from..n {
+            if i == stored_len {
+                if let Some(r) = &mut record {
+                    kept_tally.flush(&mut changed, &mut too_long);
+                    r.close(&changed, &too_long, ctx.blackboard.regex_growth);
+                }
+            }
             let Some(m) = ctx.history.get(i) else { break };
             let (role, depth) = (m.role, (n - 1 - i) as u32);
             let applies = match for_role {
@@ -147,6 +181,7 @@ impl Processor for RegexProcessor {
             }
             if ctx.blackboard.regex_growth >= REGEX_BUILD_GROWTH {
                 left_over_cap += 1;
+                record = record.filter(|_| i >= stored_len);
                 continue;
             }
             let depth_key = if depth_matters { depth } else { u32::MAX };
@@ -159,9 +194,20 @@ impl Processor for RegexProcessor {
             // The common case on a warm rebuild: kept, and the rules did nothing to it.
             let kept = stored.and_then(|h| memo.get(h, content, role, depth_key));
             let text = match kept {
-                Some(outcome) => {
+                Some(None) => {
+                    kept_tally.add(&NOTHING, &mut changed, &mut too_long);
+                    None
+                }
+                Some(Some(outcome)) => {
                     kept_tally.add(outcome, &mut changed, &mut too_long);
-                    outcome.text.clone().map(Change::Kept)
+                    let RuleOutcome { text, kept_at, .. } = outcome;
+                    text.as_ref().map(|text| {
+                        // Borrowed from the caller's store, else a text of this build's.
+                        match keeper.and_then(|k| k.share(text, kept_at)) {
+                            Some(shared) => Change::Kept(shared, *kept_at),
+                            None => Change::Text(Arc::clone(text.content_arc())),
+                        }
+                    })
                 }
                 None => {
                     let done = rewrite(
@@ -202,7 +248,7 @@ impl Processor for RegexProcessor {
                             let outcome = RuleOutcome {
                                 changed,
                                 too_long,
-                                text: None,
+                                ..NOTHING
                             };
                             memo.set(h, content, role, depth_key, outcome);
                             None
@@ -216,21 +262,34 @@ impl Processor for RegexProcessor {
                 if ctx.blackboard.regex_growth + grown > REGEX_BUILD_GROWTH {
                     ctx.blackboard.regex_growth = REGEX_BUILD_GROWTH;
                     left_over_cap += 1;
+                    record = record.filter(|_| i >= stored_len);
                     continue;
                 }
                 ctx.blackboard.regex_growth += grown;
+                let stored_at = i < stored_len;
                 match change {
-                    Change::Kept(r) => {
-                        if let Err(r) = ctx.history.set_rewritten(i, r) {
+                    Change::Kept(r, at) => match ctx.history.set_rewritten(i, r) {
+                        Ok(()) if stored_at => note(&mut record, i, at),
+                        Ok(()) => {}
+                        Err(r) => {
                             ctx.history.set_content(i, Arc::clone(r.content_arc()));
+                            record = record.filter(|_| !stored_at);
                         }
-                    }
+                    },
                     Change::Made(k, _) => made[k].taken = true,
-                    Change::Text(text) => ctx.history.set_content(i, text),
+                    Change::Text(text) => {
+                        ctx.history.set_content(i, text);
+                        record = record.filter(|_| !stored_at);
+                    }
                 }
             }
         }
         kept_tally.flush(&mut changed, &mut too_long);
+        if n == stored_len {
+            if let Some(r) = &mut record {
+                r.close(&changed, &too_long, ctx.blackboard.regex_growth);
+            }
+        }
         // The rewrites this build made, made now, one after another: they lie in a row in
         // memory, so that the next builds, which read them in history order, read them as
         // they read the history.
@@ -243,20 +302,35 @@ impl Processor for RegexProcessor {
                 // Not a stored message as stored (its pass found it so): the text alone.
                 if new.taken {
                     ctx.history.set_content(new.at, new.text);
+                    record = None;
                 }
                 continue;
             };
+            let mut kept_at = None;
+            let shared = keeper.and_then(|k| k.share(&rewritten, &mut kept_at));
             let outcome = RuleOutcome {
                 changed: new.changed,
                 too_long: new.too_long,
-                text: Some(rewritten.clone()),
+                text: Some(rewritten),
+                kept_at,
             };
             memo.set(new.stored, &stored_text, new.role, new.depth, outcome);
             if new.taken {
-                if let Err(r) = ctx.history.set_rewritten(new.at, rewritten) {
-                    ctx.history.set_content(new.at, Arc::clone(r.content_arc()));
+                match shared.map(|r| ctx.history.set_rewritten(new.at, r)) {
+                    Some(Ok(())) => note(&mut record, new.at, kept_at),
+                    Some(Err(r)) => {
+                        ctx.history.set_content(new.at, Arc::clone(r.content_arc()));
+                        record = None;
+                    }
+                    None => {
+                        ctx.history.set_content(new.at, new.text);
+                        record = None;
+                    }
                 }
             }
+        }
+        if from == 0 {
+            memo.replay = record.filter(|r| r.closed).map(Replay::sorted);
         }
         memo.truncate(session.messages.len());
         ctx.cache.keep(&session.id, key, memo);
@@ -298,6 +372,8 @@ pub(crate) struct RuleOutcome {
     pub changed: u64,
     /// The rules left out because they would have made it too long.
     pub too_long: u64,
+    /// Where `text` was put in the caller's [`KeptRewrites`] (the last one it was put in).
+    pub kept_at: Option<KeptAt>,
 }
 
 /// For which role and depth the history regex rules were run over one stored message, and
@@ -315,6 +391,7 @@ const NOTHING: RuleOutcome = RuleOutcome {
     text: None,
     changed: 0,
     too_long: 0,
+    kept_at: None,
 };
 
 /// What one set of history regex rules (RULES 5.2) made of each of a session's stored messages
@@ -325,33 +402,36 @@ const NOTHING: RuleOutcome = RuleOutcome {
 pub(crate) struct HistoryRewrites {
     rows: ByStoredText<Rewrite>,
     outcomes: Vec<(u32, RuleOutcome)>,
+    /// What the last full pass rewrote among the stored messages.
+    replay: Option<Replay>,
     /// Where the last outcome asked for was in `outcomes`: a rebuild asks in order.
     next: usize,
 }
 
 impl HistoryRewrites {
     /// What the rules made of stored message `index` with its stored text `text`, of this role,
-    /// at this depth (`u32::MAX` where depth does not matter).
+    /// at this depth (`u32::MAX` where depth does not matter): `Some(None)` when they did
+    /// nothing to it.
     pub fn get(
         &mut self,
         index: usize,
         text: &Arc<str>,
         role: Role,
         depth: u32,
-    ) -> Option<&RuleOutcome> {
+    ) -> Option<Option<&mut RuleOutcome>> {
         let row = self
             .rows
             .get_stored(index, || text)
             .filter(|r| r.role == role && r.depth == depth)?;
         if !row.did_something {
-            return Some(&NOTHING);
+            return Some(None);
         }
         let at = match self.outcomes.get(self.next) {
             Some((i, _)) if *i as usize == index => self.next,
             _ => self.find(index).ok()?,
         };
         self.next = at + 1;
-        Some(&self.outcomes[at].1)
+        Some(Some(&mut self.outcomes[at].1))
     }
 
     fn find(&self, index: usize) -> Result<usize, usize> {
@@ -397,16 +477,16 @@ impl HistoryRewrites {
 
 /// A history message's new text: as parts kept between builds, as parts made after the pass
 /// (by their place in its list of [`NewRewrite`]s), or a text of this build's alone.
-enum Change {
-    Kept(Rewritten),
+enum Change<'s> {
+    Kept(KeptRewrite<'s>, Option<KeptAt>),
     Made(usize, Arc<str>),
     Text(Arc<str>),
 }
 
-impl Change {
+impl Change<'_> {
     fn text(&self) -> &str {
         match self {
-            Change::Kept(r) => r.content_arc(),
+            Change::Kept(r, _) => r.content_arc(),
             Change::Made(_, t) | Change::Text(t) => t,
         }
     }
@@ -440,6 +520,91 @@ impl Tally {
             }
         }
         self.run = 0;
+    }
+}
+
+/// What a full pass of the history rules over a session's stored messages did, for the next
+/// build over the same stored texts (the same generation) to do again without reading each
+/// message: which positions it gave which kept rewrite, and the counts and growth it added.
+#[derive(Debug)]
+struct Replay {
+    generation: u64,
+    /// The stored messages, each at its own position in the history.
+    len: usize,
+    rewrites: Vec<(u32, KeptAt)>,
+    changed: Vec<u32>,
+    too_long: Vec<u32>,
+    growth: usize,
+    /// Whether the counts and growth are in (the pass got past the last stored message).
+    closed: bool,
+}
+
+impl Replay {
+    fn new(generation: u64, len: usize) -> Self {
+        Replay {
+            generation,
+            len,
+            rewrites: Vec::new(),
+            changed: Vec::new(),
+            too_long: Vec::new(),
+            growth: 0,
+            closed: false,
+        }
+    }
+
+    /// The counts and growth once the pass is past the stored messages.
+    fn close(&mut self, changed: &[u32], too_long: &[u32], growth: usize) {
+        self.changed = changed.to_vec();
+        self.too_long = too_long.to_vec();
+        self.growth = growth;
+        self.closed = true;
+    }
+
+    fn sorted(mut self) -> Self {
+        self.rewrites.sort_unstable_by_key(|(at, _)| *at);
+        self
+    }
+
+    /// Gives each position its rewrite from `keeper` and adds the counts; returns the growth.
+    /// `None`, changing nothing, when a rewrite is not in `keeper` (a new store).
+    fn apply<'s>(
+        &self,
+        keeper: &'s KeptRewrites,
+        history: &mut History<'s>,
+        changed: &mut [u32],
+        too_long: &mut [u32],
+    ) -> Option<usize> {
+        // Every rewrite is looked for before any is given, so that a miss changes nothing.
+        if !self
+            .rewrites
+            .iter()
+            .all(|(_, at)| keeper.get_at(*at).is_some())
+        {
+            return None;
+        }
+        for &(at, kept) in &self.rewrites {
+            let Some(r) = keeper.get_at(kept) else {
+                continue;
+            };
+            if let Err(r) = history.set_rewritten(at as usize, r) {
+                history.set_content(at as usize, Arc::clone(r.content_arc()));
+            }
+        }
+        for (count, n) in changed.iter_mut().zip(&self.changed) {
+            *count += n;
+        }
+        for (count, n) in too_long.iter_mut().zip(&self.too_long) {
+            *count += n;
+        }
+        Some(self.growth)
+    }
+}
+
+/// Notes in `record` that position `at` got the rewrite kept at `kept`.
+fn note(record: &mut Option<Replay>, at: usize, kept: Option<KeptAt>) {
+    match (record.as_mut(), kept) {
+        (Some(r), Some(kept)) => r.rewrites.push((at as u32, kept)),
+        _ => *record = None,
     }
 }
 

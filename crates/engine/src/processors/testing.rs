@@ -50,6 +50,7 @@ pub fn with_context<R>(
     let request = BuildRequest {
         preset: &preset,
         session,
+        kept_rewrites: None,
         model: "gpt-4o",
         options,
         cache: &cache,

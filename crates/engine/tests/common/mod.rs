@@ -72,7 +72,9 @@ pub fn try_run<'s>(
     try_run_cached(preset, session, model, options, &BuildCache::new())
 }
 
-/// One build through `cache`, which earlier builds may have filled.
+/// One build through `cache`, which earlier builds may have filled, borrowing the history
+/// rules' rewrites from the session's store in `cache` as the app does. The store is held for
+/// the rest of the test run (a test's result may outlive the call).
 pub fn try_run_cached<'s>(
     preset: &AgentPreset,
     session: &'s Session,
@@ -80,9 +82,13 @@ pub fn try_run_cached<'s>(
     options: &BuildOptions,
     cache: &BuildCache,
 ) -> Result<BuildResult<'s>, EngineError> {
+    let kept: &'static promptloom_engine::pipeline::KeptRewrites = Box::leak(Box::new(
+        promptloom_engine::pipeline::KeptRewrites::of_session(cache, session),
+    ));
     build(&BuildRequest {
         preset,
         session,
+        kept_rewrites: Some(kept),
         model,
         options,
         cache,

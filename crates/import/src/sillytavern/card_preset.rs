@@ -212,6 +212,7 @@ mod tests {
         let result = promptloom_engine::build(&promptloom_engine::BuildRequest {
             preset: &preset,
             session: &session,
+            kept_rewrites: None,
             model: "gpt-4o",
             options: &options,
             cache: &cache,

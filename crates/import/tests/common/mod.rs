@@ -123,6 +123,7 @@ pub fn build_for_gpt4o<'s>(
     promptloom_engine::build(&promptloom_engine::BuildRequest {
         preset,
         session,
+        kept_rewrites: None,
         model: "gpt-4o",
         options: &options,
         cache: &cache,

@@ -5,8 +5,10 @@ use std::sync::Arc;
 
 use crate::model::{ChatMessage, Role, Session};
 
+mod kept;
 mod source;
 
+pub use kept::*;
 pub use source::*;
 
 /// One message on its way through the pipeline.
@@ -35,9 +37,9 @@ pub(super) enum Body<'s> {
     /// message is cheap); changing shared parts copies them first.
     Own(Arc<Parts>),
     /// A stored message with a new text and nothing else changed, the same every build (a
-    /// history regex rule's rewrite, kept between builds). One pointer, so that a message stays
-    /// 24 bytes; what every pass asks of it is in the first bytes it points to.
-    Rewrite(Rewritten),
+    /// history regex rule's rewrite, kept between builds), borrowed from the [`KeptRewrites`]
+    /// the caller holds beside the session. One pointer, so that a message stays 24 bytes.
+    Rewrite(&'s RewriteParts),
 }
 
 /// Stored message `index`, as stored. What the pipeline asks of every message (role, whether it
@@ -118,7 +120,8 @@ fn same_text(a: Option<&Arc<str>>, b: Option<&Arc<str>>) -> bool {
 
 /// A stored message with a new text and nothing else changed, as parts that later builds can
 /// share: what a history regex rule made of it, kept between builds so that a rebuild puts the
-/// same parts in without copying the message again (RULES 5.2).
+/// same parts in without copying the message again (RULES 5.2). A build's messages borrow it
+/// from the caller's [`KeptRewrites`].
 #[derive(Debug, Clone)]
 pub struct Rewritten(Arc<RewriteParts>);
 
@@ -199,7 +202,7 @@ impl<'s> Body<'s> {
     fn parts_mut(&mut self) -> &mut Parts {
         match self {
             Body::Stored(s) => *self = Body::Own(Arc::new(s.parts(Arc::clone(&s.message.content)))),
-            Body::Rewrite(r) => *self = Body::Own(Arc::new(r.0.parts())),
+            Body::Rewrite(r) => *self = Body::Own(Arc::new(r.parts())),
             Body::Own(_) => {}
         }
         match self {
@@ -220,7 +223,7 @@ impl<'s> Body<'s> {
     pub(super) fn content_arc(&self) -> &Arc<str> {
         match self {
             Body::Stored(s) => &s.message.content,
-            Body::Rewrite(r) => &r.0.content,
+            Body::Rewrite(r) => &r.content,
             Body::Own(parts) => &parts.content,
         }
     }
@@ -229,7 +232,7 @@ impl<'s> Body<'s> {
         match self {
             Body::Stored(s) if s.has_name => s.message.name.as_deref(),
             Body::Stored(_) => None,
-            Body::Rewrite(r) => r.0.name.as_deref(),
+            Body::Rewrite(r) => r.name.as_deref(),
             Body::Own(parts) => parts.name.as_deref(),
         }
     }
@@ -244,7 +247,7 @@ impl<'s> Body<'s> {
     pub(super) fn history_index(&self) -> Option<u32> {
         match self {
             Body::Stored(s) => Some(s.index),
-            Body::Rewrite(r) => Some(r.0.index),
+            Body::Rewrite(r) => Some(r.index),
             Body::Own(parts) => parts.source.history_index,
         }
     }
@@ -259,7 +262,7 @@ impl<'s> Body<'s> {
                     ..Source::history(s.index as usize)
                 })
             }
-            Body::Rewrite(r) => return Cow::Owned(r.0.source(with_id)),
+            Body::Rewrite(r) => return Cow::Owned(r.source(with_id)),
             Body::Own(parts) => parts,
         };
         if !with_id && parts.source.message_id.is_some() {
@@ -275,7 +278,7 @@ impl<'s> Body<'s> {
     pub(super) fn has_attachments(&self) -> bool {
         match self {
             Body::Stored(s) => s.has_attachments,
-            Body::Rewrite(r) => r.0.attachments > 0,
+            Body::Rewrite(r) => r.attachments > 0,
             Body::Own(parts) => !parts.attachments.is_empty(),
         }
     }
@@ -286,8 +289,8 @@ impl<'s> Body<'s> {
         match self {
             Body::Stored(s) if !s.has_attachments => Cow::Borrowed(&[]),
             Body::Stored(s) => Cow::Owned(stored_attachments(s.index, s.message.attachments.len())),
-            Body::Rewrite(r) if r.0.attachments == 0 => Cow::Borrowed(&[]),
-            Body::Rewrite(r) => Cow::Owned(stored_attachments(r.0.index, r.0.attachments as usize)),
+            Body::Rewrite(r) if r.attachments == 0 => Cow::Borrowed(&[]),
+            Body::Rewrite(r) => Cow::Owned(stored_attachments(r.index, r.attachments as usize)),
             Body::Own(parts) => Cow::Borrowed(&parts.attachments),
         }
     }
@@ -445,15 +448,15 @@ impl<'s> PipelineMessage<'s> {
         }
     }
 
-    /// Gives this stored message the text of `rewritten`, sharing its parts, when they were
+    /// Gives this stored message the text of `rewritten`, borrowing its parts, when they were
     /// made from this same stored message as it is now ([`Self::rewritten`]); gives them back,
     /// changing nothing, otherwise.
-    pub fn set_rewritten(&mut self, rewritten: Rewritten) -> Result<(), Rewritten> {
+    pub fn set_rewritten(&mut self, rewritten: KeptRewrite<'s>) -> Result<(), KeptRewrite<'s>> {
         match &self.body {
             Body::Stored(s)
-                if self.body.as_stored(self.role).is_some() && s.is_rewritten_as(&rewritten.0) =>
+                if self.body.as_stored(self.role).is_some() && s.is_rewritten_as(rewritten.0) =>
             {
-                self.body = Body::Rewrite(rewritten);
+                self.body = Body::Rewrite(rewritten.0);
                 self.counted = false;
                 Ok(())
             }
@@ -496,7 +499,7 @@ impl<'s> PipelineMessage<'s> {
                 let parts = Arc::unwrap_or_clone(parts);
                 (parts.source, parts.merged)
             }
-            Body::Rewrite(r) => (r.0.source(true), Vec::new()),
+            Body::Rewrite(r) => (r.source(true), Vec::new()),
         }
     }
 
