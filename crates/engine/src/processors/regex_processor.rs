@@ -8,17 +8,20 @@
 
 use std::sync::Arc;
 
-use crate::cache::ByStoredText;
 use crate::limits::{PATTERN_BUILD_BYTES, REGEX_BUILD_GROWTH, REGEX_RULE_GROWTH};
 use crate::model::{RegexRule, RegexScope, Role};
 use crate::pipeline::{
-    ConfigField, History, KeptAt, KeptRewrite, KeptRewrites, PipelineContext, Processor,
-    ProcessorDescriptor, ResolvedConfig, Rewritten,
+    ConfigField, KeptAt, KeptRewrite, PipelineContext, Processor, ProcessorDescriptor,
+    ResolvedConfig,
 };
 use crate::regex_rule::{rewrite, CompiledRule, PatternError};
 use crate::said::{Said, Text};
+
+mod kept;
+
 use crate::texts;
 use crate::EngineError;
+use kept::{note, HistoryRewrites, Replay, RuleOutcome, Tally, NOTHING};
 
 use super::ephemeral_injection::{DOCUMENT_END, DOCUMENT_START, QUOTE_END, QUOTE_START};
 
@@ -127,7 +130,7 @@ impl Processor for RegexProcessor {
         let session = ctx.session;
         let keeper = ctx.kept_rewrites;
         let mut memo = ctx.cache.take_kept::<HistoryRewrites>(&session.id, key);
-        memo.rows.sync(session, ctx.blackboard.stored_texts);
+        memo.sync(session, ctx.blackboard.stored_texts);
         let n = ctx.history.len();
         // Which roles any rule is for, where depth does not matter: asked of every message.
         let for_role = (!depth_matters)
@@ -362,119 +365,6 @@ impl Processor for RegexProcessor {
     }
 }
 
-/// What the history regex rules made of one stored message (bit k: rule k).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct RuleOutcome {
-    /// The message with its rewritten text, shared by every build that keeps it; `None` when no
-    /// rule changed it.
-    pub text: Option<Rewritten>,
-    /// The rules that changed it.
-    pub changed: u64,
-    /// The rules left out because they would have made it too long.
-    pub too_long: u64,
-    /// Where `text` was put in the caller's [`KeptRewrites`] (the last one it was put in).
-    pub kept_at: Option<KeptAt>,
-}
-
-/// For which role and depth the history regex rules were run over one stored message, and
-/// whether they did anything to it.
-#[derive(Debug, Clone)]
-struct Rewrite {
-    role: Role,
-    /// The depth it was at, where a rule's depth limits make depth matter; else `u32::MAX`.
-    depth: u32,
-    /// Whether its outcome is in [`HistoryRewrites::outcomes`]; else the rules did nothing.
-    did_something: bool,
-}
-
-const NOTHING: RuleOutcome = RuleOutcome {
-    text: None,
-    changed: 0,
-    too_long: 0,
-    kept_at: None,
-};
-
-/// What one set of history regex rules (RULES 5.2) made of each of a session's stored messages
-/// in its last build with them, by stored position: a small row for every message, and apart,
-/// in position order, the outcomes of those the rules did something to. A rebuild reads both
-/// in order: the common row (nothing done) stays small, and no outcome is behind a pointer.
-#[derive(Debug, Default)]
-pub(crate) struct HistoryRewrites {
-    rows: ByStoredText<Rewrite>,
-    outcomes: Vec<(u32, RuleOutcome)>,
-    /// What the last full pass rewrote among the stored messages.
-    replay: Option<Replay>,
-    /// Where the last outcome asked for was in `outcomes`: a rebuild asks in order.
-    next: usize,
-}
-
-impl HistoryRewrites {
-    /// What the rules made of stored message `index` with its stored text `text`, of this role,
-    /// at this depth (`u32::MAX` where depth does not matter): `Some(None)` when they did
-    /// nothing to it.
-    pub fn get(
-        &mut self,
-        index: usize,
-        text: &Arc<str>,
-        role: Role,
-        depth: u32,
-    ) -> Option<Option<&mut RuleOutcome>> {
-        let row = self
-            .rows
-            .get_stored(index, || text)
-            .filter(|r| r.role == role && r.depth == depth)?;
-        if !row.did_something {
-            return Some(None);
-        }
-        let at = match self.outcomes.get(self.next) {
-            Some((i, _)) if *i as usize == index => self.next,
-            _ => self.find(index).ok()?,
-        };
-        self.next = at + 1;
-        Some(Some(&mut self.outcomes[at].1))
-    }
-
-    fn find(&self, index: usize) -> Result<usize, usize> {
-        self.outcomes
-            .binary_search_by_key(&(index as u32), |(i, _)| *i)
-    }
-
-    pub fn set(
-        &mut self,
-        index: usize,
-        text: &Arc<str>,
-        role: Role,
-        depth: u32,
-        outcome: RuleOutcome,
-    ) {
-        let did_something = outcome != NOTHING;
-        match (self.find(index), did_something) {
-            (Ok(at), true) => self.outcomes[at].1 = outcome,
-            (Ok(at), false) => {
-                self.outcomes.remove(at);
-            }
-            (Err(at), true) => self.outcomes.insert(at, (index as u32, outcome)),
-            (Err(_), false) => {}
-        }
-        self.rows.set_stored(
-            index,
-            text,
-            Rewrite {
-                role,
-                depth,
-                did_something,
-            },
-        );
-    }
-
-    /// Forgets positions past the end of a session that got shorter.
-    pub fn truncate(&mut self, len: usize) {
-        self.rows.truncate(len);
-        let keep = self.outcomes.partition_point(|(i, _)| (*i as usize) < len);
-        self.outcomes.truncate(keep);
-    }
-}
-
 /// A history message's new text: as parts kept between builds, as parts made after the pass
 /// (by their place in its list of [`NewRewrite`]s), or a text of this build's alone.
 enum Change<'s> {
@@ -489,122 +379,6 @@ impl Change<'_> {
             Change::Kept(r, _) => r.content_arc(),
             Change::Made(_, t) | Change::Text(t) => t,
         }
-    }
-}
-
-/// The kept outcomes' rule bits, counted a run of equal ones at a time (most rewritten
-/// messages were changed by the same rules) and added to the per-rule counts when they change.
-#[derive(Default)]
-struct Tally {
-    changed: u64,
-    too_long: u64,
-    run: u32,
-}
-
-impl Tally {
-    fn add(&mut self, outcome: &RuleOutcome, changed: &mut [u32], too_long: &mut [u32]) {
-        if (outcome.changed, outcome.too_long) != (self.changed, self.too_long) {
-            self.flush(changed, too_long);
-            (self.changed, self.too_long) = (outcome.changed, outcome.too_long);
-        }
-        self.run += 1;
-    }
-
-    /// Adds the run so far to the per-rule counts (kept only for at most 64 rules: one bit each).
-    fn flush(&mut self, changed: &mut [u32], too_long: &mut [u32]) {
-        if self.run > 0 && self.changed | self.too_long != 0 {
-            for (bits, counts) in [(self.changed, changed), (self.too_long, too_long)] {
-                for (k, count) in counts.iter_mut().enumerate() {
-                    *count += self.run * u32::from(bits & (1 << k) != 0);
-                }
-            }
-        }
-        self.run = 0;
-    }
-}
-
-/// What a full pass of the history rules over a session's stored messages did, for the next
-/// build over the same stored texts (the same generation) to do again without reading each
-/// message: which positions it gave which kept rewrite, and the counts and growth it added.
-#[derive(Debug)]
-struct Replay {
-    generation: u64,
-    /// The stored messages, each at its own position in the history.
-    len: usize,
-    rewrites: Vec<(u32, KeptAt)>,
-    changed: Vec<u32>,
-    too_long: Vec<u32>,
-    growth: usize,
-    /// Whether the counts and growth are in (the pass got past the last stored message).
-    closed: bool,
-}
-
-impl Replay {
-    fn new(generation: u64, len: usize) -> Self {
-        Replay {
-            generation,
-            len,
-            rewrites: Vec::new(),
-            changed: Vec::new(),
-            too_long: Vec::new(),
-            growth: 0,
-            closed: false,
-        }
-    }
-
-    /// The counts and growth once the pass is past the stored messages.
-    fn close(&mut self, changed: &[u32], too_long: &[u32], growth: usize) {
-        self.changed = changed.to_vec();
-        self.too_long = too_long.to_vec();
-        self.growth = growth;
-        self.closed = true;
-    }
-
-    fn sorted(mut self) -> Self {
-        self.rewrites.sort_unstable_by_key(|(at, _)| *at);
-        self
-    }
-
-    /// Gives each position its rewrite from `keeper` and adds the counts; returns the growth.
-    /// `None`, changing nothing, when a rewrite is not in `keeper` (a new store).
-    fn apply<'s>(
-        &self,
-        keeper: &'s KeptRewrites,
-        history: &mut History<'s>,
-        changed: &mut [u32],
-        too_long: &mut [u32],
-    ) -> Option<usize> {
-        // Every rewrite is looked for before any is given, so that a miss changes nothing.
-        if !self
-            .rewrites
-            .iter()
-            .all(|(_, at)| keeper.get_at(*at).is_some())
-        {
-            return None;
-        }
-        for &(at, kept) in &self.rewrites {
-            let Some(r) = keeper.get_at(kept) else {
-                continue;
-            };
-            if let Err(r) = history.set_rewritten(at as usize, r) {
-                history.set_content(at as usize, Arc::clone(r.content_arc()));
-            }
-        }
-        for (count, n) in changed.iter_mut().zip(&self.changed) {
-            *count += n;
-        }
-        for (count, n) in too_long.iter_mut().zip(&self.too_long) {
-            *count += n;
-        }
-        Some(self.growth)
-    }
-}
-
-/// Notes in `record` that position `at` got the rewrite kept at `kept`.
-fn note(record: &mut Option<Replay>, at: usize, kept: Option<KeptAt>) {
-    match (record.as_mut(), kept) {
-        (Some(r), Some(kept)) => r.rewrites.push((at as u32, kept)),
-        _ => *record = None,
     }
 }
 
