@@ -20,7 +20,7 @@ mod kept;
 mod stored;
 
 pub use kept::{KeptStore, KEPT_STORE_MAX};
-pub use stored::{ByStoredText, HistoryCounts, StoredTexts};
+pub use stored::{shape_of, ByStoredText, HistoryCounts, StoredTexts};
 
 /// The cache key: tokenizer, xxh3 of the content, content length.
 type CountKey = (Vocabulary, u64, usize);
@@ -239,10 +239,17 @@ impl BuildCache {
     }
 
     /// Keeps `seen`, or when `same` is false (the loader found a text it did not hold, or a
-    /// length it did not have) `session`'s texts under a new generation; returns the generation
-    /// of this build's stored texts.
-    pub fn keep_stored_texts(&self, session: &Session, seen: StoredTexts, same: bool) -> u64 {
-        let seen = if same && seen.generation != 0 {
+    /// length it did not have) or `shape` is not its fingerprint ([`stored::shape_of`]),
+    /// `session`'s texts under a new generation; returns the generation of this build's stored
+    /// texts.
+    pub fn keep_stored_texts(
+        &self,
+        session: &Session,
+        seen: StoredTexts,
+        same: bool,
+        shape: u64,
+    ) -> u64 {
+        let seen = if same && seen.generation != 0 && seen.shape == shape {
             seen
         } else {
             StoredTexts {
@@ -252,6 +259,12 @@ impl BuildCache {
                     .map(|m| Arc::clone(&m.content))
                     .collect(),
                 roles: session.messages.iter().map(|m| m.role).collect(),
+                _held: session
+                    .messages
+                    .iter()
+                    .flat_map(|m| m.name.iter().chain(&m.id).cloned())
+                    .collect(),
+                shape,
                 generation: self.generations.fetch_add(1, Ordering::Relaxed) + 1,
             }
         };

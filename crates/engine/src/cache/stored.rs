@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use crate::model::{Role, Session};
+use crate::model::{ChatMessage, Role, Session};
 
 /// Answers about a session's stored messages by stored position, each held with the stored text
 /// it was worked out for.
@@ -122,13 +122,37 @@ impl<T: Clone> ByStoredText<T> {
 }
 
 /// The texts and roles of a session's stored messages as its last build's session loader found
-/// them, under a generation that changes whenever one of them does ([`ByStoredText::sync`]). It
-/// holds the texts, so no other text can be at one's address while it is kept.
+/// them, and a fingerprint of their names, ids and numbers of attachments ([`shape_of`]), under
+/// a generation that changes whenever one of them does ([`ByStoredText::sync`]). It holds the
+/// texts, names and ids, so no other string can be at one's address while it is kept.
 #[derive(Debug, Default)]
 pub struct StoredTexts {
     pub(super) texts: Vec<Arc<str>>,
     pub(super) roles: Vec<Role>,
+    /// The names and ids, held for their addresses only.
+    pub(super) _held: Vec<Arc<str>>,
+    pub(super) shape: u64,
     pub(super) generation: u64,
+}
+
+/// Stored message `index`'s part of a session's fingerprint of names, ids and numbers of
+/// attachments: the sum of these over the session changes when any of them does (a name or id
+/// by the address of its string, which [`StoredTexts`] holds), but for a 64-bit coincidence, as
+/// counts are kept by a 64-bit hash of their text.
+#[inline]
+pub fn shape_of(index: usize, message: &ChatMessage) -> u64 {
+    let address =
+        |s: &Option<Arc<str>>| s.as_ref().map_or(0, |s| Arc::as_ptr(s).cast::<u8>() as u64);
+    let mut x = address(&message.name)
+        ^ address(&message.id).rotate_left(29)
+        ^ ((message.attachments.len() as u64) << 52)
+        ^ (index as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    // MurmurHash3's finaliser: every bit of `x` moves every bit of the result.
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    x ^ (x >> 33)
 }
 
 impl StoredTexts {
@@ -230,7 +254,12 @@ mod tests {
                     .iter()
                     .enumerate()
                     .all(|(i, m)| seen.has(i, &m.content, m.role));
-            cache.keep_stored_texts(session, seen, same)
+            let shape = session
+                .messages
+                .iter()
+                .enumerate()
+                .fold(0u64, |sum, (i, m)| sum.wrapping_add(shape_of(i, m)));
+            cache.keep_stored_texts(session, seen, same, shape)
         };
         let first = found(&session);
         assert_eq!(found(&session), first);
@@ -241,5 +270,28 @@ mod tests {
         let third = found(&session);
         assert_ne!(third, second, "an equal text in another string");
         assert_eq!(found(&session), third);
+        // A name, an id, an attachment, each changed in place with the text left as it was.
+        let mut last = third;
+        for change in 0..4 {
+            let m = &mut session.messages[0];
+            match change {
+                0 => m.name = Some(Arc::from("Ann")),
+                1 => m.name = Some(Arc::from("Ann")),
+                2 => m.id = Some(Arc::from("m0")),
+                _ => m.attachments.push(crate::model::Attachment {
+                    id: "a".into(),
+                    kind: crate::model::AttachmentKind::Image,
+                    mime: "image/png".into(),
+                    name: "a.png".into(),
+                    path: None,
+                    data_base64: None,
+                    transcript: None,
+                }),
+            }
+            let next = found(&session);
+            assert_ne!(next, last, "change {change}");
+            assert_eq!(found(&session), next);
+            last = next;
+        }
     }
 }

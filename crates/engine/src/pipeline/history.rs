@@ -206,6 +206,23 @@ impl<'s> History<'s> {
         done
     }
 
+    /// Gives the message at `index`, stored message `index` as stored, the text of `rewritten`
+    /// (see [`PipelineMessage::set_replayed`]); gives it back, changing nothing, when it cannot.
+    pub fn set_replayed(
+        &mut self,
+        index: usize,
+        rewritten: super::KeptRewrite<'s>,
+    ) -> Result<(), super::KeptRewrite<'s>> {
+        let Some(m) = self.items.get_mut(index) else {
+            return Err(rewritten);
+        };
+        let done = m.set_replayed(index as u32, rewritten);
+        if done.is_ok() {
+            self.changed_at(index);
+        }
+        done
+    }
+
     /// Positions of the `n` most recent messages of `role`, oldest first.
     pub fn recent_by_role(&self, role: Role, n: usize) -> &[u32] {
         let positions = &self.by_role()[role.index()];

@@ -9,6 +9,7 @@
 //! message, the input included). `names` is for chat completion: in text completion the
 //! instruct template writes the names.
 
+use crate::cache::shape_of;
 use crate::model::{Role, Session};
 use crate::pipeline::{
     CompatDefaults, ConfigField, PipelineContext, PipelineMessage, Placement, Processor,
@@ -63,6 +64,7 @@ impl Processor for SessionLoader {
         // processors kept by stored text holds without their reading the session again.
         let seen = ctx.cache.take_stored_texts(&session.id);
         let mut same = seen.len() == session.messages.len();
+        let mut shape = 0u64;
         ctx.history = session
             .messages
             .iter()
@@ -70,12 +72,13 @@ impl Processor for SessionLoader {
             .map(|(i, stored)| {
                 attachments |= !stored.attachments.is_empty();
                 same = same && seen.has(i, &stored.content, stored.role);
+                shape = shape.wrapping_add(shape_of(i, stored));
                 PipelineMessage::from_stored_as(i, stored, named)
             })
             .collect();
         ctx.history.mark_loaded();
         ctx.blackboard.history_attachments = Some(attachments);
-        let generation = ctx.cache.keep_stored_texts(session, seen, same);
+        let generation = ctx.cache.keep_stored_texts(session, seen, same, shape);
         ctx.found_stored_texts(generation);
         ctx.info(ID, texts::LOADED.with("count", session.messages.len()));
 

@@ -464,6 +464,25 @@ impl<'s> PipelineMessage<'s> {
         }
     }
 
+    /// [`Self::set_rewritten`] for a rewrite this same stored message took in a build over the
+    /// same stored texts, names, ids and attachments (one stored-texts generation): only that
+    /// it is still stored message `index` as stored is checked, not what the rewrite was made
+    /// from.
+    pub fn set_replayed(
+        &mut self,
+        index: u32,
+        rewritten: KeptRewrite<'s>,
+    ) -> Result<(), KeptRewrite<'s>> {
+        match &self.body {
+            Body::Stored(s) if s.index == index && s.role == self.role && !s.unnamed => {
+                self.body = Body::Rewrite(rewritten.0);
+                self.counted = false;
+                Ok(())
+            }
+            _ => Err(rewritten),
+        }
+    }
+
     pub fn set_name(&mut self, name: Option<String>) {
         if self.name() != name.as_deref() {
             self.body.parts_mut().name = name.map(Arc::from);

@@ -219,7 +219,8 @@ impl Replay {
             let Some(r) = keeper.get_at(kept) else {
                 continue;
             };
-            if let Err(r) = history.set_rewritten(at as usize, r) {
+            // The same generation: the stored message is what the rewrite was made from.
+            if let Err(r) = history.set_replayed(at as usize, r) {
                 history.set_content(at as usize, Arc::clone(r.content_arc()));
             }
         }
