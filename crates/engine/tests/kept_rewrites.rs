@@ -180,3 +180,30 @@ fn a_pass_stopped_by_the_cap_on_growth_is_not_replayed() {
         );
     }
 }
+
+#[test]
+fn a_rebuild_follows_the_speakers_names_sent_or_not_over_the_same_stored_texts() {
+    let mut session = session_of(&["u1 hi", "a1 oh hi", "u2 bye"]);
+    session.messages[0].name = Some("Ash".into());
+    session.messages[1].name = Some("Mira".into());
+    let cache = BuildCache::new();
+    let kept = KeptRewrites::of_session(&cache, &session);
+    for names in ["keep", "keep", "none", "none", "keep", "none"] {
+        let mut p = chat_preset(vec![rule(r"\bhi\b", "hello")]);
+        p.processors = Some(
+            serde_json::from_value(json!([
+                { "id": "session-loader", "settings": { "names": names } }
+            ]))
+            .expect("config"),
+        );
+        let warm = build_with(&p, &session, &cache, Some(&kept), None);
+        assert_eq!(seen(&warm), cold(&p, &session, None), "names {names}");
+        let sent: Vec<Option<&str>> = warm.messages.iter().skip(1).map(|m| m.name()).collect();
+        match names {
+            "keep" => assert_eq!(sent, [Some("Ash"), Some("Mira"), None]),
+            _ => assert_eq!(sent, [None, None, None]),
+        }
+    }
+    // Kept with names sent and without: each change of the setting makes them again, once.
+    assert_eq!(kept.len(), 2 * 4);
+}

@@ -212,11 +212,12 @@ impl<'s> History<'s> {
         &mut self,
         index: usize,
         rewritten: super::KeptRewrite<'s>,
+        named: bool,
     ) -> Result<(), super::KeptRewrite<'s>> {
         let Some(m) = self.items.get_mut(index) else {
             return Err(rewritten);
         };
-        let done = m.set_replayed(index as u32, rewritten);
+        let done = m.set_replayed(index as u32, rewritten, named);
         if done.is_ok() {
             self.changed_at(index);
         }

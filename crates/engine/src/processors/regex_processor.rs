@@ -190,7 +190,7 @@ impl Processor for RegexProcessor {
             let depth_key = if depth_matters { depth } else { u32::MAX };
             // A stored message as stored is read straight from the session, and only when what
             // was kept of it is not known to hold.
-            let (stored, content) = match m.as_stored() {
+            let (stored, content) = match m.as_rewritable() {
                 Some((h, message)) => (Some(h).filter(|_| memo_rules), &message.content),
                 None => (None, m.content_arc()),
             };
@@ -203,11 +203,20 @@ impl Processor for RegexProcessor {
                 }
                 Some(Some(outcome)) => {
                     kept_tally.add(outcome, &mut changed, &mut too_long);
-                    let RuleOutcome { text, kept_at, .. } = outcome;
+                    let RuleOutcome {
+                        text,
+                        kept_at,
+                        changed,
+                        too_long,
+                    } = outcome;
                     text.as_ref().map(|text| {
                         // Borrowed from the caller's store, else a text of this build's.
                         match keeper.and_then(|k| k.share(text, kept_at)) {
-                            Some(shared) => Change::Kept(shared, *kept_at),
+                            Some(shared) => Change::Kept(
+                                shared,
+                                *kept_at,
+                                (stored.unwrap_or_default(), *changed, *too_long),
+                            ),
                             None => Change::Text(Arc::clone(text.content_arc())),
                         }
                     })
@@ -271,13 +280,21 @@ impl Processor for RegexProcessor {
                 ctx.blackboard.regex_growth += grown;
                 let stored_at = i < stored_len;
                 match change {
-                    Change::Kept(r, at) => match ctx.history.set_rewritten(i, r) {
-                        Ok(()) if stored_at => note(&mut record, i, at),
+                    Change::Kept(r, at, again) => match ctx.history.set_rewritten(i, r) {
+                        Ok(()) if stored_at => note(&mut record, &ctx.history, i, at),
                         Ok(()) => {}
-                        Err(r) => {
-                            ctx.history.set_content(i, Arc::clone(r.content_arc()));
-                            record = record.filter(|_| !stored_at);
-                        }
+                        // Made from the stored message as it was sent then (its name sent or
+                        // not): made again after the pass, for this build and the next.
+                        Err(r) => made.push(NewRewrite {
+                            at: i,
+                            stored: again.0,
+                            text: Arc::clone(r.content_arc()),
+                            role,
+                            depth: depth_key,
+                            changed: again.1,
+                            too_long: again.2,
+                            taken: true,
+                        }),
                     },
                     Change::Made(k, _) => made[k].taken = true,
                     Change::Text(text) => {
@@ -320,7 +337,7 @@ impl Processor for RegexProcessor {
             memo.set(new.stored, &stored_text, new.role, new.depth, outcome);
             if new.taken {
                 match shared.map(|r| ctx.history.set_rewritten(new.at, r)) {
-                    Some(Ok(())) => note(&mut record, new.at, kept_at),
+                    Some(Ok(())) => note(&mut record, &ctx.history, new.at, kept_at),
                     Some(Err(r)) => {
                         ctx.history.set_content(new.at, Arc::clone(r.content_arc()));
                         record = None;
@@ -368,7 +385,9 @@ impl Processor for RegexProcessor {
 /// A history message's new text: as parts kept between builds, as parts made after the pass
 /// (by their place in its list of [`NewRewrite`]s), or a text of this build's alone.
 enum Change<'s> {
-    Kept(KeptRewrite<'s>, Option<KeptAt>),
+    /// With its stored position and the rules that changed it or were left out, to make it
+    /// again when the kept parts do not fit the message.
+    Kept(KeptRewrite<'s>, Option<KeptAt>, (usize, u64, u64)),
     Made(usize, Arc<str>),
     Text(Arc<str>),
 }
@@ -376,7 +395,7 @@ enum Change<'s> {
 impl Change<'_> {
     fn text(&self) -> &str {
         match self {
-            Change::Kept(r, _) => r.content_arc(),
+            Change::Kept(r, _, _) => r.content_arc(),
             Change::Made(_, t) | Change::Text(t) => t,
         }
     }

@@ -363,6 +363,16 @@ impl<'s> PipelineMessage<'s> {
             .map(|(index, message)| (index as usize, message))
     }
 
+    /// The stored position and message when this is still its stored message as stored, but
+    /// for a stored name the session loader does not send: what a history rule's rewrite is
+    /// kept for ([`Self::rewritten`]).
+    pub fn as_rewritable(&self) -> Option<(usize, &'s ChatMessage)> {
+        match &self.body {
+            Body::Stored(s) if s.role == self.role => Some((s.index as usize, s.message)),
+            _ => None,
+        }
+    }
+
     /// The stored position and message when this message's text is still its stored message's
     /// text, whatever else changed (its role, or a name not sent).
     pub fn stored_text(&self) -> Option<(usize, &'s ChatMessage)> {
@@ -431,19 +441,18 @@ impl<'s> PipelineMessage<'s> {
         self.body.name()
     }
 
-    /// This stored message, exactly as stored, with `content` for its text, as parts later
-    /// builds can share ([`Rewritten`]); `None` when it is not a stored message as stored.
+    /// This stored message, as stored but for a name not sent, with `content` for its text, as
+    /// parts later builds can share ([`Rewritten`]; the name only when sent); `None` when it is
+    /// not ([`Self::as_rewritable`]).
     pub fn rewritten(&self, content: Arc<str>) -> Option<Rewritten> {
         match &self.body {
-            Body::Stored(s) if self.body.as_stored(self.role).is_some() => {
-                Some(Rewritten(Arc::new(RewriteParts {
-                    content,
-                    index: s.index,
-                    attachments: s.message.attachments.len() as u32,
-                    name: s.message.name.clone().filter(|_| s.has_name),
-                    id: s.message.id.clone(),
-                })))
-            }
+            Body::Stored(s) if s.role == self.role => Some(Rewritten(Arc::new(RewriteParts {
+                content,
+                index: s.index,
+                attachments: s.message.attachments.len() as u32,
+                name: s.message.name.clone().filter(|_| s.has_name),
+                id: s.message.id.clone(),
+            }))),
             _ => None,
         }
     }
@@ -453,9 +462,7 @@ impl<'s> PipelineMessage<'s> {
     /// changing nothing, otherwise.
     pub fn set_rewritten(&mut self, rewritten: KeptRewrite<'s>) -> Result<(), KeptRewrite<'s>> {
         match &self.body {
-            Body::Stored(s)
-                if self.body.as_stored(self.role).is_some() && s.is_rewritten_as(rewritten.0) =>
-            {
+            Body::Stored(s) if s.role == self.role && s.is_rewritten_as(rewritten.0) => {
                 self.body = Body::Rewrite(rewritten.0);
                 self.counted = false;
                 Ok(())
@@ -465,22 +472,28 @@ impl<'s> PipelineMessage<'s> {
     }
 
     /// [`Self::set_rewritten`] for a rewrite this same stored message took in a build over the
-    /// same stored texts, names, ids and attachments (one stored-texts generation): only that
-    /// it is still stored message `index` as stored is checked, not what the rewrite was made
-    /// from.
+    /// same stored texts, names, ids and attachments (one stored-texts generation), `named`
+    /// when it carries the stored name: only that it is still stored message `index` as stored,
+    /// its name sent or not as then, is checked, not what the rewrite was made from.
     pub fn set_replayed(
         &mut self,
         index: u32,
         rewritten: KeptRewrite<'s>,
+        named: bool,
     ) -> Result<(), KeptRewrite<'s>> {
-        match &self.body {
-            Body::Stored(s) if s.index == index && s.role == self.role && !s.unnamed => {
-                self.body = Body::Rewrite(rewritten.0);
-                self.counted = false;
-                Ok(())
-            }
-            _ => Err(rewritten),
+        if !self.takes_replayed(index, named) {
+            return Err(rewritten);
         }
+        self.body = Body::Rewrite(rewritten.0);
+        self.counted = false;
+        Ok(())
+    }
+
+    /// Whether [`Self::set_replayed`] gives this message a rewrite made for stored message
+    /// `index` with its name sent (`named`) or not.
+    pub fn takes_replayed(&self, index: u32, named: bool) -> bool {
+        matches!(&self.body, Body::Stored(s)
+            if s.index == index && s.role == self.role && s.has_name == named)
     }
 
     pub fn set_name(&mut self, name: Option<String>) {

@@ -164,7 +164,7 @@ pub(super) struct Replay {
     pub(super) generation: u64,
     /// The stored messages, each at its own position in the history.
     pub(super) len: usize,
-    rewrites: Vec<(u32, KeptAt)>,
+    rewrites: Vec<Replayed>,
     changed: Vec<u32>,
     too_long: Vec<u32>,
     growth: usize,
@@ -194,12 +194,13 @@ impl Replay {
     }
 
     pub(super) fn sorted(mut self) -> Self {
-        self.rewrites.sort_unstable_by_key(|(at, _)| *at);
+        self.rewrites.sort_unstable_by_key(|r| r.at);
         self
     }
 
     /// Gives each position its rewrite from `keeper` and adds the counts; returns the growth.
-    /// `None`, changing nothing, when a rewrite is not in `keeper` (a new store).
+    /// `None`, changing nothing, when a rewrite is not in `keeper` (a new store) or a message
+    /// does not take it (the session loader's names setting changed).
     pub(super) fn apply<'s>(
         &self,
         keeper: &'s KeptRewrites,
@@ -207,20 +208,22 @@ impl Replay {
         changed: &mut [u32],
         too_long: &mut [u32],
     ) -> Option<usize> {
-        // Every rewrite is looked for before any is given, so that a miss changes nothing.
-        if !self
-            .rewrites
-            .iter()
-            .all(|(_, at)| keeper.get_at(*at).is_some())
-        {
+        // Every rewrite is looked for, and every message asked whether it takes it (its name
+        // sent as then), before any is given, so that a miss changes nothing.
+        if !self.rewrites.iter().all(|r| {
+            keeper.get_at(r.kept).is_some()
+                && history
+                    .get(r.at as usize)
+                    .is_some_and(|m| m.takes_replayed(r.at, r.named))
+        }) {
             return None;
         }
-        for &(at, kept) in &self.rewrites {
+        for &Replayed { at, kept, named } in &self.rewrites {
             let Some(r) = keeper.get_at(kept) else {
                 continue;
             };
             // The same generation: the stored message is what the rewrite was made from.
-            if let Err(r) = history.set_replayed(at as usize, r) {
+            if let Err(r) = history.set_replayed(at as usize, r, named) {
                 history.set_content(at as usize, Arc::clone(r.content_arc()));
             }
         }
@@ -235,9 +238,29 @@ impl Replay {
 }
 
 /// Notes in `record` that position `at` got the rewrite kept at `kept`.
-pub(super) fn note(record: &mut Option<Replay>, at: usize, kept: Option<KeptAt>) {
+/// `history` is the build's: whether the message there now sends a name (its rewrite has one).
+pub(super) fn note(
+    record: &mut Option<Replay>,
+    history: &History<'_>,
+    at: usize,
+    kept: Option<KeptAt>,
+) {
+    let named = history.get(at).is_some_and(|m| m.name().is_some());
     match (record.as_mut(), kept) {
-        (Some(r), Some(kept)) => r.rewrites.push((at as u32, kept)),
+        (Some(r), Some(kept)) => r.rewrites.push(Replayed {
+            at: at as u32,
+            kept,
+            named,
+        }),
         _ => *record = None,
     }
+}
+
+/// A position a pass gave a kept rewrite.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Replayed {
+    at: u32,
+    kept: KeptAt,
+    /// Whether the rewrite carries the stored name: the session loader sent it then.
+    named: bool,
 }
