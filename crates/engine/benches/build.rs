@@ -577,16 +577,22 @@ fn diffs(c: &mut Criterion) {
             assets: &InlineAssets,
         }
     }
-    let left = run(
-        MODEL,
-        &pipeline,
-        &preset,
-        &earlier.session,
-        &then,
-        &tokens,
-        None,
-    );
-    let right = run(MODEL, &pipeline, &preset, &session, &now, &tokens, None);
+    // Both turns' builds, as the Changes view makes them.
+    let builds = || {
+        (
+            run(
+                MODEL,
+                &pipeline,
+                &preset,
+                &earlier.session,
+                &then,
+                &tokens,
+                None,
+            ),
+            run(MODEL, &pipeline, &preset, &session, &now, &tokens, None),
+        )
+    };
+    let (left, right) = builds();
     let compare = |left: &BuildResult<'_>, right: &BuildResult<'_>| {
         diff(side(left, &earlier.session), side(right, &session), &tokens).expect("compares")
     };
@@ -602,16 +608,7 @@ fn diffs(c: &mut Criterion) {
     let mut group = c.benchmark_group("diff_with_builds");
     group.bench_function(BenchmarkId::from_parameter(1_000), |b| {
         b.iter(|| {
-            let left = run(
-                MODEL,
-                &pipeline,
-                &preset,
-                &earlier.session,
-                &then,
-                &tokens,
-                None,
-            );
-            let right = run(MODEL, &pipeline, &preset, &session, &now, &tokens, None);
+            let (left, right) = builds();
             black_box(compare(&left, &right))
         });
     });

@@ -7,37 +7,17 @@ mod common;
 
 use common::*;
 use promptloom_engine::cache::BuildCache;
-use promptloom_engine::model::{AgentPreset, RegexRule, RegexScope, Session};
+use promptloom_engine::model::{AgentPreset, RegexRule, Session};
 use promptloom_engine::pipeline::{BuildResult, KeptRewrites, Pipeline};
 use promptloom_engine::BuildRequest;
 use serde_json::json;
 
 fn rule(pattern: &str, replacement: &str) -> RegexRule {
-    RegexRule {
-        id: format!("{pattern}->"),
-        name: None,
-        pattern: pattern.into(),
-        replacement: replacement.into(),
-        flags: String::new(),
-        scope: RegexScope::History,
-        roles: None,
-        min_depth: None,
-        max_depth: None,
-        enabled: true,
-    }
+    history_rule(&format!("{pattern}->"), pattern, replacement)
 }
 
-fn chat_preset(rules: Vec<RegexRule>) -> AgentPreset {
-    let mut p = preset(
-        json!([
-            { "id": "main", "role": "system", "content": "You are {{char}}." },
-            { "id": "hist", "role": "system", "type": "chat_history" },
-        ]),
-        one_recipe(json!([
-            { "messageId": "main", "enabled": true },
-            { "messageId": "hist", "enabled": true },
-        ])),
-    );
+fn chat_preset_with(rules: Vec<RegexRule>) -> AgentPreset {
+    let mut p = chat_preset();
     p.regex_rules = Some(rules);
     p
 }
@@ -85,7 +65,7 @@ fn cold(
 
 #[test]
 fn a_rebuild_replays_the_last_builds_rewrites_and_says_the_same() {
-    let p = chat_preset(vec![rule(r"\bhi\b", "hello")]);
+    let p = chat_preset_with(vec![rule(r"\bhi\b", "hello")]);
     let session = session_of(&["u1 hi", "a1 oh hi", "u2 bye", "a2 hi hi"]);
     let cache = BuildCache::new();
     let kept = KeptRewrites::of_session(&cache, &session);
@@ -105,7 +85,7 @@ fn a_rebuild_replays_the_last_builds_rewrites_and_says_the_same() {
 
 #[test]
 fn a_build_given_another_store_puts_the_rewrites_in_it_and_builds_the_same() {
-    let p = chat_preset(vec![rule(r"\bhi\b", "hello")]);
+    let p = chat_preset_with(vec![rule(r"\bhi\b", "hello")]);
     let session = session_of(&["u1 hi", "a1 oh hi", "u2 bye"]);
     let cache = BuildCache::new();
     let first = KeptRewrites::new();
@@ -130,7 +110,7 @@ fn a_build_given_another_store_puts_the_rewrites_in_it_and_builds_the_same() {
 
 #[test]
 fn a_replayed_rewrite_follows_a_name_an_id_and_an_attachment_changed_in_place() {
-    let p = chat_preset(vec![rule(r"\bhi\b", "hello")]);
+    let p = chat_preset_with(vec![rule(r"\bhi\b", "hello")]);
     let mut session = session_of(&["u1 hi", "a1 oh hi", "u2 bye"]);
     let cache = BuildCache::new();
     let kept = KeptRewrites::of_session(&cache, &session);
@@ -141,18 +121,7 @@ fn a_replayed_rewrite_follows_a_name_an_id_and_an_attachment_changed_in_place() 
     assert_eq!(warm(&session), cold(&p, &session, None));
     session.messages[0].id = Some("another".into());
     assert_eq!(warm(&session), cold(&p, &session, None));
-    session.messages[1].attachments.push(promptloom_engine::model::Attachment {
-        id: "a".into(),
-        kind: promptloom_engine::model::AttachmentKind::Image,
-        mime: "image/png".into(),
-        name: "dot.png".into(),
-        path: None,
-        data_base64: Some(
-            "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
-                .into(),
-        ),
-        transcript: None,
-    });
+    session.messages[1].attachments.push(dot_png());
     assert_eq!(warm(&session), cold(&p, &session, None));
     assert_eq!(warm(&session), cold(&p, &session, None));
 }
@@ -161,7 +130,7 @@ fn a_replayed_rewrite_follows_a_name_an_id_and_an_attachment_changed_in_place() 
 fn a_pass_stopped_by_the_cap_on_growth_is_not_replayed() {
     // Each message grows by nearly a rule's cap, so the build's cap stops the pass partway.
     let grown = "y".repeat(1_000);
-    let p = chat_preset(vec![rule("x", &grown)]);
+    let p = chat_preset_with(vec![rule("x", &grown)]);
     let text = format!("u {}", "x".repeat(1_000));
     let texts: Vec<&str> = std::iter::repeat_n(text.as_str(), 40).collect();
     let session = session_of(&texts);
@@ -189,7 +158,7 @@ fn a_rebuild_follows_the_speakers_names_sent_or_not_over_the_same_stored_texts()
     let cache = BuildCache::new();
     let kept = KeptRewrites::of_session(&cache, &session);
     for names in ["keep", "keep", "none", "none", "keep", "none"] {
-        let mut p = chat_preset(vec![rule(r"\bhi\b", "hello")]);
+        let mut p = chat_preset_with(vec![rule(r"\bhi\b", "hello")]);
         p.processors = Some(
             serde_json::from_value(json!([
                 { "id": "session-loader", "settings": { "names": names } }

@@ -321,22 +321,6 @@ fn edit() -> impl Strategy<Value = Edit> {
     ]
 }
 
-/// A one-pixel image to attach.
-fn dot() -> promptloom_engine::model::Attachment {
-    promptloom_engine::model::Attachment {
-        id: "a".into(),
-        kind: promptloom_engine::model::AttachmentKind::Image,
-        mime: "image/png".into(),
-        name: "dot.png".into(),
-        path: None,
-        data_base64: Some(
-            "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
-                .into(),
-        ),
-        transcript: None,
-    }
-}
-
 fn cached_preset(
     rules: &[RegexRule],
     default_rules: bool,
@@ -398,7 +382,7 @@ proptest! {
                 Edit::HistoryFilter(on) => filter = on,
                 Edit::Name(i, name) if i < n => session.messages[i].name = name.map(Arc::from),
                 Edit::Id(i, id) if i < n => session.messages[i].id = Some(Arc::from(id)),
-                Edit::Attach(i) if i < n => session.messages[i].attachments.push(dot()),
+                Edit::Attach(i) if i < n => session.messages[i].attachments.push(dot_png()),
                 Edit::Unnamed(on) => unnamed = on,
                 _ => {}
             }

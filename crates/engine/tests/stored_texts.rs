@@ -9,23 +9,8 @@ use std::sync::Arc;
 
 use common::*;
 use promptloom_engine::cache::BuildCache;
-use promptloom_engine::model::{
-    AgentPreset, Attachment, AttachmentKind, RegexRule, RegexScope, Role, Session,
-};
+use promptloom_engine::model::{AgentPreset, RegexRule, Role, Session};
 use serde_json::json;
-
-fn chat_preset() -> AgentPreset {
-    preset(
-        json!([
-            { "id": "main", "role": "system", "content": "You are {{char}}." },
-            { "id": "hist", "role": "system", "type": "chat_history" },
-        ]),
-        one_recipe(json!([
-            { "messageId": "main", "enabled": true },
-            { "messageId": "hist", "enabled": true },
-        ])),
-    )
-}
 
 /// A filter that keeps user and assistant messages without `secret`.
 fn filtered(p: &mut AgentPreset) {
@@ -41,18 +26,7 @@ fn filtered(p: &mut AgentPreset) {
 
 /// A history rule that makes each "hi" a "hello".
 fn greet() -> RegexRule {
-    RegexRule {
-        id: "greet".into(),
-        name: None,
-        pattern: r"\bhi\b".into(),
-        replacement: "hello".into(),
-        flags: String::new(),
-        scope: RegexScope::History,
-        roles: None,
-        min_depth: None,
-        max_depth: None,
-        enabled: true,
-    }
+    history_rule("greet", r"\bhi\b", "hello")
 }
 
 /// Through `cache`, and cold: the same messages and counts.
@@ -162,18 +136,7 @@ fn a_rewritten_message_keeps_its_attachments_and_says_its_count_is_not_exact() {
     let mut p = chat_preset();
     p.regex_rules = Some(vec![greet()]);
     let mut session = session_of(&["u1 hi, see this", "a1 hi"]);
-    session.messages[0].attachments.push(Attachment {
-        id: "a".into(),
-        kind: AttachmentKind::Image,
-        mime: "image/png".into(),
-        name: "dot.png".into(),
-        path: None,
-        data_base64: Some(
-            "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
-                .into(),
-        ),
-        transcript: None,
-    });
+    session.messages[0].attachments.push(dot_png());
     let cache = BuildCache::new();
     for _ in 0..2 {
         let r = run_cached(&p, &session, &cache);

@@ -5,7 +5,9 @@
 
 use chrono::DateTime;
 use promptloom_engine::cache::BuildCache;
-use promptloom_engine::model::{parse_preset, parse_session, AgentPreset, Session};
+use promptloom_engine::model::{
+    parse_preset, parse_session, AgentPreset, RegexRule, RegexScope, Session,
+};
 use promptloom_engine::pipeline::{BuildResult, LogEntry};
 use promptloom_engine::{build, BuildOptions, BuildRequest, EngineError};
 use serde_json::{json, Value};
@@ -139,4 +141,50 @@ pub fn text(entry: &LogEntry) -> String {
 
 pub fn any_warning(result: &BuildResult, needle: &str) -> bool {
     result.warnings.iter().any(|w| w.message.contains(needle))
+}
+
+/// A one-pixel PNG, attached inline.
+pub fn dot_png() -> promptloom_engine::model::Attachment {
+    promptloom_engine::model::Attachment {
+        id: "a".into(),
+        kind: promptloom_engine::model::AttachmentKind::Image,
+        mime: "image/png".into(),
+        name: "dot.png".into(),
+        path: None,
+        data_base64: Some(
+            "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+                .into(),
+        ),
+        transcript: None,
+    }
+}
+
+/// A system prompt and the chat history.
+pub fn chat_preset() -> AgentPreset {
+    preset(
+        json!([
+            { "id": "main", "role": "system", "content": "You are {{char}}." },
+            { "id": "hist", "role": "system", "type": "chat_history" },
+        ]),
+        one_recipe(json!([
+            { "messageId": "main", "enabled": true },
+            { "messageId": "hist", "enabled": true },
+        ])),
+    )
+}
+
+/// A history regex rule `id` replacing `pattern` with `replacement`, for every role and depth.
+pub fn history_rule(id: &str, pattern: &str, replacement: &str) -> RegexRule {
+    RegexRule {
+        id: id.into(),
+        name: None,
+        pattern: pattern.into(),
+        replacement: replacement.into(),
+        flags: String::new(),
+        scope: RegexScope::History,
+        roles: None,
+        min_depth: None,
+        max_depth: None,
+        enabled: true,
+    }
 }
