@@ -16,14 +16,14 @@ use crate::pipeline::{
 };
 use crate::regex_rule::{rewrite, CompiledRule, PatternError};
 use crate::said::{Said, Text};
+use crate::texts;
+use crate::EngineError;
+
+use super::ephemeral_injection::{DOCUMENT_END, DOCUMENT_START, QUOTE_END, QUOTE_START};
 
 mod kept;
 
-use crate::texts;
-use crate::EngineError;
 use kept::{note, HistoryRewrites, Replay, RuleOutcome, Tally, NOTHING};
-
-use super::ephemeral_injection::{DOCUMENT_END, DOCUMENT_START, QUOTE_END, QUOTE_START};
 
 pub struct RegexProcessor;
 
