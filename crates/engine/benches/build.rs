@@ -385,6 +385,21 @@ fn series_of(
     options: BuildOptions,
     limited: bool,
 ) {
+    series_over(c, name, sizes, model, preset, options, limited, session);
+}
+
+/// [`series_of`] over the sessions `session` makes.
+#[allow(clippy::too_many_arguments)]
+fn series_over(
+    c: &mut Criterion,
+    name: &str,
+    sizes: &[usize],
+    model: &'static str,
+    preset: fn() -> AgentPreset,
+    options: BuildOptions,
+    limited: bool,
+    session: fn(usize) -> Session,
+) {
     let pipeline = Pipeline::builtin();
 
     let mut cold = c.benchmark_group(format!("cold{name}"));
@@ -527,6 +542,18 @@ fn builds(c: &mut Criterion) {
         full_options(),
         false,
     );
+    // Every processor on over a named session whose names are not sent (SillyTavern
+    // compatibility): beside `warm_edit_all_processors/10000`, what the names cost.
+    series_over(
+        c,
+        "_sillytavern_names",
+        &[10_000],
+        MODEL,
+        sillytavern_names_preset,
+        full_options(),
+        false,
+        named_session,
+    );
     // Text completion (RULES 5.12): the same builds written into one ChatML string; beside
     // `warm_edit/1000` it shows what rendering the string adds.
     let mut text = options(Some(WIDE_WINDOW));
@@ -543,6 +570,33 @@ fn builds(c: &mut Criterion) {
         options(Some(WIDE_WINDOW)),
         false,
     );
+}
+
+/// The bench session with each message named by its speaker, each name a string of its own, as
+/// a chat imported from SillyTavern has them.
+fn named_session(n: usize) -> Session {
+    let mut s = session(n);
+    for m in &mut s.messages {
+        let name = if m.role == Role::User { "Ash" } else { "Mira" };
+        m.name = Some(Arc::from(name));
+    }
+    s
+}
+
+/// Every processor on, with SillyTavern's way of sending no names (the session loader's
+/// `names: none`).
+fn sillytavern_names_preset() -> AgentPreset {
+    let mut p = full_preset();
+    p.processors
+        .get_or_insert_with(Vec::new)
+        .push(ProcessorConfig {
+            id: "session-loader".into(),
+            enabled: Some(true),
+            priority: None,
+            settings: serde_json::from_value(serde_json::json!({ "names": "none" }))
+                .expect("settings"),
+        });
+    p
 }
 
 /// The bench preset with its OpenAI recipe also for Llama models.
