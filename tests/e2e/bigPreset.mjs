@@ -106,10 +106,16 @@ export function bigPresetTests(test, current, dbPath) {
     await keys.setValue(name.toLowerCase());
     await browser().keys(["Enter"]);
     if (!on) {
-      await browser().execute((n) => {
-        const li = [...document.querySelectorAll('[data-testid="entries"] > li')].find((l) => l.textContent.includes(n));
-        li.querySelector(".switch input").click();
-      }, name);
+      // Switched off once its row shows its name, and waited for: a click on a row still being
+      // made is lost.
+      const switchOf = (click) =>
+        browser().execute((n, click) => {
+          const li = [...document.querySelectorAll('[data-testid="entries"] > li')].find((l) => l.textContent.includes(n));
+          const input = li?.querySelector(".switch input");
+          if (input && click && input.checked) input.click();
+          return input ? input.checked : null;
+        }, name, click);
+      await until(() => switchOf(true), (checked) => checked === false, `${name} switched off`);
     }
   }
 
