@@ -41,6 +41,11 @@ describe("the preview's header", () => {
     expect(within(panel).queryByTestId("connection-select")).toBeNull();
     expect(within(panel).getByTestId("prefill-input")).toBeTruthy();
     expect(head.getByTestId("session-count").textContent).toBe(" · 2 messages");
+    // A name cut in the narrow field shows whole on hover.
+    const session = head.getByTestId("session-select") as HTMLSelectElement;
+    expect(session.title).toBe(session.selectedOptions[0]?.textContent);
+    expect(session.title).not.toBe("");
+    expect((head.getByTestId("connection-select") as HTMLSelectElement).title).toBe("local");
     expect(head.getByTestId("preview-recipe").textContent).toBe("all");
     expect(head.getByTestId("preview-recipe").parentElement?.title).toContain("Recipe · model profile: all · ");
     expect(buttons()).toEqual([

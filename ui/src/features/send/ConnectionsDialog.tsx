@@ -52,6 +52,7 @@ export function ConnectionSelect() {
       <select
         data-testid="connection-select"
         value={connection ?? ""}
+        title={connection ?? undefined}
         disabled={sending}
         onChange={(e) => chooseConnection(e.target.value || null)}
       >

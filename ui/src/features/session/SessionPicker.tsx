@@ -15,6 +15,8 @@ export function SessionSelect({ run }: { run: Run }) {
   const sessions = useApp((s) => s.sessions);
   const session = useApp((s) => s.session);
   const count = session && t("preview.messages", { count: session.messages.length });
+  // A long name is cut in the narrow field: the whole name shows when the pointer rests on it.
+  const name = sessions.find((s) => s.id === session?.id)?.name;
   return (
     <label className="head-field head-session">
       <span className="head-label">
@@ -27,6 +29,7 @@ export function SessionSelect({ run }: { run: Run }) {
       </span>
       <select
         value={session?.id ?? ""}
+        title={name}
         data-testid="session-select"
         onChange={(e) => run(openSession(e.target.value || null))}
       >
