@@ -373,24 +373,14 @@ fn series(c: &mut Criterion, name: &str, sizes: &[usize], window: Option<u32>) {
         preset,
         options(window),
         window.is_none(),
+        session,
     );
 }
 
-fn series_of(
-    c: &mut Criterion,
-    name: &str,
-    sizes: &[usize],
-    model: &'static str,
-    preset: fn() -> AgentPreset,
-    options: BuildOptions,
-    limited: bool,
-) {
-    series_over(c, name, sizes, model, preset, options, limited, session);
-}
-
-/// [`series_of`] over the sessions `session` makes.
+/// The cold and warm series of `preset` for `model`, over the sessions `session` makes at each
+/// size.
 #[allow(clippy::too_many_arguments)]
-fn series_over(
+fn series_of(
     c: &mut Criterion,
     name: &str,
     sizes: &[usize],
@@ -541,10 +531,11 @@ fn builds(c: &mut Criterion) {
         full_preset,
         full_options(),
         false,
+        session,
     );
     // Every processor on over a named session whose names are not sent (SillyTavern
     // compatibility): beside `warm_edit_all_processors/10000`, what the names cost.
-    series_over(
+    series_of(
         c,
         "_sillytavern_names",
         &[10_000],
@@ -558,7 +549,16 @@ fn builds(c: &mut Criterion) {
     // `warm_edit/1000` it shows what rendering the string adds.
     let mut text = options(Some(WIDE_WINDOW));
     text.instruct = promptloom_engine::instruct::built_in("chatml");
-    series_of(c, "_text_completion", &[1_000], MODEL, preset, text, false);
+    series_of(
+        c,
+        "_text_completion",
+        &[1_000],
+        MODEL,
+        preset,
+        text,
+        false,
+        session,
+    );
     // A Llama model, counted with the llama3 vocabulary (RULES 5.8): beside `warm_edit/1000`, a
     // warm rebuild costs the same whatever the vocabulary, the counts coming from the cache.
     series_of(
@@ -569,6 +569,7 @@ fn builds(c: &mut Criterion) {
         preset_for_llama,
         options(Some(WIDE_WINDOW)),
         false,
+        session,
     );
 }
 
