@@ -196,14 +196,7 @@ impl<'s> History<'s> {
         index: usize,
         rewritten: super::KeptRewrite<'s>,
     ) -> Result<(), super::KeptRewrite<'s>> {
-        let Some(m) = self.items.get_mut(index) else {
-            return Err(rewritten);
-        };
-        let done = m.set_rewritten(rewritten);
-        if done.is_ok() {
-            self.changed_at(index);
-        }
-        done
+        self.give(index, rewritten, |m, r| m.set_rewritten(r))
     }
 
     /// Gives the message at `index`, stored message `index` as stored, the text of `rewritten`
@@ -214,10 +207,25 @@ impl<'s> History<'s> {
         rewritten: super::KeptRewrite<'s>,
         named: bool,
     ) -> Result<(), super::KeptRewrite<'s>> {
+        self.give(index, rewritten, |m, r| {
+            m.set_replayed(index as u32, r, named)
+        })
+    }
+
+    /// `rewritten` to the message at `index` by `set`, the change noted when it took it.
+    fn give(
+        &mut self,
+        index: usize,
+        rewritten: super::KeptRewrite<'s>,
+        set: impl FnOnce(
+            &mut PipelineMessage<'s>,
+            super::KeptRewrite<'s>,
+        ) -> Result<(), super::KeptRewrite<'s>>,
+    ) -> Result<(), super::KeptRewrite<'s>> {
         let Some(m) = self.items.get_mut(index) else {
             return Err(rewritten);
         };
-        let done = m.set_replayed(index as u32, rewritten, named);
+        let done = set(m, rewritten);
         if done.is_ok() {
             self.changed_at(index);
         }

@@ -195,13 +195,13 @@ impl Processor for RegexProcessor {
                 None => (None, m.content_arc()),
             };
             // The common case on a warm rebuild: kept, and the rules did nothing to it.
-            let kept = stored.and_then(|h| memo.get(h, content, role, depth_key));
+            let kept = stored.and_then(|h| memo.get(h, content, role, depth_key).map(|o| (h, o)));
             let text = match kept {
-                Some(None) => {
+                Some((_, None)) => {
                     kept_tally.add(&NOTHING, &mut changed, &mut too_long);
                     None
                 }
-                Some(Some(outcome)) => {
+                Some((h, Some(outcome))) => {
                     kept_tally.add(outcome, &mut changed, &mut too_long);
                     let RuleOutcome {
                         text,
@@ -212,11 +212,9 @@ impl Processor for RegexProcessor {
                     text.as_ref().map(|text| {
                         // Borrowed from the caller's store, else a text of this build's.
                         match keeper.and_then(|k| k.share(text, kept_at)) {
-                            Some(shared) => Change::Kept(
-                                shared,
-                                *kept_at,
-                                (stored.unwrap_or_default(), *changed, *too_long),
-                            ),
+                            Some(shared) => {
+                                Change::Kept(shared, *kept_at, (h, *changed, *too_long))
+                            }
                             None => Change::Text(Arc::clone(text.content_arc())),
                         }
                     })
